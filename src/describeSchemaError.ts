@@ -1,0 +1,118 @@
+// Turns ajv's errors into problems a maintainer can act on: one code per kind, a JSON pointer to
+// the value, and a message that says what is expected (and, where it helps, what was found).
+import { COMPUTED_FIELDS } from "./fields.js";
+import { NAME_RULE, RESERVED_NAME_RULE } from "./names.js";
+import { finding, pointerToken, type Finding, type ProblemCode } from "./problems.js";
+import type { SchemaError } from "./schemas.js";
+
+const CODES: Record<string, ProblemCode> = {
+  type: "WRONG_TYPE",
+  required: "MISSING_FIELD",
+  additionalProperties: "UNKNOWN_FIELD",
+  enum: "NOT_ALLOWED",
+  const: "NOT_ALLOWED",
+  minimum: "OUT_OF_RANGE",
+  maximum: "OUT_OF_RANGE",
+  minLength: "BAD_LENGTH",
+  maxLength: "BAD_LENGTH",
+  minItems: "BAD_LENGTH",
+  pattern: "BAD_FORMAT",
+};
+
+/**
+ * Messages for the patterns of the schemas, by the pattern's place in its schema file. A test
+ * checks that every pattern in schemas/ has one.
+ */
+export const PATTERN_MESSAGES: Record<string, string> = {
+  "/$defs/name/pattern": NAME_RULE,
+  "/$defs/line/pattern": "must be one line without control characters",
+  "/$defs/text/pattern": "must not contain control characters other than tab and line breaks",
+  "/properties/controllers/pattern":
+    "must only hold controller letters: w (Wii Remote, up to 4), n, c, g, k, z, s",
+  "/$defs/hostname/pattern": "must be a DNS host name such as hbb1.example.org",
+};
+
+const MAX_INT32 = 2147483647;
+
+export function describeSchemaError(error: SchemaError): Finding {
+  const path = error.schemaPath.slice(error.schemaPath.indexOf("#") + 1);
+  const found = describeValue(error.data);
+  switch (error.keyword) {
+    case "required": {
+      const field = (error.params as { missingProperty: string }).missingProperty;
+      return finding("MISSING_FIELD", `${error.instancePath}/${pointerToken(field)}`, "is required");
+    }
+    case "additionalProperties": {
+      const field = (error.params as { additionalProperty: string }).additionalProperty;
+      const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      return finding("UNKNOWN_FIELD", `${error.instancePath}/${pointerToken(field)}`, unknownFieldMessage(field, known));
+    }
+    case "not":
+      if (path === "/$defs/name/not") {
+        return finding("RESERVED_NAME", error.instancePath, RESERVED_NAME_RULE);
+      }
+      break;
+    case "pattern": {
+      const message = PATTERN_MESSAGES[path];
+      if (message) return finding(path === "/$defs/name/pattern" ? "INVALID_NAME" : "BAD_FORMAT", error.instancePath, `${message} (is ${found})`);
+      break;
+    }
+    case "enum": {
+      const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
+      return finding("NOT_ALLOWED", error.instancePath, `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")} (is ${found})`);
+    }
+    case "minLength":
+    case "maxLength":
+    case "minItems": {
+      const limit = (error.params as { limit: number }).limit;
+      const unit = error.keyword === "minItems" ? "item" : "character";
+      const message =
+        error.keyword === "maxLength" ? `must be at most ${limit} characters (is ${String(error.data).length})` : limit === 1 ? "must not be empty" : `must have at least ${limit} ${unit}s`;
+      return finding("BAD_LENGTH", error.instancePath, message);
+    }
+    case "maximum": {
+      const limit = (error.params as { limit: number }).limit;
+      const value = error.data as number;
+      const hint =
+        path === "/$defs/timestamp/maximum" && value / 1000 <= MAX_INT32
+          ? ": Unix time in seconds; this looks like milliseconds"
+          : limit === MAX_INT32
+            ? ": clients read it as a 32-bit int"
+            : "";
+      return finding("OUT_OF_RANGE", error.instancePath, `must be at most ${limit}${hint} (is ${found})`);
+    }
+    case "minimum":
+      return finding("OUT_OF_RANGE", error.instancePath, `must be at least ${(error.params as { limit: number }).limit} (is ${found})`);
+    case "type":
+      return finding("WRONG_TYPE", error.instancePath, `must be ${(error.params as { type: string }).type} (is ${found})`);
+  }
+  return finding(CODES[error.keyword] ?? "BAD_FORMAT", error.instancePath, error.message ?? "is not valid");
+}
+
+function unknownFieldMessage(field: string, known: readonly string[]): string {
+  if (field in COMPUTED_FIELDS) return "is computed by the build (0 and \"\" for now) and must not be in a manifest";
+  const close = known.filter((k) => editDistance(k, field) <= 2);
+  const hint = close.length > 0 ? `; did you mean ${close.map((k) => JSON.stringify(k)).join(" or ")}?` : `; the fields are ${known.join(", ")}`;
+  return `is not a known field${hint}`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "number") return String(value);
+  const text = JSON.stringify(value);
+  return text.length > 60 ? `${typeof value} ${text.slice(0, 57)}...` : `${typeof value} ${text}`;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}

@@ -1,0 +1,54 @@
+// The fields of the API's objects, in one table each. The TypeScript types are derived from these
+// tables, and test/schemas.test.ts checks that the tables agree with the JSON Schemas in schemas/,
+// which stay the source of truth.
+
+type JsonTypeName = "string" | "integer";
+type TypeOf<T extends JsonTypeName> = T extends "integer" ? number : string;
+type Record_<T extends Record<string, JsonTypeName>> = { [K in keyof T]: TypeOf<T[K]> };
+
+/** Fields a maintainer writes in catalogue/<host>/<name>.json. */
+export const MANIFEST_FIELDS = {
+  category: "string",
+  coder: "string",
+  contributors: "string",
+  controllers: "string",
+  display_name: "string",
+  extracted: "integer",
+  internal_name: "string",
+  long_description: "string",
+  package_type: "string",
+  release_date: "integer",
+  short_description: "string",
+  updated: "integer",
+  version: "string",
+  zip_size: "integer",
+} as const satisfies Record<string, JsonTypeName>;
+
+/** Fields the build computes; a statistics source will fill them later without touching manifests. */
+export const COMPUTED_FIELDS = {
+  downloads: "integer",
+  rating: "string",
+} as const satisfies Record<string, JsonTypeName>;
+
+export const PACKAGE_FIELDS = { ...MANIFEST_FIELDS, ...COMPUTED_FIELDS };
+
+/** The fields of one host in catalogue/hosts.json. */
+export const HOST_FIELDS = {
+  id: "string",
+  name: "string",
+  host: "string",
+  description: "string",
+} as const satisfies Record<string, JsonTypeName>;
+
+export type Manifest = Record_<typeof MANIFEST_FIELDS>;
+export type PackageStats = Record_<typeof COMPUTED_FIELDS>;
+export type Package = Record_<typeof PACKAGE_FIELDS>;
+export type HostInfo = Record_<typeof HOST_FIELDS>;
+
+export interface HostsFile {
+  default: string;
+  hosts: HostInfo[];
+}
+
+/** What every package reports until a statistics source exists (the spec: "this will change later"). */
+export const NO_STATS: PackageStats = { downloads: 0, rating: "" };

@@ -1,0 +1,76 @@
+// Problems are data: every check returns them, the CLI formats and prints them.
+
+export type Severity = "error" | "warning";
+
+/** Every problem code, with what it means. The README's table is checked against this list. */
+export const PROBLEM_CODES = {
+  EMPTY_FILE: "the file is empty or holds only white space",
+  INVALID_UTF8: "the file is not valid UTF-8",
+  FILE_TOO_LARGE: "the file is larger than a manifest can be",
+  JSON_SYNTAX: "the file is not valid JSON (with line and column)",
+  DUPLICATE_KEY: "one object names the same key twice",
+  BYTE_ORDER_MARK: "the file starts with a UTF-8 byte order mark, which is ignored (warning)",
+  WRONG_TYPE: "a value has the wrong JSON type",
+  MISSING_FIELD: "a required field is missing",
+  UNKNOWN_FIELD: "a field that the schema does not define",
+  NOT_ALLOWED: "a value outside the allowed set",
+  OUT_OF_RANGE: "a number below its minimum or above its maximum",
+  BAD_LENGTH: "a string or list that is too short or too long",
+  BAD_FORMAT: "a string that does not have the required form",
+  INVALID_NAME: "a package name or host id that breaks the name rule",
+  RESERVED_NAME: "a name that is a Windows device name (con, nul, com1, ...)",
+  NAME_MISMATCH: "internal_name differs from the manifest's file name",
+  CASE_COLLISION: "two names of one host that differ only in case",
+  UPDATED_BEFORE_RELEASE: "updated is earlier than release_date (warning)",
+  DUPLICATE_HOST: "hosts.json declares a host id twice (ignoring case)",
+  RESERVED_HOST_ID: "a host id that the API's paths reserve (hosts)",
+  UNKNOWN_DEFAULT_HOST: "hosts.json's default is not a declared host",
+  MISSING_HOSTS_FILE: "the catalogue has no hosts.json",
+  MISSING_HOST_FOLDER: "a declared host has no folder",
+  UNDECLARED_HOST_FOLDER: "a folder of the catalogue is not a declared host",
+  NOT_A_FOLDER: "a host's entry in the catalogue is not a folder",
+  UNEXPECTED_ENTRY: "a file or folder where the catalogue expects none",
+  SYMLINK: "a symbolic link inside the catalogue (refused: it could point outside)",
+  UNREADABLE: "a file or folder that could not be read",
+} as const;
+
+export type ProblemCode = keyof typeof PROBLEM_CODES;
+
+export interface Problem {
+  code: ProblemCode;
+  severity: Severity;
+  /** Path relative to the catalogue folder, `/`-separated; a folder ends in `/`. */
+  file: string;
+  /** JSON pointer into the file (RFC 6901); "" for the whole file. */
+  pointer: string;
+  message: string;
+}
+
+/** A problem before it is tied to a file. */
+export type Finding = Omit<Problem, "file">;
+
+export function finding(code: ProblemCode, pointer: string, message: string, severity: Severity = "error"): Finding {
+  return { code, severity, pointer, message };
+}
+
+export function inFile(file: string, findings: readonly Finding[]): Problem[] {
+  return findings.map((f) => ({ file, ...f }));
+}
+
+export function isError(problem: Pick<Problem, "severity">): boolean {
+  return problem.severity === "error";
+}
+
+/** JSON pointer token for a key (RFC 6901: `~` becomes `~0`, `/` becomes `~1`). */
+export function pointerToken(key: string | number): string {
+  return String(key).replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Stable order for reports: by file, then pointer, then code. */
+export function sortProblems(problems: readonly Problem[]): Problem[] {
+  return [...problems].sort(
+    (a, b) => byCodePoint(a.file, b.file) || byCodePoint(a.pointer, b.pointer) || byCodePoint(a.code, b.code),
+  );
+}

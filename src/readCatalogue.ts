@@ -1,0 +1,77 @@
+// The catalogue's I/O: what is in the folders, and the bytes of one file. Everything it finds is
+// reported as plain data; deciding what is wrong with it is validateCatalogue's job.
+import { closeSync, fstatSync, openSync, readdirSync, readSync, type Dirent } from "node:fs";
+import { join } from "node:path";
+
+export type EntryKind = "file" | "directory" | "symlink" | "other";
+
+export interface Entry {
+  name: string;
+  kind: EntryKind;
+}
+
+export interface CatalogueListing {
+  /** Entries of the catalogue folder, hidden ones (`.git`, `.DS_Store`) left out. */
+  root: readonly Entry[];
+  /** For every folder of the root: its entries, or why they could not be listed. */
+  folders: ReadonlyMap<string, readonly Entry[] | { error: string }>;
+}
+
+function kindOf(entry: Dirent): EntryKind {
+  if (entry.isSymbolicLink()) return "symlink";
+  if (entry.isFile()) return "file";
+  if (entry.isDirectory()) return "directory";
+  return "other";
+}
+
+function listFolder(dir: string): Entry[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => !e.name.startsWith("."))
+    .map((e) => ({ name: e.name, kind: kindOf(e) }));
+}
+
+/** Lists the catalogue folder and each folder in it. Throws only when `dir` itself cannot be listed. */
+export function listCatalogue(dir: string): CatalogueListing {
+  const root = listFolder(dir);
+  const folders = new Map<string, Entry[] | { error: string }>();
+  for (const entry of root) {
+    if (entry.kind !== "directory") continue;
+    try {
+      folders.set(entry.name, listFolder(join(dir, entry.name)));
+    } catch (e) {
+      folders.set(entry.name, { error: (e as Error).message });
+    }
+  }
+  return { root, folders };
+}
+
+export type SourceBytes = { bytes: Uint8Array } | { tooLarge: number } | { error: string };
+
+/**
+ * A file's bytes, unless it is larger than `maxBytes` (then only its size is returned, so a 50 MB
+ * file never reaches memory) or cannot be read.
+ */
+export function readSourceFile(path: string, maxBytes: number): SourceBytes {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size > maxBytes) return { tooLarge: size };
+    const bytes = Buffer.allocUnsafe(size);
+    let read = 0;
+    while (read < size) {
+      const n = readSync(fd, bytes, read, size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return { bytes: bytes.subarray(0, read) };
+  } catch (e) {
+    return { error: (e as Error).message };
+  } finally {
+    closeSync(fd);
+  }
+}

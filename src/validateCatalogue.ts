@@ -1,0 +1,172 @@
+// The catalogue's rules, as pure functions from plain data (a listing, a file's bytes) to problems.
+import type { HostsFile, Manifest } from "./fields.js";
+import { foldCase, isValidName, NAME_RULE, nameProblem, RESERVED_NAME_RULE } from "./names.js";
+import { parseJson } from "./parseJson.js";
+import { finding, inFile, type Finding, type Problem } from "./problems.js";
+import { describeSchemaError } from "./describeSchemaError.js";
+import type { CatalogueListing, Entry, SourceBytes } from "./readCatalogue.js";
+import { RESERVED_HOST_IDS } from "./routes.js";
+import type { Validators } from "./schemas.js";
+import type { ValidateFunction } from "ajv";
+
+export const HOSTS_FILE = "hosts.json";
+export const MANIFEST_EXTENSION = ".json";
+/** No manifest needs more: the longest text field is 65,536 characters. */
+export const MAX_SOURCE_BYTES = 1024 * 1024;
+
+/** A manifest to read: catalogue/<host>/<name>.json. */
+export interface ManifestRef {
+  host: string;
+  name: string;
+  file: string;
+}
+
+/** Parses a source file and checks it against a schema; returns the value only when it is valid. */
+function checkJsonFile(source: SourceBytes, validate: ValidateFunction): { value?: unknown; findings: Finding[] } {
+  if ("error" in source) return { findings: [finding("UNREADABLE", "", `cannot be read: ${source.error}`)] };
+  if ("tooLarge" in source) {
+    return { findings: [finding("FILE_TOO_LARGE", "", `is ${source.tooLarge} bytes; a source file may be at most ${MAX_SOURCE_BYTES}`)] };
+  }
+  const parsed = parseJson(source.bytes);
+  if (parsed.value === undefined) return parsed;
+  const findings = [...parsed.findings];
+  if (!validate(parsed.value)) {
+    const seen = new Set<string>();
+    for (const error of validate.errors ?? []) {
+      const f = describeSchemaError(error);
+      const key = `${f.code} ${f.pointer} ${f.message}`;
+      if (!seen.has(key)) findings.push(f);
+      seen.add(key);
+    }
+  }
+  return { value: findings.some((f) => f.severity === "error") ? undefined : parsed.value, findings };
+}
+
+export interface HostsFileCheck {
+  /** The hosts file, when it is valid. */
+  hostsFile?: HostsFile;
+  /** Host ids to look for folders of, even when the file has other problems. */
+  declared?: readonly string[];
+  problems: Problem[];
+}
+
+export function checkHostsFile(source: SourceBytes | undefined, validators: Validators): HostsFileCheck {
+  if (!source) return { problems: inFile(HOSTS_FILE, [finding("MISSING_HOSTS_FILE", "", "is missing: the catalogue's hosts are declared in hosts.json")]) };
+  const { value, findings } = checkJsonFile(source, validators.hostsFile);
+  const raw = (value ?? parseJsonLenient(source)) as Partial<HostsFile> | undefined;
+  const hosts = Array.isArray(raw?.hosts) ? raw.hosts : [];
+  const ids = hosts.map((h) => (h as { id?: unknown } | null)?.id);
+  const seen = new Map<string, number>();
+  ids.forEach((id, index) => {
+    if (!isValidName(id)) return;
+    const pointer = `/hosts/${index}/id`;
+    if (RESERVED_HOST_IDS.some((r) => foldCase(r) === foldCase(id))) {
+      findings.push(finding("RESERVED_HOST_ID", pointer, `"${id}" cannot be a host id: /v1/${id} is the host list`));
+    }
+    const first = seen.get(foldCase(id));
+    if (first !== undefined) findings.push(finding("DUPLICATE_HOST", pointer, `"${id}" is already declared at /hosts/${first}/id (host ids are compared ignoring case)`));
+    else seen.set(foldCase(id), index);
+  });
+  const declared = ids.filter(isValidName);
+  if (raw && isValidName(raw.default) && !declared.includes(raw.default)) {
+    findings.push(finding("UNKNOWN_DEFAULT_HOST", "/default", `"${raw.default}" is not one of the declared hosts (${declared.join(", ")})`));
+  }
+  const problems = inFile(HOSTS_FILE, findings);
+  const valid = !problems.some((p) => p.severity === "error");
+  return { problems, ...(raw ? { declared } : {}), ...(valid ? { hostsFile: value as HostsFile } : {}) };
+}
+
+function parseJsonLenient(source: SourceBytes): unknown {
+  return "bytes" in source ? parseJson(source.bytes).value : undefined;
+}
+
+export interface ManifestCheck {
+  manifest?: Manifest;
+  problems: Problem[];
+}
+
+export function checkManifest(ref: ManifestRef, source: SourceBytes, validators: Validators): ManifestCheck {
+  const { value, findings } = checkJsonFile(source, validators.manifest);
+  const raw = (value ?? parseJsonLenient(source)) as Partial<Manifest> | undefined;
+  const name = raw?.internal_name;
+  if (typeof name === "string" && name !== ref.name && isValidName(ref.name)) {
+    findings.push(finding("NAME_MISMATCH", "/internal_name", `is ${JSON.stringify(name)} but the file is named ${ref.name}${MANIFEST_EXTENSION}: they must be equal`));
+  }
+  if (raw && Number.isInteger(raw.updated) && Number.isInteger(raw.release_date) && raw.updated! < raw.release_date!) {
+    findings.push(finding("UPDATED_BEFORE_RELEASE", "/updated", `(${raw.updated}) is earlier than /release_date (${raw.release_date})`, "warning"));
+  }
+  const problems = inFile(ref.file, findings);
+  return problems.some((p) => p.severity === "error") ? { problems } : { manifest: value as Manifest, problems };
+}
+
+export interface LayoutCheck {
+  manifests: ManifestRef[];
+  problems: Problem[];
+}
+
+/**
+ * The folder rules: every folder is a declared host and every declared host a folder, manifests are
+ * regular `<name>.json` files with a legal name, no two names of a host differ only in case, and no
+ * symbolic links (one could point outside the catalogue). `declared` is undefined when hosts.json is
+ * unusable; then every folder is checked as a host, so one run still reports every manifest.
+ */
+export function checkLayout(listing: CatalogueListing, declared: readonly string[] | undefined): LayoutCheck {
+  const problems: Problem[] = [];
+  const manifests: ManifestRef[] = [];
+  const add = (file: string, f: Finding) => problems.push({ file, ...f });
+  const rootKinds = new Map(listing.root.map((e) => [e.name, e.kind]));
+
+  for (const entry of listing.root) {
+    if (entry.name === HOSTS_FILE) {
+      if (entry.kind !== "file") add(HOSTS_FILE, finding(entry.kind === "symlink" ? "SYMLINK" : "UNEXPECTED_ENTRY", "", "must be a regular file"));
+    } else if (entry.kind === "symlink") {
+      add(entry.name, finding("SYMLINK", "", "is a symbolic link: the catalogue holds only regular files and folders"));
+    } else if (entry.kind === "directory" && declared && !declared.includes(entry.name)) {
+      add(`${entry.name}/`, finding("UNDECLARED_HOST_FOLDER", "", `is not a host declared in ${HOSTS_FILE} (declared: ${declared.join(", ") || "none"})`));
+    } else if (entry.kind !== "directory" && entry.name.endsWith(MANIFEST_EXTENSION)) {
+      add(entry.name, finding("UNEXPECTED_ENTRY", "", "is not in a host folder: manifests are catalogue/<host>/<name>.json"));
+    }
+  }
+
+  const hosts = declared ?? listing.root.filter((e) => e.kind === "directory").map((e) => e.name);
+  hosts.forEach((host, index) => {
+    const kind = rootKinds.get(host);
+    const where = `/hosts/${index}/id`;
+    if (kind === undefined) add(HOSTS_FILE, finding("MISSING_HOST_FOLDER", where, `declares host "${host}" but the catalogue has no folder ${host}/`));
+    else if (kind !== "directory" && kind !== "symlink") add(host, finding("NOT_A_FOLDER", "", `must be the folder of host "${host}", but it is a file`));
+    if (kind !== "directory") return;
+    const entries = listing.folders.get(host);
+    if (!entries || "error" in entries) {
+      add(`${host}/`, finding("UNREADABLE", "", `cannot be listed: ${entries?.error ?? "unknown error"}`));
+      return;
+    }
+    const byFolded = new Map<string, string>();
+    for (const entry of [...entries].sort(byName)) {
+      const file = `${host}/${entry.name}`;
+      if (entry.kind === "symlink") {
+        add(file, finding("SYMLINK", "", "is a symbolic link: manifests must be regular files"));
+        continue;
+      }
+      if (entry.kind !== "file" || !entry.name.endsWith(MANIFEST_EXTENSION)) {
+        add(entry.kind === "directory" ? `${file}/` : file, finding("UNEXPECTED_ENTRY", "", `is not a manifest: a host folder holds only <internal_name>${MANIFEST_EXTENSION} files`));
+        continue;
+      }
+      const name = entry.name.slice(0, -MANIFEST_EXTENSION.length);
+      const nameCode = nameProblem(name);
+      if (nameCode) {
+        add(file, finding(nameCode, "", `has a file name that cannot be a package name: ${JSON.stringify(name)} ${nameCode === "INVALID_NAME" ? NAME_RULE : RESERVED_NAME_RULE}`));
+      }
+      const other = byFolded.get(foldCase(name));
+      if (other !== undefined) {
+        add(file, finding("CASE_COLLISION", "", `differs from ${host}/${other}${MANIFEST_EXTENSION} only in case: they collide on case-insensitive file systems and caches`));
+      } else byFolded.set(foldCase(name), name);
+      manifests.push({ host, name, file });
+    }
+  });
+  return { manifests, problems };
+}
+
+function byName(a: Entry, b: Entry): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+

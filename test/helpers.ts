@@ -1,0 +1,77 @@
+// Shared by the tests: temporary folders, fixture catalogues, and reading a built tree.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import fse from "fs-extra";
+import { afterAll } from "vitest";
+
+export const ROOT = resolve(import.meta.dirname, "..");
+export const FIXTURES = join(ROOT, "test", "fixtures");
+export const SHARED = resolve(ROOT, "..", "shared");
+
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temporary folder, removed when the test file has run. */
+export function tempDir(prefix = "shopfront-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** A copy of test/fixtures/<name>/catalogue in a temporary folder, to mutate freely. */
+export function copyFixture(name: string): string {
+  const dir = join(tempDir(), "catalogue");
+  fse.copySync(join(FIXTURES, name, "catalogue"), dir);
+  return dir;
+}
+
+/** Writes files under `root`: objects as pretty JSON, strings and bytes as they are. */
+export function writeFiles(root: string, files: Record<string, unknown>): void {
+  for (const [path, content] of Object.entries(files)) {
+    const full = join(root, path);
+    mkdirSync(dirname(full), { recursive: true });
+    const data = typeof content === "string" || content instanceof Uint8Array ? content : `${JSON.stringify(content, null, 2)}\n`;
+    writeFileSync(full, data);
+  }
+}
+
+export function readJson(path: string): unknown {
+  return JSON.parse(readFileSync(path, "utf8"));
+}
+
+/** A valid manifest for `name`, with `changes` applied (a value of undefined removes the field). */
+export function manifest(name: string, changes: Record<string, unknown> = {}): Record<string, unknown> {
+  const base: Record<string, unknown> = {
+    category: "utilities",
+    coder: "Test Coder",
+    contributors: "",
+    controllers: "w",
+    display_name: `Display ${name}`,
+    extracted: 2048,
+    internal_name: name,
+    long_description: "Long description.",
+    package_type: "dol",
+    release_date: 1300000000,
+    short_description: "Short description",
+    updated: 1300000001,
+    version: "1.0",
+    zip_size: 1024,
+  };
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === undefined) delete base[key];
+    else base[key] = value;
+  }
+  return base;
+}
+
+/** Every file under `dir` (following `dir` itself if it is a link), sorted, with its bytes. */
+export function readTree(dir: string): Map<string, Buffer> {
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
+  return new Map(files.map((f) => [f, readFileSync(join(dir, f))]));
+}
