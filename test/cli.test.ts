@@ -1,0 +1,86 @@
+// The real binary, as a maintainer runs it: exit codes, messages relative to the working folder,
+// the summary line, and an untouched output after a failed build.
+import { spawnSync } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { copyFixture, manifest, readTree, ROOT, writeFiles } from "./helpers.js";
+
+const BIN = join(ROOT, "lib", "cli.js");
+
+function shopfront(cwd: string, ...args: string[]) {
+  if (!existsSync(BIN)) throw new Error("lib/cli.js is missing: run `npm run compile` (npm test does)");
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A project folder holding a copy of the basic fixture as `catalogue/`. */
+function project(): string {
+  return join(copyFixture("basic"), "..");
+}
+
+describe("shopfront (the binary)", () => {
+  it("builds with the default folders and prints a one-line summary", () => {
+    const cwd = project();
+    const run = shopfront(cwd, "build");
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    expect(run.stdout).toMatch(/^built 2 hosts, 5 packages, 9 files in \d+\.\d s into dist\n$/);
+    expect(readTree(join(cwd, "dist")).size).toBe(9);
+  });
+
+  it("--quiet prints nothing on success", () => {
+    expect(shopfront(project(), "build", "--quiet")).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
+
+  it("reports three corrupted manifests as three named problems, exits 1 and leaves dist untouched", () => {
+    const cwd = project();
+    expect(shopfront(cwd, "build").code).toBe(0);
+    const before = readTree(join(cwd, "dist"));
+    writeFiles(join(cwd, "catalogue"), {
+      "primary/snake.json": '{"internal_name": "snake",',
+      "primary/ZapShot.json": manifest("ZapShot", { zip_size: "12" }),
+      "themes/dark-blue.json": manifest("dark-blue", { rating: "5" }),
+    });
+    const run = shopfront(cwd, "build");
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.split("\n")).toEqual([
+      'catalogue/primary/ZapShot.json: /zip_size must be integer (is string "12")',
+      "catalogue/primary/snake.json: line 1, column 27: expected a property name in double quotes, found the end of the file",
+      'catalogue/themes/dark-blue.json: /rating is computed by the build (0 and "" for now) and must not be in a manifest',
+      "3 errors in 3 files; nothing was written",
+      "",
+    ]);
+    expect(readTree(join(cwd, "dist"))).toEqual(before);
+  });
+
+  it("validate checks without writing anything", () => {
+    const cwd = project();
+    const run = shopfront(cwd, "validate", "--catalogue", "catalogue");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^valid: 2 hosts, 5 packages in \d+\.\d s\n$/);
+    expect(existsSync(join(cwd, "dist"))).toBe(false);
+    writeFileSync(join(cwd, "catalogue", "primary", "snake.json"), "");
+    expect(shopfront(cwd, "validate")).toMatchObject({ code: 1, stderr: expect.stringContaining("catalogue/primary/snake.json: is empty") });
+  });
+
+  it("prints warnings and still builds", () => {
+    const cwd = project();
+    writeFiles(join(cwd, "catalogue"), { "primary/snake.json": manifest("snake", { updated: 1 }) });
+    const run = shopfront(cwd, "build");
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("catalogue/primary/snake.json: /updated (1) is earlier than /release_date (1300000000) (warning)\n1 warning in 1 file\n");
+  });
+
+  it("exits 2 on a usage error", () => {
+    const cwd = project();
+    expect(shopfront(cwd, "build", "--no-such-option")).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown option '--no-such-option'") });
+    expect(shopfront(cwd, "build", "--catalogue", "missing")).toMatchObject({ code: 2, stderr: "error: cannot read the catalogue missing: there is no such folder\n" });
+    writeFiles(cwd, { "taken/index.html": "x" });
+    expect(shopfront(cwd, "build", "--out", "taken")).toMatchObject({ code: 2, stderr: expect.stringContaining("is not a shopfront output") });
+  });
+
+  it("prints its version", () => {
+    expect(shopfront(project(), "--version")).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/) });
+  });
+});
