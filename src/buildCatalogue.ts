@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { UsageError } from "./errors.js";
 import { isError, sortProblems, type Problem } from "./problems.js";
 import { listCatalogue, readSourceFile, type CatalogueListing } from "./readCatalogue.js";
-import { renderApi, renderPackage, type RenderedCatalogue, type RenderedPackage } from "./renderApi.js";
+import { renderApi, renderPackage, type OutputFile, type RenderedCatalogue, type RenderedPackage } from "./renderApi.js";
+import { targetById } from "./targets/index.js";
+import type { CatalogueNames, TargetId } from "./targets/target.js";
 import { schemaValidators } from "./schemas.js";
 import { checkHostsFile, checkLayout, checkManifest, HOSTS_FILE, MAX_SOURCE_BYTES } from "./validateCatalogue.js";
 import { writeOutput } from "./writeOutput.js";
@@ -61,6 +63,8 @@ export async function checkCatalogue(catalogueDir: string): Promise<CatalogueChe
 export interface BuildOptions {
   catalogueDir: string;
   outDir: string;
+  /** Hosts whose config files belong in the output root (`build --target`). */
+  targets?: readonly TargetId[];
 }
 
 export interface BuildResult extends CatalogueCheck {
@@ -68,11 +72,33 @@ export interface BuildResult extends CatalogueCheck {
   built?: { hosts: number; packages: number; files: number };
 }
 
+/** The names of a validated catalogue, as the target generators take them. */
+export function catalogueNames(catalogue: RenderedCatalogue): CatalogueNames {
+  return {
+    hosts: catalogue.hosts.map((h) => h.id),
+    packages: new Map([...catalogue.packages].map(([host, list]) => [host, list.map((p) => p.name)])),
+  };
+}
+
+function targetFiles(ids: readonly TargetId[], catalogue: RenderedCatalogue): OutputFile[] {
+  const files: OutputFile[] = [];
+  const owner = new Map<string, TargetId>();
+  for (const id of new Set(ids)) {
+    for (const file of targetById(id).deployFiles?.(catalogueNames(catalogue)) ?? []) {
+      const other = owner.get(file.path);
+      if (other) throw new UsageError(`--target ${other} and --target ${id} both write ${file.path}; build one of them at a time`);
+      owner.set(file.path, id);
+      files.push(file);
+    }
+  }
+  return files;
+}
+
 /** Checks the catalogue and, only when it has no error, writes the whole API to `outDir`. */
 export async function buildCatalogue(options: BuildOptions): Promise<BuildResult> {
   const check = await checkCatalogue(options.catalogueDir);
   if (!check.catalogue) return check;
-  const files = renderApi(check.catalogue);
+  const files = [...renderApi(check.catalogue), ...targetFiles(options.targets ?? [], check.catalogue)];
   writeOutput(options.outDir, files);
   let packages = 0;
   for (const list of check.catalogue.packages.values()) packages += list.length;

@@ -1,13 +1,19 @@
 #!/usr/bin/env node
 // The command line: parses arguments, calls one core function per command, prints the result and
-// turns it into an exit code: 0 ok, 1 invalid catalogue (or a failure outside it), 2 usage error,
-// 3 internal error. Only this file prints, and only this file catches.
-import { isAbsolute, relative, resolve } from "node:path";
-import { Command, CommanderError } from "commander";
-import { buildCatalogue, checkCatalogue } from "./buildCatalogue.js";
+// turns it into an exit code: 0 ok, 1 invalid catalogue, failed check (or a failure outside the
+// catalogue), 2 usage error, 3 internal error. Only this file prints, and only this file catches.
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { Argument, Command, CommanderError, Option } from "commander";
+import { buildCatalogue, catalogueNames, checkCatalogue } from "./buildCatalogue.js";
+import { checkDeployment, formatReport } from "./checkDeployment.js";
 import { FailureError, isSystemError, UsageError } from "./errors.js";
 import { formatProblem, formatProblemCount } from "./formatProblems.js";
 import { isError, type Problem } from "./problems.js";
+import { startPreviewServer } from "./servePreview.js";
+import { TARGETS, targetById } from "./targets/index.js";
+import { parseListen, parseRoot } from "./targets/serverOptions.js";
+import type { TargetId } from "./targets/target.js";
 import { VERSION } from "./version.js";
 
 const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3 } as const;
@@ -44,6 +50,22 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
+function targetOption(flags: string, description: string): Option {
+  return new Option(flags, description).choices(TARGETS.map((t) => t.id));
+}
+
+/** A progress line on stderr, only when it is a terminal. */
+function progress(label: string): ((done: number, total: number) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  let last = 0;
+  return (done, total) => {
+    const now = performance.now();
+    if (done < total && now - last < 100) return;
+    last = now;
+    process.stderr.write(`\r${label} ${done}/${total}${done === total ? "\n" : ""}`);
+  };
+}
+
 const program = new Command()
   .name("shopfront")
   .description("Publish a package catalogue as a static JSON API.")
@@ -56,10 +78,11 @@ program
   .description("validate the catalogue and write every API response as a static file")
   .option("--catalogue <dir>", "the catalogue folder", "catalogue")
   .option("--out <dir>", "the output folder (made a link to the live build)", "dist")
+  .addOption(targetOption("--target <target...>", "also write the config files this host reads from the deploy root"))
   .option("--quiet", "print nothing but problems")
-  .action(async (options: CatalogueOptions & { out: string }) => {
+  .action(async (options: CatalogueOptions & { out: string; target?: TargetId[] }) => {
     const started = performance.now();
-    const result = await buildCatalogue({ catalogueDir: options.catalogue, outDir: options.out });
+    const result = await buildCatalogue({ catalogueDir: options.catalogue, outDir: options.out, targets: options.target ?? [] });
     if (reportProblems(result.problems, options.catalogue) || !result.built) {
       process.exitCode = EXIT.invalid;
       return;
@@ -87,6 +110,73 @@ program
     if (!options.quiet) {
       process.stdout.write(`valid: ${plural(result.catalogue.hosts.length, "host")}, ${plural(packages, "package")} in ${seconds(started)}\n`);
     }
+  });
+
+program
+  .command("serve")
+  .description("serve a built API on this machine, with every route, header and 404 of the spec")
+  .option("--dir <dir>", "the built folder", "dist")
+  .option("--port <port>", "port to listen on (0 picks a free one)", "8080")
+  .option("--host <host>", "address to listen on", "127.0.0.1")
+  .action(async (options: { dir: string; port: string; host: string }) => {
+    const port = Number(options.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${options.port}: expected a port number`);
+    // http-server's response wrapper (union) reads OutgoingMessage._headers, which Node deprecates
+    // (DEP0066); the warning is about a dependency, not the user's setup.
+    process.noDeprecation = true;
+    const server = await startPreviewServer({ dir: options.dir, host: options.host, port, log: (line) => process.stdout.write(`${line}\n`) });
+    process.stdout.write(`serving ${displayPath(options.dir)} at ${server.url} (Ctrl-C to stop)\n`);
+    await new Promise<void>((resolve) => process.once("SIGINT", resolve));
+    await server.close();
+  });
+
+program
+  .command("config")
+  .description("write the config that makes a host answer every route (servers: to stdout or --out)")
+  .addArgument(new Argument("<target>", "the host").choices(TARGETS.map((t) => t.id)))
+  .option("--root <dir>", "servers: the built folder the server serves", "dist")
+  .option("--listen <host:port>", "servers: the address to listen on", "127.0.0.1:8080")
+  .option("--catalogue <dir>", "platforms: the catalogue whose names the rules list", "catalogue")
+  .option("--out <path>", "write to this file (or folder, for several files) instead of stdout")
+  .action(async (id: TargetId, options: { root: string; listen: string; catalogue: string; out?: string }) => {
+    const target = targetById(id);
+    let names = { hosts: [] as string[], packages: new Map<string, string[]>() } as ReturnType<typeof catalogueNames>;
+    if (target.kind === "platform") {
+      const result = await checkCatalogue(options.catalogue);
+      if (reportProblems(result.problems, options.catalogue) || !result.catalogue) {
+        process.exitCode = EXIT.invalid;
+        return;
+      }
+      names = catalogueNames(result.catalogue);
+    }
+    const files = target.config({ root: parseRoot(options.root), listen: parseListen(options.listen) }, names);
+    if (options.out && files.length === 1) writeFileSync(options.out, files[0]!.content);
+    else if (options.out) {
+      mkdirSync(options.out, { recursive: true });
+      for (const file of files) writeFileSync(join(options.out, file.path), file.content);
+    } else if (files.length === 1) process.stdout.write(files[0]!.content);
+    else for (const file of files) process.stdout.write(`==> ${file.path} <==\n${file.content}\n`);
+  });
+
+program
+  .command("check")
+  .description("run the conformance suite against a deployed API and print a table per route form")
+  .argument("<base-url>", "the API's base URL, such as https://api.example.org")
+  .option("--catalogue <dir>", "the catalogue the deployment was built from", "catalogue")
+  .addOption(targetOption("--target <target>", "the host it is deployed on: what that host cannot do is reported, not failed"))
+  .option("--concurrency <n>", "requests in flight at once", "16")
+  .action(async (baseUrl: string, options: { catalogue: string; target?: TargetId; concurrency: string }) => {
+    const concurrency = Number(options.concurrency);
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new UsageError(`--concurrency ${options.concurrency}: expected 1 to 256`);
+    const target = options.target ? targetById(options.target) : undefined;
+    const onProgress = progress("checked");
+    const { problems, report } = await checkDeployment({ baseUrl, catalogueDir: options.catalogue, concurrency, ...(target ? { target } : {}), ...(onProgress ? { onProgress } : {}) });
+    if (reportProblems(problems, options.catalogue) || !report) {
+      process.exitCode = EXIT.invalid;
+      return;
+    }
+    process.stdout.write(`${formatReport(report, target?.title).join("\n")}\n`);
+    if (!report.ok) process.exitCode = EXIT.invalid;
   });
 
 function exitCodeFor(error: unknown): number {

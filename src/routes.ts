@@ -1,6 +1,7 @@
-// The route table: which URL answers with which file of the built tree. The output layout, the 404
-// body, the preview server and every host config are derived from this one list.
-import { assertValidName } from "./names.js";
+// The route table: which URL answers with which file of the built tree, with which headers. The
+// output layout, the 404 body, the preview server, the edge functions and every host config are
+// derived from this one list.
+import { assertValidName, NAME_PATTERN } from "./names.js";
 
 export type RouteId = "hosts" | "packages" | "package" | "v2-package" | "v2-packages";
 
@@ -23,6 +24,27 @@ export const ROUTES: readonly Route[] = [
   { id: "v2-package", path: "/v2/{host}/packages", query: "package", file: "v1/{host}/package/{name}", returns: "one package" },
   { id: "v2-packages", path: "/v2/{host}/packages", file: "v1/{host}/packages", returns: "every package of a host" },
 ];
+
+/** Headers of every API response (200 and 404), forced wherever the host allows it. */
+export const RESPONSE_HEADERS = {
+  // Extensionless files get application/octet-stream (or nothing, or a type guessed from a dot in
+  // the name) unless the host is told otherwise.
+  "Content-Type": "application/json",
+  // Browser clients on other origins read the API.
+  "Access-Control-Allow-Origin": "*",
+  // Stops browsers from second-guessing the type of a name such as chart.js.
+  "X-Content-Type-Options": "nosniff",
+} as const;
+
+/** Methods the API answers; OPTIONS is a CORS preflight (204), any other method gets 405. */
+export const ALLOWED_METHODS = ["GET", "HEAD", "OPTIONS"] as const;
+
+/** Extra headers of the answer to OPTIONS (a CORS preflight) and of a 405. */
+export const PREFLIGHT_HEADERS = {
+  Allow: ALLOWED_METHODS.join(", "),
+  "Access-Control-Allow-Methods": ALLOWED_METHODS.join(", "),
+  "Access-Control-Max-Age": "86400",
+} as const;
 
 /** The body of every 404, served where the host allows it. */
 export const NOT_FOUND_FILE = "404.json";
@@ -66,4 +88,37 @@ export const RESERVED_HOST_IDS: readonly string[] = ROUTES.flatMap((route) => {
 export function describeRoute(route: Route): string {
   const path = route.path.replace(/\{(\w+)\}/g, "<$1>");
   return route.query ? `${path}?${route.query}=<name>` : path;
+}
+
+/**
+ * The route table as plain data, for code that runs outside this program (edge functions) and for
+ * matchRequest: each route's path as segments, with `{host}` and `{name}` for parameters.
+ */
+export interface PortableRoutes {
+  /** NAME_PATTERN: every parameter, in the path or the query, must match it as sent. */
+  name: string;
+  routes: { id: RouteId; segments: string[]; query?: string; file: string }[];
+}
+
+export const PORTABLE_ROUTES: PortableRoutes = {
+  name: NAME_PATTERN,
+  routes: ROUTES.map((r) => ({ id: r.id, segments: r.path.split("/").slice(1), ...(r.query ? { query: r.query } : {}), file: r.file })),
+};
+
+/** Routes grouped by URL path: a path's plain route and its query route (the v2 form), if any. */
+export interface RoutePath {
+  segments: string[];
+  plain?: Route;
+  query?: Route & { query: string };
+}
+
+export function routePaths(): RoutePath[] {
+  const byPath = new Map<string, RoutePath>();
+  for (const route of ROUTES) {
+    const entry = byPath.get(route.path) ?? { segments: route.path.split("/").slice(1) };
+    if (route.query) entry.query = route as Route & { query: string };
+    else entry.plain = route;
+    byPath.set(route.path, entry);
+  }
+  return [...byPath.values()];
 }

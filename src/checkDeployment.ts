@@ -1,0 +1,81 @@
+// `shopfront check`: the conformance suite against a deployed API, judged against what the
+// catalogue builds to, with what the host cannot do marked as such rather than failed.
+import { checkCatalogue } from "./buildCatalogue.js";
+import { conformanceCases, CONFORMANCE_ROWS, expectedApi, runConformance, type ConformanceRow, type Failure } from "./conformance.js";
+import { UsageError } from "./errors.js";
+import type { Problem } from "./problems.js";
+import { renderApi } from "./renderApi.js";
+import type { Target } from "./targets/target.js";
+
+export interface CheckOptions {
+  baseUrl: string;
+  catalogueDir: string;
+  /** The host the API is deployed on: its known limits are reported as "cannot", not as failures. */
+  target?: Target;
+  concurrency?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface ReportRow {
+  row: ConformanceRow;
+  title: string;
+  outcome: "pass" | "fail" | "cannot";
+  /** Responses judged for this row. */
+  checked: number;
+  failures: number;
+  /** The first failing request, for fail rows. */
+  first?: Failure;
+  /** Why the host cannot serve this row, for cannot rows. */
+  reason?: string;
+}
+
+export interface CheckReport {
+  rows: ReportRow[];
+  requests: number;
+  /** True when every row the host can serve passed. */
+  ok: boolean;
+}
+
+export async function checkDeployment(options: CheckOptions): Promise<{ problems: Problem[]; report?: CheckReport }> {
+  let url: URL;
+  try {
+    url = new URL(options.baseUrl);
+  } catch {
+    throw new UsageError(`${JSON.stringify(options.baseUrl)} is not a URL; expected one such as https://api.example.org`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`${options.baseUrl}: only http and https URLs can be checked`);
+  if (url.search || url.hash) throw new UsageError(`${options.baseUrl}: give the API's base URL, without a query or fragment`);
+
+  const { problems, catalogue } = await checkCatalogue(options.catalogueDir);
+  if (!catalogue) return { problems };
+  const api = expectedApi(renderApi(catalogue), catalogue.packages);
+  const cases = conformanceCases(api);
+  const result = await runConformance({ baseUrl: url.href, api, cases, concurrency: options.concurrency ?? 16, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+
+  const cannot = options.target?.cannot ?? {};
+  const rows = (Object.keys(CONFORMANCE_ROWS) as ConformanceRow[]).map((row): ReportRow => {
+    const failures = result.failures.filter((f) => f.row === row);
+    const base = { row, title: CONFORMANCE_ROWS[row], checked: result.checked[row], failures: failures.length };
+    const reason = cannot[row];
+    if (reason !== undefined) return { ...base, outcome: "cannot", reason };
+    return failures.length > 0 ? { ...base, outcome: "fail", first: failures[0]! } : { ...base, outcome: "pass" };
+  });
+  return { problems, report: { rows, requests: cases.length, ok: rows.every((r) => r.outcome !== "fail") } };
+}
+
+/** The report as a table, one line per row. */
+export function formatReport(report: CheckReport, targetTitle?: string): string[] {
+  const width = Math.max(...report.rows.map((r) => r.title.length));
+  const lines = report.rows.map((r) => {
+    const what =
+      r.outcome === "pass"
+        ? `pass (${r.checked})`
+        : r.outcome === "cannot"
+          ? `cannot on ${targetTitle ?? "this host"}: ${r.reason}`
+          : `FAIL ${r.failures} of ${r.checked}, first: ${r.first!.method} ${r.first!.target}: ${r.first!.reason}`;
+    return `${r.title.padEnd(width)}  ${what}`;
+  });
+  const failed = report.rows.filter((r) => r.outcome === "fail").length;
+  lines.push(`${report.requests} requests; ${failed === 0 ? "everything this host can serve is right" : `${failed} of ${report.rows.length} checks failed`}`);
+  return lines;
+}

@@ -1,0 +1,257 @@
+// The conformance suite: the HTTP requests that show an API is served right, each with the answer
+// it must get. One list for every target: the tests run it against the preview server, real nginx,
+// Apache, Caddy and lighttpd and the edge functions; `shopfront check` runs it against a deployment.
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { contentText, type OutputFile } from "./renderApi.js";
+import { fileFor, RESPONSE_HEADERS, urlFor } from "./routes.js";
+
+/** The rows of a conformance report: route forms, then properties of every response. */
+export const CONFORMANCE_ROWS = {
+  "v1-hosts": "GET /v1/hosts",
+  "v1-packages": "GET /v1/<host>/packages",
+  "v1-package": "GET /v1/<host>/package/<name>",
+  "v2-package": "GET /v2/<host>/packages?package=<name>",
+  "v2-packages": "GET /v2/<host>/packages",
+  "trailing-slash": "every route with a trailing slash, no redirect",
+  "not-found": "404 for unknown hosts, packages, bad or repeated names",
+  traversal: "traversal attempts: 404 or an API file, never anything else",
+  methods: "HEAD like GET; OPTIONS 204 with CORS; POST 405",
+  "content-type": "Content-Type: application/json on every response",
+  cors: "Access-Control-Allow-Origin: * on every response",
+  "error-body": "JSON error body on every 404",
+} as const;
+
+export type ConformanceRow = keyof typeof CONFORMANCE_ROWS;
+type FormRow = Exclude<ConformanceRow, "content-type" | "cors" | "error-body">;
+
+export type Expectation =
+  /** 200 with exactly this file's bytes. */
+  | { kind: "file"; file: string }
+  /** 404. */
+  | { kind: "not-found" }
+  /** 404, or 200 with the bytes of some API file (a server may normalize `..` into another API URL). */
+  | { kind: "safe" }
+  /** 204 (or 200) with CORS headers and no body. */
+  | { kind: "preflight" }
+  | { kind: "method-not-allowed" };
+
+export interface ConformanceCase {
+  row: FormRow;
+  method: "GET" | "HEAD" | "OPTIONS" | "POST";
+  /** The request-target exactly as sent. */
+  target: string;
+  expect: Expectation;
+}
+
+/** What a deployment must serve: every file of the build, by path. */
+export interface ExpectedApi {
+  files: ReadonlyMap<string, string>;
+  packages: ReadonlyMap<string, readonly string[]>;
+}
+
+export function expectedApi(files: readonly OutputFile[], packages: ReadonlyMap<string, readonly { name: string }[]>): ExpectedApi {
+  return {
+    files: new Map(files.map((f) => [f.path, contentText(f.content)])),
+    packages: new Map([...packages].map(([host, list]) => [host, list.map((p) => p.name)])),
+  };
+}
+
+const NO_SUCH_NAME = "no-such-package-shopfront";
+const TOO_LONG = "x".repeat(65);
+
+/** Every case: each host and each package in every route form, then the edge cases. */
+export function conformanceCases(api: ExpectedApi): ConformanceCase[] {
+  const cases: ConformanceCase[] = [];
+  const add = (row: FormRow, target: string, expect: Expectation, method: ConformanceCase["method"] = "GET") =>
+    cases.push({ row, method, target, expect });
+  const file = (f: string): Expectation => ({ kind: "file", file: f });
+  const notFound: Expectation = { kind: "not-found" };
+  const safe: Expectation = { kind: "safe" };
+
+  add("v1-hosts", urlFor("hosts"), file(fileFor("hosts")));
+  add("trailing-slash", `${urlFor("hosts")}/`, file(fileFor("hosts")));
+  for (const [host, names] of api.packages) {
+    const list = file(fileFor("packages", { host }));
+    add("v1-packages", urlFor("packages", { host }), list);
+    add("v2-packages", urlFor("v2-packages", { host }), list);
+    add("v2-packages", `${urlFor("v2-packages", { host })}?unrelated=1`, list);
+    add("trailing-slash", `${urlFor("packages", { host })}/`, list);
+    add("trailing-slash", `${urlFor("v2-packages", { host })}/`, list);
+    for (const name of names) {
+      const one = file(fileFor("package", { host, name }));
+      add("v1-package", urlFor("package", { host, name }), one);
+      add("v2-package", urlFor("v2-package", { host, name }), one);
+    }
+    const first = names[0];
+    if (first !== undefined) {
+      const one = file(fileFor("package", { host, name: first }));
+      const v2 = urlFor("v2-packages", { host });
+      add("v2-package", `${v2}?lang=en&package=${first}`, one);
+      add("v2-package", `${v2}?package=${first}&sort=&x`, one);
+      add("trailing-slash", `${urlFor("package", { host, name: first })}/`, one);
+      add("trailing-slash", `${v2}/?package=${first}`, one);
+      add("not-found", `${v2}?package=${first}&package=${first}`, notFound);
+      add("methods", urlFor("package", { host, name: first }), one, "HEAD");
+    }
+    add("not-found", urlFor("package", { host, name: NO_SUCH_NAME }), notFound);
+    add("not-found", urlFor("v2-package", { host, name: NO_SUCH_NAME }), notFound);
+    add("not-found", urlFor("package", { host, name: TOO_LONG }), notFound);
+    add("not-found", urlFor("v2-package", { host, name: TOO_LONG }), notFound);
+    add("not-found", `${urlFor("v2-packages", { host })}?package=`, notFound);
+    add("not-found", `${urlFor("v2-packages", { host })}?package`, notFound);
+    add("not-found", `/v1/${host}/package`, notFound);
+    add("not-found", `/v1/${host}`, notFound);
+    add("traversal", `${urlFor("v2-packages", { host })}?package=../../../secret.txt`, notFound);
+    add("traversal", `${urlFor("v2-packages", { host })}?package=..%2F..%2F..%2Fsecret.txt`, notFound);
+    add("traversal", `${urlFor("v2-packages", { host })}?package=%2e%2e`, notFound);
+    add("traversal", `${urlFor("v2-packages", { host })}?package=..`, notFound);
+    add("traversal", `${urlFor("v2-packages", { host })}?package=.%2Fpackages`, notFound);
+    add("traversal", `/v1/${host}/package/..%2F..%2F..%2Fsecret.txt`, safe);
+    add("traversal", `/v1/${host}/package/%2e%2e%2f%2e%2e%2fhosts`, safe);
+    add("traversal", `/v1/${host}/package/..%5C..%5Csecret.txt`, notFound);
+    add("traversal", `/v1/${host}/package/%00`, safe);
+    add("traversal", `/v1/${host}/package/%252e%252e`, notFound);
+  }
+  for (const host of ["no-such-host", TOO_LONG]) {
+    add("not-found", urlFor("packages", { host }), notFound);
+    add("not-found", urlFor("v2-packages", { host }), notFound);
+  }
+  for (const target of ["/", "/v1", "/v1/", "/v3/hosts", "/v1/hosts.json", "/v1/hosts/packages", "/404.json", "/index.html"]) add("not-found", target, notFound);
+  for (const target of ["/../secret.txt", "/v1/../../secret.txt", "/%2e%2e/secret.txt", "/v1/%2e%2e/%2e%2e/secret.txt", "/..%2F..%2Fsecret.txt"]) add("traversal", target, safe);
+  add("traversal", "/v1/%zz/packages", { kind: "safe" });
+  add("methods", urlFor("hosts"), file(fileFor("hosts")), "HEAD");
+  add("methods", urlFor("hosts"), { kind: "preflight" }, "OPTIONS");
+  add("methods", urlFor("hosts"), { kind: "method-not-allowed" }, "POST");
+  return cases;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** Sends the request-target exactly as given (fetch would normalize `..` and `%2e` away). */
+export function sendRaw(baseUrl: string, method: string, target: string, timeoutMs = 15_000): Promise<HttpResponse> {
+  const base = new URL(baseUrl);
+  const send = base.protocol === "https:" ? httpsRequest : httpRequest;
+  const prefix = base.pathname.replace(/\/$/, "");
+  return new Promise((resolve, reject) => {
+    const req = send(
+      { method, host: base.hostname, port: base.port, path: `${prefix}${target}`, headers: { host: base.host, connection: "close" }, timeout: timeoutMs },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on("error", reject);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+export interface Failure {
+  row: ConformanceRow;
+  target: string;
+  method: string;
+  reason: string;
+}
+
+function mediaType(headers: IncomingHttpHeaders): string {
+  return String(headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+function describeBody(body: Buffer): string {
+  const text = body.toString("utf8");
+  return text.length > 60 ? `${JSON.stringify(text.slice(0, 57))}...` : JSON.stringify(text);
+}
+
+/** What is wrong with one response, as failures per row (none when it is right). */
+export function judge(c: ConformanceCase, res: HttpResponse, api: ExpectedApi, anyFile: ReadonlySet<string>): Failure[] {
+  const failures: Failure[] = [];
+  const fail = (row: ConformanceRow, reason: string) => failures.push({ row, target: c.target, method: c.method, reason });
+  const isHead = c.method === "HEAD";
+  const { expect } = c;
+  const status = res.status;
+
+  if (status >= 300 && status < 400) fail(c.row, `redirects (${status}) to ${String(res.headers.location)}`);
+  else if (expect.kind === "file") {
+    const wanted = api.files.get(expect.file)!;
+    if (status !== 200) fail(c.row, `status ${status}, expected 200 with ${expect.file}`);
+    else if (!isHead && res.body.toString("latin1") !== wanted) fail(c.row, `body ${describeBody(res.body)} is not ${expect.file}`);
+    else if (isHead && res.body.length > 0) fail(c.row, "HEAD answered with a body");
+  } else if (expect.kind === "not-found") {
+    if (status !== 404) fail(c.row, `status ${status}${status === 200 ? ` with body ${describeBody(res.body)}` : ""}, expected 404`);
+  } else if (expect.kind === "safe") {
+    if (status === 200 && !anyFile.has(res.body.toString("latin1"))) fail(c.row, `status 200 with body ${describeBody(res.body)}, which is no file of the API`);
+    else if (status !== 200 && status !== 404 && status !== 400) fail(c.row, `status ${status}, expected 404 (or 400)`);
+  } else if (expect.kind === "preflight") {
+    if (status !== 204 && status !== 200) fail(c.row, `status ${status}, expected 204`);
+  } else if (expect.kind === "method-not-allowed") {
+    if (status !== 405) fail(c.row, `status ${status}, expected 405`);
+  }
+
+  const answersJson = status === 200 || status === 404 || status === 405;
+  if (answersJson && !(c.method === "OPTIONS") && mediaType(res.headers) !== RESPONSE_HEADERS["Content-Type"]) {
+    fail("content-type", `Content-Type is ${res.headers["content-type"] === undefined ? "missing" : JSON.stringify(res.headers["content-type"])}`);
+  }
+  if (res.headers["access-control-allow-origin"] !== "*") {
+    fail("cors", `Access-Control-Allow-Origin is ${res.headers["access-control-allow-origin"] === undefined ? "missing" : JSON.stringify(res.headers["access-control-allow-origin"])}`);
+  }
+  if (status === 404 && !isHead && !isErrorBody(res.body)) fail("error-body", `404 body ${describeBody(res.body)} is not the JSON error object`);
+  return failures;
+}
+
+function isErrorBody(body: Buffer): boolean {
+  try {
+    const value = JSON.parse(body.toString("utf8")) as { error?: unknown };
+    return value !== null && typeof value === "object" && value.error === "not_found";
+  } catch {
+    return false;
+  }
+}
+
+export interface RunOptions {
+  baseUrl: string;
+  api: ExpectedApi;
+  cases: readonly ConformanceCase[];
+  /** Requests in flight at once. */
+  concurrency?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface RunResult {
+  /** Requests sent per row (a row counts every case whose response it judges). */
+  checked: Record<ConformanceRow, number>;
+  failures: Failure[];
+}
+
+/** Sends every case with bounded concurrency and judges every response. */
+export async function runConformance(options: RunOptions): Promise<RunResult> {
+  const anyFile = new Set(options.api.files.values());
+  const checked = Object.fromEntries(Object.keys(CONFORMANCE_ROWS).map((row) => [row, 0])) as Record<ConformanceRow, number>;
+  const failures: Failure[] = [];
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < options.cases.length) {
+      const c = options.cases[next++]!;
+      checked[c.row]++;
+      checked["content-type"]++;
+      checked.cors++;
+      try {
+        const res = await sendRaw(options.baseUrl, c.method, c.target);
+        if (res.status === 404) checked["error-body"]++;
+        failures.push(...judge(c, res, options.api, anyFile));
+      } catch (e) {
+        failures.push({ row: c.row, target: c.target, method: c.method, reason: `request failed: ${(e as Error).message}` });
+      }
+      options.onProgress?.(++done, options.cases.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 8) }, worker));
+  return { checked, failures };
+}

@@ -1,0 +1,107 @@
+// The preview server: serves a built folder with exactly the behaviour of the route table, on
+// http-server. Every request goes through matchRequest first; http-server then serves only the one
+// API file that the route names (with its ETag, Last-Modified, Range and HEAD handling), and this
+// module answers everything else itself with the JSON 404 body, 204 or 405.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join, resolve } from "node:path";
+import { createServer, type UnionResponse } from "http-server";
+import { UsageError } from "./errors.js";
+import { matchRequest } from "./matchRequest.js";
+import { renderNotFound } from "./renderApi.js";
+import { fileFor, NOT_FOUND_FILE, PORTABLE_ROUTES, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "./routes.js";
+
+export interface PreviewOptions {
+  /** The built folder (the output of `shopfront build`). */
+  dir: string;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Called once per finished request with a log line. */
+  log?: (line: string) => void;
+}
+
+export interface PreviewServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+const METHOD_NOT_ALLOWED = JSON.stringify({ error: "method_not_allowed", message: `This API answers ${PREFLIGHT_HEADERS.Allow}.` });
+
+function setHeaders(res: ServerResponse, headers: Record<string, string>): void {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+}
+
+/** http-server's contentType option is broken in 14.1.1 and it guesses types from names (chart.js), so every Content-Type it sets is replaced. */
+function forceJson(res: ServerResponse): void {
+  const setHeader = res.setHeader.bind(res);
+  res.setHeader = (name, value) => setHeader(name, name.toLowerCase() === "content-type" ? RESPONSE_HEADERS["Content-Type"] : value);
+}
+
+function answer(req: IncomingMessage, res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void {
+  res.statusCode = status;
+  setHeaders(res, { ...RESPONSE_HEADERS, ...extra });
+  if (body === "") {
+    res.end();
+    return;
+  }
+  res.setHeader("Content-Length", Buffer.byteLength(body));
+  res.end(req.method === "HEAD" ? undefined : body);
+}
+
+export function startPreviewServer(options: PreviewOptions): Promise<PreviewServer> {
+  const root = resolve(options.dir);
+  if (!existsSync(join(root, fileFor("hosts")))) {
+    throw new UsageError(`${options.dir} is not a built API (it has no ${fileFor("hosts")}); run shopfront build first`);
+  }
+  // Read per request, so a rebuild while serving shows at once.
+  const notFoundBody = () => {
+    try {
+      return readFileSync(join(root, NOT_FOUND_FILE), "utf8");
+    } catch {
+      return renderNotFound();
+    }
+  };
+
+  const route = (req: IncomingMessage, union: UnionResponse): void => {
+    const res = union.response;
+    if (options.log) {
+      const target = req.url ?? "";
+      res.on("finish", () => options.log!(`${req.method} ${target} ${res.statusCode}`));
+    }
+    const match = matchRequest(PORTABLE_ROUTES, req.method ?? "", req.url ?? "");
+    if (match.status === 204) return answer(req, res, 204, "", PREFLIGHT_HEADERS);
+    if (match.status === 405) return answer(req, res, 405, METHOD_NOT_ALLOWED, PREFLIGHT_HEADERS);
+    if (match.status === 404 || !isFile(join(root, match.file))) return answer(req, res, 404, notFoundBody());
+    setHeaders(res, RESPONSE_HEADERS);
+    forceJson(res);
+    req.url = `/${match.file}`;
+    union.emit("next");
+  };
+
+  const server = createServer({ root, cache: -1, showDir: "false", autoIndex: "false", showDotfiles: false, before: [route] });
+  return new Promise((resolvePromise, reject) => {
+    server.server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      const { address, port } = server.server.address() as AddressInfo;
+      const host = address.includes(":") ? `[${address}]` : address;
+      resolvePromise({
+        url: `http://${host}:${port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.server.close(() => done());
+            server.server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,15 @@
+// Every host target, one module each. The CLI, the README's hosting table and the tests take
+// the list from here.
+import { UsageError } from "../errors.js";
+import { nginx } from "./nginx.js";
+import type { Target, TargetId } from "./target.js";
+
+export const TARGETS: readonly Target[] = [nginx];
+
+export function targetById(id: string): Target {
+  const target = TARGETS.find((t) => t.id === id);
+  if (!target) throw new UsageError(`unknown target ${JSON.stringify(id)}; the targets are ${TARGETS.map((t) => t.id).join(", ")}`);
+  return target;
+}
+
+export type { Target, TargetId };

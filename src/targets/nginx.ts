@@ -1,0 +1,85 @@
+// nginx: a server block to include in http { }, with a map for the v2 query parameter.
+import { NAME_PATTERN_BODY } from "../names.js";
+import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths } from "../routes.js";
+import { VERSION } from "../version.js";
+import { checkServerOptions } from "./serverOptions.js";
+import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
+
+/** nginx's own variable `$host` is the request's Host, so every variable here has a prefix. */
+const PREFIX = "shopfront_";
+
+/** The route's path as an nginx regex: `{host}` becomes `(?<shopfront_host>NAME)`, one optional trailing slash. */
+function pathRegex(segments: readonly string[]): string {
+  const parts = segments.map((s) => (s.startsWith("{") ? `(?<${PREFIX}${s.slice(1, -1)}>${NAME_PATTERN_BODY})` : s.replace(/[.]/g, "\\.")));
+  return `^/${parts.join("/")}/?$`;
+}
+
+function filePath(file: string, nameVariable = `$${PREFIX}name`): string {
+  return `/${file}`.replace("{host}", `$${PREFIX}host`).replace("{name}", nameVariable);
+}
+
+function quote(value: string): string {
+  return `"${value}"`;
+}
+
+export function renderNginx(options: ServerOptions): string {
+  const { root, listen } = checkServerOptions(options);
+  const paths = routePaths();
+  const query = paths.find((p) => p.query)!.query!;
+  const param = query.query;
+  const out: string[] = [banner("#", "nginx", VERSION), "# Include it inside http { }. It serves the static API built in the root below.", ""];
+
+  out.push(
+    `# The ${param} query parameter as sent: "" when absent, "!" when repeated or not a valid name.`,
+    `# Matching the raw value against the name pattern is what keeps ?${param}=../../x out of the file system.`,
+    `map $args $${PREFIX}${param} {`,
+    `    default "";`,
+    `    "~(^|&)${param}(=[^&]*)?&(.*&)?${param}(=|&|$)" "!";`,
+    `    "~^(.*&)?${param}=(?<${PREFIX}query_name>${NAME_PATTERN_BODY})(&|$)" $${PREFIX}query_name;`,
+    `    "~(^|&)${param}(=|&|$)" "!";`,
+    `}`,
+    "",
+    `server {`,
+    `    listen ${listen.host}:${listen.port};`,
+    `    root ${quote(root)};`,
+    "",
+    `    # Every response is JSON, whatever the file name looks like (chart.js, json, html).`,
+    `    types { }`,
+    `    default_type ${RESPONSE_HEADERS["Content-Type"]};`,
+  );
+  for (const [name, value] of Object.entries({ ...RESPONSE_HEADERS, ...PREFLIGHT_HEADERS })) {
+    if (name !== "Content-Type") out.push(`    add_header ${name} ${quote(value)} always;`);
+  }
+  out.push(
+    "",
+    `    if ($request_method = OPTIONS) { return 204; }`,
+    `    if ($request_method !~ ^(${PREFLIGHT_HEADERS.Allow.split(", ").join("|")})$) {`,
+    `        return 405 '{"error":"method_not_allowed","message":"This API answers ${PREFLIGHT_HEADERS.Allow}."}';`,
+    `    }`,
+    "",
+    `    error_page 404 /${NOT_FOUND_FILE};`,
+    `    location = /${NOT_FOUND_FILE} { internal; }`,
+    "",
+  );
+  for (const path of paths) {
+    out.push(`    location ~ ${quote(pathRegex(path.segments))} {`);
+    if (path.query) {
+      out.push(`        if ($${PREFIX}${param} = "!") { return 404; }`);
+      // Rewritten to the v1 path, which the location of the v1 route then serves.
+      out.push(`        if ($${PREFIX}${param}) { rewrite ^ ${filePath(query.file, `$${PREFIX}${param}`)}? last; }`);
+    }
+    if (path.plain) out.push(`        try_files ${filePath(path.plain.file)} =404;`);
+    out.push(`    }`);
+  }
+  out.push(`    location / { return 404; }`, `}`, "");
+  return out.join("\n");
+}
+
+export const nginx: Target = {
+  id: "nginx",
+  title: "nginx",
+  kind: "server",
+  cannot: {},
+  config: (options): TargetFile[] => [{ path: "shopfront.nginx.conf", content: renderNginx(options) }],
+  usage: "`shopfront config nginx --root /srv/api/dist --listen 0.0.0.0:80 > /etc/nginx/conf.d/shopfront.conf`",
+};
