@@ -28,9 +28,9 @@ export function parseJson(bytes: Uint8Array): ParsedJson {
     const { line, column } = lineAndColumn(text, at.offset);
     return { findings: [...findings, finding("JSON_SYNTAX", "", `line ${line}, column ${column}: ${at.message}`)] };
   }
-  // Cheap test first: every key in the text is followed by a ':' outside strings. Only when there
-  // are more of those than keys in the parsed value does the slow scan look for the duplicates.
-  if (countColonsOutsideStrings(text) !== countKeys(value)) {
+  // Cheap test first: only when the text has more keys than the parsed value does the slow scan
+  // look for the duplicates.
+  if (countKeyTokens(text) !== countKeys(value)) {
     for (const pointer of scanJson(text).duplicates) {
       findings.push(finding("DUPLICATE_KEY", pointer, "appears more than once in its object; JSON parsers keep only one of them"));
     }
@@ -80,18 +80,32 @@ export function lineAndColumn(text: string, offset: number): { line: number; col
   return { line, column: offset - lineStart + 1 };
 }
 
-function countColonsOutsideStrings(text: string): number {
-  let colons = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x3a) colons++;
+/**
+ * Number of keys in a valid JSON text: strings followed by ':'. Jumps from quote to quote with
+ * indexOf, which is several times faster than visiting every character.
+ */
+function countKeyTokens(text: string): number {
+  let keys = 0;
+  for (let open = text.indexOf('"'); open !== -1; ) {
+    let close = text.indexOf('"', open + 1);
+    while (isEscaped(text, close)) close = text.indexOf('"', close + 1);
+    let next = close + 1;
+    while (isSpace(text.charCodeAt(next))) next++;
+    if (text.charCodeAt(next) === 0x3a) keys++;
+    open = text.indexOf('"', close + 1);
   }
-  return colons;
+  return keys;
+}
+
+/** Whether the quote at `at` is preceded by an odd number of backslashes. */
+function isEscaped(text: string, at: number): boolean {
+  let backslashes = 0;
+  for (let i = at - 1; text.charCodeAt(i) === 0x5c; i--) backslashes++;
+  return backslashes % 2 === 1;
+}
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 /** Number of keys in all objects of a parsed value (iterative: values may nest deeply). */

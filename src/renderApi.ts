@@ -36,10 +36,10 @@ const PACKAGE_KEYS = (Object.keys(PACKAGE_FIELDS) as (keyof Package)[]).sort();
 
 /** One package object: the manifest's fields and the computed ones, keys in alphabetical order. */
 export function renderPackage(manifest: Manifest, stats: PackageStats = NO_STATS): string {
-  const pkg: Package = { ...manifest, ...stats };
-  let json = "{";
-  for (const key of PACKAGE_KEYS) json += `${json.length > 1 ? "," : ""}"${key}":${JSON.stringify(pkg[key])}`;
-  return escapeNonAscii(`${json}}`);
+  // Built in key order and stringified once: JSON.stringify keeps insertion order.
+  const pkg: Record<string, unknown> = {};
+  for (const key of PACKAGE_KEYS) pkg[key] = key in stats ? stats[key as keyof PackageStats] : manifest[key as keyof Manifest];
+  return escapeNonAscii(JSON.stringify(pkg));
 }
 
 /** The host list object: `repos` in the catalogue's order, `repositories` keyed by id with sorted keys. */
@@ -56,6 +56,11 @@ export function renderNotFound(): string {
   return asciiJson({ error: "not_found", message: `No such host, package or endpoint. This API answers ${forms.join(", ")}.` });
 }
 
+/** A host's list file: its packages in order, kept as elements so a list of any length is written in chunks. */
+export function renderList(host: string, packages: readonly RenderedPackage[]): OutputFile {
+  return { path: fileFor("packages", { host }), content: { jsonArray: packages.map((p) => p.json) } };
+}
+
 /** Every file of the API, sorted by path. */
 export function renderApi(catalogue: RenderedCatalogue): OutputFile[] {
   const files: OutputFile[] = [
@@ -64,7 +69,7 @@ export function renderApi(catalogue: RenderedCatalogue): OutputFile[] {
   ];
   for (const { id: host } of catalogue.hosts) {
     const packages = catalogue.packages.get(host) ?? [];
-    files.push({ path: fileFor("packages", { host }), content: { jsonArray: packages.map((p) => p.json) } });
+    files.push(renderList(host, packages));
     for (const p of packages) files.push({ path: fileFor("package", { host, name: p.name }), content: p.json });
   }
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

@@ -1,5 +1,7 @@
-// Loads the JSON Schemas in schemas/ (the source of truth) and compiles them with ajv, once.
+// Loads the JSON Schemas in schemas/ (the source of truth) and turns them into validators, once.
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import type { ErrorObject, ValidateFunction } from "ajv";
 
 export const SCHEMA_DIR = new URL("../schemas/", import.meta.url);
@@ -33,21 +35,57 @@ export function readSchema(name: SchemaName): SchemaObject {
 export type Validators = Record<SchemaName, ValidateFunction>;
 export type SchemaError = ErrorObject;
 
+/** A hash of the schema files' text: precompiled validators are used only while it matches. */
+export function schemaHash(): string {
+  const hash = createHash("sha256");
+  for (const [name, text] of schemaTexts()) hash.update(`\0${name}\0${text}`);
+  return hash.digest("hex");
+}
+
+/** One strict ajv instance with allErrors holding every schema, registered under its file name so relative $refs resolve as in an editor. */
+async function createAjv(standalone: boolean) {
+  const { Ajv2020 } = await import("ajv/dist/2020.js");
+  const ajv = new Ajv2020({ strict: true, allErrors: true, verbose: true, ...(standalone ? { code: { source: true } } : {}) });
+  for (const [name, file] of Object.entries(SCHEMA_FILES)) ajv.addSchema(readSchema(name as SchemaName), file);
+  return ajv;
+}
+
+/**
+ * The validators compiled to a CommonJS module, for `npm install` to write to lib/validators.cjs.
+ * (ajv's standalone ESM output still require()s its runtime, so the module is CommonJS.)
+ */
+export async function precompiledValidatorsSource(): Promise<string> {
+  // A CommonJS module: under nodenext its default import is module.exports, whose .default is the function.
+  const { default: standalone } = await import("ajv/dist/standalone/index.js");
+  const code = standalone.default(await createAjv(true), SCHEMA_FILES);
+  return `${code}\nexports.schemaHash = ${JSON.stringify(schemaHash())};\n`;
+}
+
+/** The validators precompiled at install time, unless the schemas have changed since (or they were never made). */
+function precompiledValidators(): Validators | undefined {
+  let module: Partial<Validators> & { schemaHash?: string };
+  try {
+    module = createRequire(import.meta.url)("./validators.cjs") as typeof module;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") return undefined;
+    throw e;
+  }
+  return module.schemaHash === schemaHash() ? (module as Validators) : undefined;
+}
+
 let compiled: Promise<Validators> | undefined;
 
 /**
- * Every schema compiled by one strict ajv instance with allErrors. ajv is imported on first use, so
- * commands that validate nothing (a rebuild with no changed input) do not pay for loading it.
+ * Every schema as a validator (strict, all errors). Validators precompiled at install time load in
+ * milliseconds; after a maintainer edits schemas/, or when running from source, ajv compiles them,
+ * imported on first use so that a rebuild with no changed input never loads it.
  */
 export function schemaValidators(): Promise<Validators> {
   compiled ??= (async () => {
-    const { Ajv2020 } = await import("ajv/dist/2020.js");
-    const ajv = new Ajv2020({ strict: true, allErrors: true, verbose: true });
-    // Registered under their file names, so the schemas' relative $refs resolve the same way here
-    // as in an editor that opens schemas/.
-    for (const [name, file] of Object.entries(SCHEMA_FILES)) ajv.addSchema(readSchema(name as SchemaName), file);
-    const entries = Object.entries(SCHEMA_FILES).map(([name, file]) => [name, ajv.getSchema(file)!] as const);
-    return Object.fromEntries(entries) as Validators;
+    const precompiled = precompiledValidators();
+    if (precompiled) return precompiled;
+    const ajv = await createAjv(false);
+    return Object.fromEntries(Object.entries(SCHEMA_FILES).map(([name, file]) => [name, ajv.getSchema(file)!])) as Validators;
   })();
   return compiled;
 }
