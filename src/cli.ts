@@ -1,16 +1,15 @@
 #!/usr/bin/env node
-// The command line: parses arguments, calls one core function per command, prints the result and
+// The command line (commands that serve or check load their modules on use, so a build starts
+// quickly): parses arguments, calls one core function per command, prints the result and
 // turns it into an exit code: 0 ok, 1 invalid catalogue, failed check (or a failure outside the
 // catalogue), 2 usage error, 3 internal error. Only this file prints, and only this file catches.
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option } from "commander";
-import { buildCatalogue, catalogueNames, checkCatalogue } from "./buildCatalogue.js";
-import { checkDeployment, formatReport } from "./checkDeployment.js";
+import { buildCatalogue, catalogueNames, checkCatalogue, type BuildSummary } from "./buildCatalogue.js";
 import { FailureError, isSystemError, UsageError } from "./errors.js";
 import { formatProblem, formatProblemCount } from "./formatProblems.js";
 import { isError, type Problem } from "./problems.js";
-import { startPreviewServer } from "./servePreview.js";
 import { TARGETS, targetById } from "./targets/index.js";
 import { parseListen, parseRoot } from "./targets/serverOptions.js";
 import type { TargetId } from "./targets/target.js";
@@ -54,6 +53,29 @@ function targetOption(flags: string, description: string): Option {
   return new Option(flags, description).choices(TARGETS.map((t) => t.id));
 }
 
+/** `built 2 hosts, 100000 packages (3 changed, 4 files written) in 0.6 s into dist` */
+function formatBuildSummary(built: BuildSummary, time: string, out: string): string {
+  const what = `built ${plural(built.hosts, "host")}, ${plural(built.packages, "package")}`;
+  if (built.mode === "unchanged") return `${what} (nothing changed) in ${time}; ${out} is up to date`;
+  if (built.mode === "incremental") return `${what} (${built.changedPackages} changed, ${plural(built.filesWritten, "file")} written) in ${time} into ${out}`;
+  return `${what}, ${plural(built.files, "file")} in ${time} into ${out} (full build: ${built.reason})`;
+}
+
+/** A progress bar on stderr for long builds, only when stderr is a terminal and the build has many files. */
+function progressBar(): ((phase: string, done: number, total: number) => void) | undefined {
+  if (!process.stderr.isTTY || process.env.NO_COLOR === undefined && process.env.TERM === "dumb") return undefined;
+  let last = 0;
+  return (phase, done, total) => {
+    if (total < 2000) return;
+    const now = performance.now();
+    if (done < total && now - last < 100) return;
+    last = now;
+    const width = 30;
+    const filled = Math.round((done / total) * width);
+    process.stderr.write(`\r${phase.padEnd(7)} [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${done}/${total}${done === total ? "\n" : ""}`);
+  };
+}
+
 /** A progress line on stderr, only when it is a terminal. */
 function progress(label: string): ((done: number, total: number) => void) | undefined {
   if (!process.stderr.isTTY) return undefined;
@@ -79,18 +101,23 @@ program
   .option("--catalogue <dir>", "the catalogue folder", "catalogue")
   .option("--out <dir>", "the output folder (made a link to the live build)", "dist")
   .addOption(targetOption("--target <target...>", "also write the config files this host reads from the deploy root"))
+  .option("--force", "ignore the previous build and write every file")
   .option("--quiet", "print nothing but problems")
-  .action(async (options: CatalogueOptions & { out: string; target?: TargetId[] }) => {
+  .action(async (options: CatalogueOptions & { out: string; target?: TargetId[]; force?: boolean }) => {
     const started = performance.now();
-    const result = await buildCatalogue({ catalogueDir: options.catalogue, outDir: options.out, targets: options.target ?? [] });
+    const bar = options.quiet ? undefined : progressBar();
+    const result = await buildCatalogue({
+      catalogueDir: options.catalogue,
+      outDir: options.out,
+      targets: options.target ?? [],
+      force: options.force ?? false,
+      ...(bar ? { onProgress: bar } : {}),
+    });
     if (reportProblems(result.problems, options.catalogue) || !result.built) {
       process.exitCode = EXIT.invalid;
       return;
     }
-    const { hosts, packages, files } = result.built;
-    if (!options.quiet) {
-      process.stdout.write(`built ${plural(hosts, "host")}, ${plural(packages, "package")}, ${plural(files, "file")} in ${seconds(started)} into ${displayPath(options.out)}\n`);
-    }
+    if (!options.quiet) process.stdout.write(`${formatBuildSummary(result.built, seconds(started), displayPath(options.out))}\n`);
   });
 
 program
@@ -124,6 +151,7 @@ program
     // http-server's response wrapper (union) reads OutgoingMessage._headers, which Node deprecates
     // (DEP0066); the warning is about a dependency, not the user's setup.
     process.noDeprecation = true;
+    const { startPreviewServer } = await import("./servePreview.js");
     const server = await startPreviewServer({ dir: options.dir, host: options.host, port, log: (line) => process.stdout.write(`${line}\n`) });
     process.stdout.write(`serving ${displayPath(options.dir)} at ${server.url} (Ctrl-C to stop)\n`);
     await new Promise<void>((resolve) => process.once("SIGINT", resolve));
@@ -170,6 +198,7 @@ program
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new UsageError(`--concurrency ${options.concurrency}: expected 1 to 256`);
     const target = options.target ? targetById(options.target) : undefined;
     const onProgress = progress("checked");
+    const { checkDeployment, formatReport } = await import("./checkDeployment.js");
     const { problems, report } = await checkDeployment({ baseUrl, catalogueDir: options.catalogue, concurrency, ...(target ? { target } : {}), ...(onProgress ? { onProgress } : {}) });
     if (reportProblems(problems, options.catalogue) || !report) {
       process.exitCode = EXIT.invalid;

@@ -2,6 +2,7 @@
 // reported as plain data; deciding what is wrong with it is validateCatalogue's job.
 import { closeSync, fstatSync, openSync, readdirSync, readSync, type Dirent } from "node:fs";
 import { join } from "node:path";
+import { signatureOf, type Signature } from "./buildState.js";
 
 export type EntryKind = "file" | "directory" | "symlink" | "other";
 
@@ -45,7 +46,8 @@ export function listCatalogue(dir: string): CatalogueListing {
   return { root, folders };
 }
 
-export type SourceBytes = { bytes: Uint8Array } | { tooLarge: number } | { error: string };
+/** A source file's bytes (or why there are none), and its signature for the next build's comparison. */
+export type SourceBytes = ({ bytes: Uint8Array } | { tooLarge: number } | { error: string }) & { signature?: Signature };
 
 /**
  * A file's bytes, unless it is larger than `maxBytes` (then only its size is returned, so a 50 MB
@@ -59,8 +61,9 @@ export function readSourceFile(path: string, maxBytes: number): SourceBytes {
     return { error: (e as Error).message };
   }
   try {
-    const size = fstatSync(fd).size;
-    if (size > maxBytes) return { tooLarge: size };
+    const signature = signatureOf(fstatSync(fd));
+    const size = signature.size;
+    if (size > maxBytes) return { tooLarge: size, signature };
     const bytes = Buffer.allocUnsafe(size);
     let read = 0;
     while (read < size) {
@@ -68,7 +71,7 @@ export function readSourceFile(path: string, maxBytes: number): SourceBytes {
       if (n === 0) break;
       read += n;
     }
-    return { bytes: bytes.subarray(0, read) };
+    return { bytes: bytes.subarray(0, read), signature };
   } catch (e) {
     return { error: (e as Error).message };
   } finally {

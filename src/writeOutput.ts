@@ -2,10 +2,16 @@
 // a killed build only ever sees the complete old tree or the complete new one.
 //
 // `dist` is a symbolic link to one of two slots in a hidden sibling folder, `.dist.shopfront/a` and
-// `.dist.shopfront/b`. A build writes the slot that is not live, then renames a new link over `dist`:
-// rename(2) replaces the link in one step. (Renaming two real folders would leave a moment with no
-// `dist` at all, and Node has no renameat2(RENAME_EXCHANGE).) The other slot keeps the previous build.
-import { closeSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, symlinkSync, writeSync } from "node:fs";
+// `.dist.shopfront/b`. A build writes the slot that is not live (the spare), then renames a new link
+// over `dist`: rename(2) replaces the link in one step. (Renaming two real folders would leave a
+// moment with no `dist` at all, and Node has no renameat2(RENAME_EXCHANGE).) The other slot keeps
+// the previous build, so the next build only has to bring it up to date: the paths that changed
+// in the last build and the ones that change now. Unchanged files of a freshly made spare are hard
+// links to the live ones; a file is never changed in place, only replaced by a rename, so the
+// slots never share a changed inode.
+import {
+  closeSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, symlinkSync, writeSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { FailureError, UsageError } from "./errors.js";
@@ -17,7 +23,7 @@ export type Slot = (typeof SLOTS)[number];
 export interface OutputLayout {
   /** The output path the user named, absolute; a symbolic link to the live slot. */
   out: string;
-  /** The hidden sibling folder that holds the slots, the lock and leftovers. */
+  /** The hidden sibling folder that holds the slots, the lock and the build state. */
   home: string;
 }
 
@@ -53,8 +59,22 @@ export function inspectOutput(layout: OutputLayout): OutputState {
   );
 }
 
-/** Writes `files` as the new content of `out`, atomically. */
-export function writeOutput(out: string, files: readonly OutputFile[]): void {
+/** The output while this build holds its lock. */
+export interface LockedOutput {
+  layout: OutputLayout;
+  /** The live slot, if the output exists. */
+  live?: Slot;
+  /** The slot this build writes. */
+  spare: Slot;
+  emptyFolder: boolean;
+}
+
+export function slotDir(output: LockedOutput, slot: Slot): string {
+  return join(output.layout.home, slot);
+}
+
+/** Inspects the output, takes its lock, runs `work`, releases the lock. */
+export async function withOutput<T>(out: string, work: (output: LockedOutput) => Promise<T>): Promise<T> {
   const layout = outputLayout(out);
   inspectOutput(layout);
   mkdirSync(layout.home, { recursive: true });
@@ -62,31 +82,85 @@ export function writeOutput(out: string, files: readonly OutputFile[]): void {
   try {
     const state = inspectOutput(layout);
     removeLeftovers(layout);
-    const slot: Slot = state.kind === "live" && state.slot === "a" ? "b" : "a";
-    const slotDir = join(layout.home, slot);
-    rmSync(slotDir, { recursive: true, force: true });
-    mkdirSync(slotDir);
-    writeTree(slotDir, files);
-    if (state.kind === "empty-folder") rmdirSync(layout.out);
-    const next = join(layout.home, `link-${process.pid}`);
-    symlinkSync(linkTarget(layout, slot), next);
-    renameSync(next, layout.out);
+    const live = state.kind === "live" ? state.slot : undefined;
+    return await work({ layout, ...(live ? { live } : {}), spare: live === "a" ? "b" : "a", emptyFolder: state.kind === "empty-folder" });
   } finally {
     release();
   }
 }
 
-function writeTree(root: string, files: readonly OutputFile[]): void {
+/** Makes the spare slot hold exactly `files`. */
+export function writeFresh(output: LockedOutput, files: readonly OutputFile[], onFile?: (done: number, total: number) => void): void {
+  const root = slotDir(output, output.spare);
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root);
   const folders = new Set(files.map((f) => dirname(f.path)));
   for (const folder of [...folders].sort()) mkdirSync(join(root, folder), { recursive: true });
-  for (const file of files) writeFile(join(root, file.path), file.content);
+  files.forEach((file, i) => {
+    writeContent(join(root, file.path), file.content);
+    onFile?.(i + 1, files.length);
+  });
+}
+
+/**
+ * Makes the spare slot equal the live one with `changes` applied (a null content deletes the path).
+ * `pending` lists the paths where the spare differs from the live slot now; null means unknown, and
+ * the spare is first rebuilt from hard links to the live files.
+ */
+export function writeChanges(output: LockedOutput, pending: readonly string[] | null, changes: ReadonlyMap<string, OutputFile["content"] | null>): void {
+  const live = slotDir(output, output.live!);
+  const spare = slotDir(output, output.spare);
+  if (pending === null) {
+    rmSync(spare, { recursive: true, force: true });
+    linkTree(live, spare);
+  }
+  const temp = join(output.layout.home, `tmp-${process.pid}`);
+  for (const path of new Set([...(pending ?? []), ...changes.keys()])) {
+    const target = join(spare, path);
+    const change = changes.get(path);
+    const source = join(live, path);
+    if (change === null || (change === undefined && !exists(source))) {
+      rmSync(target, { force: true });
+      continue;
+    }
+    mkdirSync(dirname(target), { recursive: true });
+    if (change === undefined) linkSync(source, temp);
+    else writeContent(temp, change);
+    renameSync(temp, target);
+  }
+}
+
+/** Points the output at the spare slot, in one rename. */
+export function publish(output: LockedOutput): void {
+  const { layout } = output;
+  const next = join(layout.home, `link-${process.pid}`);
+  symlinkSync(linkTarget(layout, output.spare), next);
+  if (output.emptyFolder) rmdirSync(layout.out);
+  renameSync(next, layout.out);
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function linkTree(from: string, to: string): void {
+  mkdirSync(to);
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    if (entry.isDirectory()) linkTree(join(from, entry.name), join(to, entry.name));
+    else linkSync(join(from, entry.name), join(to, entry.name));
+  }
 }
 
 /** Up to this many characters of a JSON array are joined before one write. */
 const CHUNK_CHARS = 1 << 20;
 
-function writeFile(path: string, content: OutputFile["content"]): void {
-  const fd = openSync(path, "wx");
+function writeContent(path: string, content: OutputFile["content"]): void {
+  const fd = openSync(path, "w");
   try {
     if (typeof content === "string") {
       writeSync(fd, content);
@@ -106,10 +180,10 @@ function writeFile(path: string, content: OutputFile["content"]): void {
   }
 }
 
-/** Removes what a killed build left in the home folder: a half-made link. */
+/** Removes what a killed build left in the home folder: a half-made link, a temporary file. */
 function removeLeftovers(layout: OutputLayout): void {
   for (const name of readdirSync(layout.home)) {
-    if (name.startsWith("link-")) rmSync(join(layout.home, name), { force: true });
+    if (/^(link|tmp)-\d+$|^state\.json\.\d+$/.test(name)) rmSync(join(layout.home, name), { force: true });
   }
 }
 

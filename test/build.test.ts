@@ -44,7 +44,7 @@ describe("the output of the basic fixture", () => {
       "v1/themes/package/dark-blue",
       "v1/themes/packages",
     ]);
-    expect(result.built).toEqual({ hosts: 2, packages: 5, files: 9 });
+    expect(result.built).toEqual({ hosts: 2, packages: 5, files: 9, mode: "full", reason: "no previous build", changedPackages: 5, filesWritten: 9 });
   });
 
   it("has no v2 file, so a host that cannot route the query answers 404, never the list", () => {

@@ -24,8 +24,17 @@ describe("shopfront (the binary)", () => {
     const cwd = project();
     const run = shopfront(cwd, "build");
     expect(run).toMatchObject({ code: 0, stderr: "" });
-    expect(run.stdout).toMatch(/^built 2 hosts, 5 packages, 9 files in \d+\.\d s into dist\n$/);
+    expect(run.stdout).toMatch(/^built 2 hosts, 5 packages, 9 files in \d+\.\d s into dist \(full build: no previous build\)\n$/);
     expect(readTree(join(cwd, "dist")).size).toBe(9);
+  });
+
+  it("says what a rebuild reused", () => {
+    const cwd = project();
+    shopfront(cwd, "build");
+    expect(shopfront(cwd, "build").stdout).toMatch(/^built 2 hosts, 5 packages \(nothing changed\) in \d+\.\d s; dist is up to date\n$/);
+    writeFiles(join(cwd, "catalogue"), { "primary/snake.json": manifest("snake", { version: "2" }) });
+    expect(shopfront(cwd, "build").stdout).toMatch(/^built 2 hosts, 5 packages \(1 changed, 2 files written\) in \d+\.\d s into dist\n$/);
+    expect(shopfront(cwd, "build", "--force").stdout).toMatch(/\(full build: --force\)\n$/);
   });
 
   it("--quiet prints nothing on success", () => {

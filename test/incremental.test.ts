@@ -1,0 +1,189 @@
+// Builds after builds: whatever sequence of edits, the incremental output equals a full build of the
+// same catalogue byte for byte; the cache is never trusted across tools, schemas or killed builds.
+import { spawn } from "node:child_process";
+import { readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildCatalogue, type BuildOptions } from "../src/buildCatalogue.js";
+import { computeToolKey } from "../src/buildState.js";
+import { copyFixture, manifest, readJson, readTree, ROOT, tempDir, writeFiles } from "./helpers.js";
+
+async function build(catalogueDir: string, outDir: string, extra: Partial<BuildOptions> = {}) {
+  const result = await buildCatalogue({ catalogueDir, outDir, ...extra });
+  if (!result.built) throw new Error(`build failed: ${JSON.stringify(result.problems)}`);
+  return result.built;
+}
+
+/** A full build of the catalogue as it is now, into a fresh folder. */
+async function fullTree(catalogueDir: string): Promise<Map<string, Buffer>> {
+  const out = join(tempDir(), "dist");
+  await build(catalogueDir, out);
+  return readTree(out);
+}
+
+/** Moves a file's mtime and ctime out of the "racy" window, as if it was edited long before the build. */
+function age(dir: string): void {
+  const past = new Date(Date.now() - 60_000);
+  for (const [file] of readTree(dir)) utimesSync(join(dir, file), past, past);
+}
+
+const hostsPath = (dir: string) => join(dir, "hosts.json");
+
+describe("incremental builds", () => {
+  it("equal a full build after every kind of edit, in sequence", async () => {
+    const catalogue = copyFixture("conformance");
+    const out = join(tempDir(), "dist");
+    expect((await build(catalogue, out)).mode).toBe("full");
+
+    const edits: [string, (dir: string) => void, string][] = [
+      ["nothing", () => {}, "unchanged"],
+      ["one manifest's text", (d) => writeFiles(d, { "primary/snake.json": manifest("snake", { version: "2.0" }) }), "incremental"],
+      ["another manifest (the spare slot must catch up with the last edit too)", (d) => writeFiles(d, { "themes/dark-blue.json": manifest("dark-blue", { category: "themes", package_type: "thm" }) }), "incremental"],
+      ["a new package", (d) => writeFiles(d, { "primary/new-one.json": manifest("new-one") }), "incremental"],
+      ["a removed package", (d) => rmSync(join(d, "primary", "240pTest.json")), "incremental"],
+      ["a package added to the empty host", (d) => writeFiles(d, { "empty/first.json": manifest("first") }), "incremental"],
+      ["the last package of a host removed", (d) => rmSync(join(d, "empty", "first.json")), "incremental"],
+      ["a manifest rewritten with the same content", (d) => writeFiles(d, { "primary/snake.json": readFileSync(join(d, "primary/snake.json")) }), "unchanged"],
+      ["a host's description", (d) => writeFiles(d, { "hosts.json": { ...(readJson(hostsPath(d)) as object), hosts: (readJson(hostsPath(d)) as { hosts: object[] }).hosts.map((h, i) => (i === 0 ? { ...h, description: "New words." } : h)) } }), "incremental"],
+      ["the order of the hosts", (d) => writeFiles(d, { "hosts.json": { ...(readJson(hostsPath(d)) as object), hosts: [...(readJson(hostsPath(d)) as { hosts: object[] }).hosts].reverse() } }), "full"],
+      ["non-ASCII text", (d) => writeFiles(d, { "primary/json.json": manifest("json", { long_description: "Ærø – 日本語 🎮" }) }), "incremental"],
+    ];
+    for (const [what, edit, mode] of edits) {
+      edit(catalogue);
+      const built = await build(catalogue, out);
+      expect(built.mode, what).toBe(mode);
+      expect(readTree(out), what).toEqual(await fullTree(catalogue));
+    }
+  });
+
+  it("write only what changed and say so", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    writeFiles(catalogue, { "primary/snake.json": manifest("snake", { zip_size: 7 }) });
+    expect(await build(catalogue, out)).toMatchObject({ mode: "incremental", changedPackages: 1, filesWritten: 2, packages: 5, files: 9 });
+    writeFiles(catalogue, { "primary/added.json": manifest("added") });
+    expect(await build(catalogue, out)).toMatchObject({ mode: "incremental", changedPackages: 1, filesWritten: 2, packages: 6, files: 10 });
+    rmSync(join(catalogue, "primary", "added.json"));
+    expect(await build(catalogue, out)).toMatchObject({ mode: "incremental", changedPackages: 1, filesWritten: 2, packages: 5, files: 9 });
+  });
+
+  it("notice an edit that keeps size and mtime (the ctime moves)", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    age(catalogue);
+    await build(catalogue, out);
+    const file = join(catalogue, "primary", "snake.json");
+    const before = statSync(file);
+    writeFileSync(file, readFileSync(file, "utf8").replace('"1.0"', '"1.1"'));
+    utimesSync(file, before.atime, before.mtime);
+    expect(statSync(file).size).toBe(before.size);
+    expect(await build(catalogue, out)).toMatchObject({ mode: "incremental", changedPackages: 1 });
+    expect(readTree(out)).toEqual(await fullTree(catalogue));
+  });
+
+  it("write nothing when the catalogue has errors, and build the fix", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    const before = readTree(out);
+    writeFiles(catalogue, { "primary/snake.json": manifest("snake", { zip_size: "x" }) });
+    const failed = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
+    expect(failed.built).toBeUndefined();
+    expect(failed.problems.map((p) => p.code)).toEqual(["WRONG_TYPE"]);
+    expect(readTree(out)).toEqual(before);
+    writeFiles(catalogue, { "primary/snake.json": manifest("snake", { zip_size: 9 }) });
+    expect((await build(catalogue, out)).mode).toBe("incremental");
+    expect(readTree(out)).toEqual(await fullTree(catalogue));
+  });
+
+  it("report the warnings of unchanged files again", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    writeFiles(catalogue, { "primary/snake.json": manifest("snake", { updated: 1 }) });
+    const first = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
+    const again = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
+    expect(again.built?.mode).toBe("unchanged");
+    expect(again.problems).toEqual(first.problems);
+    expect(again.problems.map((p) => p.code)).toEqual(["UPDATED_BEFORE_RELEASE"]);
+  });
+
+  it("rebuild fully with --force, and for a new target list", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    expect(await build(catalogue, out, { force: true })).toMatchObject({ mode: "full", reason: "--force" });
+    expect(await build(catalogue, out, { targets: ["nginx"] })).toMatchObject({ mode: "full" });
+  });
+});
+
+describe("the build cache", () => {
+  it("is keyed by the tool's version, its schemas and its code", () => {
+    const base = computeToolKey("1.0.0", [["manifest", "{}"]], [["cli.js", Buffer.from("a")]]);
+    expect(computeToolKey("1.0.0", [["manifest", "{}"]], [["cli.js", Buffer.from("a")]])).toBe(base);
+    expect(computeToolKey("1.0.1", [["manifest", "{}"]], [["cli.js", Buffer.from("a")]])).not.toBe(base);
+    expect(computeToolKey("1.0.0", [["manifest", '{"type":"object"}']], [["cli.js", Buffer.from("a")]])).not.toBe(base);
+    expect(computeToolKey("1.0.0", [["manifest", "{}"]], [["cli.js", Buffer.from("b")]])).not.toBe(base);
+  });
+
+  it("left by another shopfront or other schemas is not used: the next build is full and equal", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    const statePath = join(out, "..", ".dist.shopfront", "state.json");
+    const state = readJson(statePath) as { key: string };
+    writeFileSync(statePath, JSON.stringify({ ...state, key: "written by another version" }));
+    writeFiles(catalogue, { "primary/snake.json": manifest("snake", { version: "3" }) });
+    expect(await build(catalogue, out)).toMatchObject({ mode: "full", reason: "no usable state from the previous build" });
+    expect(readTree(out)).toEqual(await fullTree(catalogue));
+  });
+
+  it("that is corrupt is not used", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    writeFileSync(join(out, "..", ".dist.shopfront", "state.json"), "{ half");
+    expect((await build(catalogue, out)).mode).toBe("full");
+  });
+
+  it("is not used when the link was switched by hand to the other slot", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    writeFiles(catalogue, { "primary/snake.json": manifest("snake", { version: "3" }) });
+    await build(catalogue, out);
+    const home = join(out, "..", ".dist.shopfront");
+    const state = readJson(join(home, "state.json")) as { live: string };
+    rmSync(out);
+    const { symlinkSync } = await import("node:fs");
+    symlinkSync(`.dist.shopfront/${state.live === "a" ? "b" : "a"}`, out);
+    expect(await build(catalogue, out)).toMatchObject({ mode: "full", reason: "the previous build was interrupted" });
+    expect(readTree(out)).toEqual(await fullTree(catalogue));
+  });
+});
+
+describe("a killed incremental build", () => {
+  it("leaves the previous output whole, and the next build is right", async () => {
+    const catalogue = join(tempDir(), "catalogue");
+    const { execFileSync } = await import("node:child_process");
+    execFileSync(process.execPath, [join(ROOT, "..", "shared", "bench", "gen-catalogue.mjs"), catalogue, "3000"]);
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    const old = readTree(out);
+    // Edit a third of the manifests so the incremental build has real work to be killed in.
+    const names = [...readTree(join(catalogue, "primary")).keys()].filter((_, i) => i % 3 === 0);
+    for (const name of names) writeFileSync(join(catalogue, "primary", name), readFileSync(join(catalogue, "primary", name), "utf8").replace('"version": "', '"version": "9.'));
+    const fresh = await fullTree(catalogue);
+    for (const delay of [60, 120, 200, 300]) {
+      const child = spawn(process.execPath, [join(ROOT, "lib", "cli.js"), "build", "--quiet", "--catalogue", catalogue, "--out", out]);
+      await new Promise((r) => setTimeout(r, delay));
+      child.kill("SIGKILL");
+      await new Promise((r) => child.once("exit", r));
+      const now = readTree(out);
+      expect(now.size === old.size && [...now].every(([p, b]) => old.get(p)?.equals(b)) || [...now].every(([p, b]) => fresh.get(p)?.equals(b)) && now.size === fresh.size).toBe(true);
+    }
+    await build(catalogue, out);
+    expect(readTree(out)).toEqual(fresh);
+    renameSync(out, `${out}-moved`);
+  });
+});
