@@ -1,0 +1,151 @@
+// @ts-check
+// npm run bench [-- --sizes 10000,100000] [--fs disk,shm] [--runs 3] [--hosts 2]
+//
+// Compares shopfront's build with ../shared/bench/floor.mjs (the least work that writes the same
+// API files) in the same run, so the noise of a shared machine hits both: runs alternate, and the
+// table shows medians and ratios. For each catalogue size and each file system:
+//   cold      an empty output folder, ours against the floor
+//   no-op     a rebuild with nothing changed
+//   one edit  a rebuild after one manifest was edited (first one after a cold build, and the median
+//             of the following ones, which find the spare slot up to date)
+// with the peak RSS of each. Writes the results as JSON to bench-results/.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const SHARED = resolve(ROOT, "..", "shared", "bench");
+const CLI = join(ROOT, "lib", "cli.js");
+const MEASURE = join(ROOT, "scripts", "measure.mjs");
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "10000,100000" },
+    fs: { type: "string", default: "disk,shm" },
+    runs: { type: "string", default: "3" },
+    hosts: { type: "string", default: "2" },
+    "work-dir": { type: "string", default: join(ROOT, "bench-results", "work") },
+  },
+});
+const sizes = values.sizes.split(",").map(Number);
+const runs = Number(values.runs);
+const places = values.fs.split(",").map((name) => {
+  if (name === "disk") return { name: "disk", dir: resolve(values["work-dir"]) };
+  if (name === "shm") return { name: "shm", dir: "/dev/shm/shopfront-bench" };
+  throw new Error(`--fs ${name}: expected disk or shm`);
+});
+if (!existsSync(CLI)) throw new Error("lib/cli.js is missing: run npm install first");
+
+/** Runs a script under measure.mjs; returns seconds and peak RSS in MB. */
+function timed(script, args) {
+  const started = process.hrtime.bigint();
+  const run = spawnSync(process.execPath, [MEASURE, script, ...args], { encoding: "utf8", maxBuffer: 1 << 26 });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (run.status !== 0) throw new Error(`${script} ${args.join(" ")} failed (${run.status}):\n${run.stderr}`);
+  const lines = run.stderr.trim().split("\n");
+  const { maxRssKb } = JSON.parse(lines[lines.length - 1] ?? "{}");
+  return { seconds, rssMb: maxRssKb / 1024, stdout: run.stdout.trim() };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** Removes an output of ours: the link and its hidden sibling folder. */
+function removeOutput(out) {
+  rmSync(out, { recursive: true, force: true });
+  rmSync(join(dirname(out), `.${out.split("/").pop()}.shopfront`), { recursive: true, force: true });
+}
+
+/** Edits one manifest in place (a new version string), as a maintainer would. */
+function editManifest(catalogue, i) {
+  const host = readdirSync(catalogue, { withFileTypes: true }).find((e) => e.isDirectory())?.name ?? "primary";
+  const files = readdirSync(join(catalogue, host)).sort();
+  const file = join(catalogue, host, files[(i * 7919) % files.length] ?? "");
+  writeFileSync(file, readFileSync(file, "utf8").replace(/"version": "([^"]*)"/, (_, v) => `"version": "${v}.${i}"`));
+}
+
+const results = [];
+for (const place of places) {
+  for (const size of sizes) {
+    const base = join(place.dir, `n${size}`);
+    rmSync(base, { recursive: true, force: true });
+    mkdirSync(base, { recursive: true });
+    const catalogue = join(base, "catalogue");
+    spawnSync(process.execPath, [join(SHARED, "gen-catalogue.mjs"), catalogue, String(size), values.hosts], { stdio: "ignore" });
+    const floorOut = join(base, "floor");
+    const ours = join(base, "dist");
+    const cold = { floor: [], ours: [], floorRss: [], oursRss: [] };
+    for (let r = 0; r < runs; r++) {
+      // Alternate who goes first, so a slow minute hits both.
+      const order = r % 2 === 0 ? ["floor", "ours"] : ["ours", "floor"];
+      for (const who of order) {
+        if (who === "floor") {
+          rmSync(floorOut, { recursive: true, force: true });
+          const t = timed(join(SHARED, "floor.mjs"), [catalogue, floorOut]);
+          cold.floor.push(t.seconds);
+          cold.floorRss.push(t.rssMb);
+        } else {
+          removeOutput(ours);
+          const t = timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", ours]);
+          cold.ours.push(t.seconds);
+          cold.oursRss.push(t.rssMb);
+        }
+      }
+    }
+    rmSync(floorOut, { recursive: true, force: true });
+    // The last cold build of ours is in place: rebuild with nothing changed, then after edits.
+    const noop = Array.from({ length: runs }, () => timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", ours]));
+    const edits = Array.from({ length: runs + 1 }, (_, i) => {
+      editManifest(catalogue, i + 1);
+      return timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", ours]);
+    });
+    const floorCold = median(cold.floor);
+    const row = {
+      fs: place.name,
+      packages: size,
+      hosts: Number(values.hosts),
+      floorColdS: floorCold,
+      oursColdS: median(cold.ours),
+      coldRatio: median(cold.ours) / floorCold,
+      noopS: median(noop.map((t) => t.seconds)),
+      noopOfFloorCold: median(noop.map((t) => t.seconds)) / floorCold,
+      firstEditS: edits[0].seconds,
+      editS: median(edits.slice(1).map((t) => t.seconds)),
+      editOfFloorCold: median(edits.slice(1).map((t) => t.seconds)) / floorCold,
+      floorRssMb: median(cold.floorRss),
+      oursColdRssMb: median(cold.oursRss),
+      noopRssMb: median(noop.map((t) => t.rssMb)),
+      editRssMb: median(edits.slice(1).map((t) => t.rssMb)),
+      runs,
+      samples: { cold, noop: noop.map((t) => t.seconds), edits: edits.map((t) => t.seconds) },
+    };
+    results.push(row);
+    removeOutput(ours);
+    rmSync(base, { recursive: true, force: true });
+    process.stderr.write(`done: ${place.name} ${size}\n`);
+  }
+}
+
+const pct = (x) => `${(x * 100).toFixed(1)}%`;
+const s = (x) => `${x.toFixed(2)} s`;
+const header = ["fs", "packages", "floor cold", "ours cold", "ratio", "no-op", "of floor", "1st edit", "edit", "of floor", "RSS floor/cold/no-op/edit MB"];
+const table = [header, ...results.map((r) => [
+  r.fs, String(r.packages), s(r.floorColdS), s(r.oursColdS), `${r.coldRatio.toFixed(2)}x`, s(r.noopS), pct(r.noopOfFloorCold), s(r.firstEditS), s(r.editS), pct(r.editOfFloorCold),
+  [r.floorRssMb, r.oursColdRssMb, r.noopRssMb, r.editRssMb].map((m) => m.toFixed(0)).join("/"),
+])];
+const widths = header.map((_, c) => Math.max(...table.map((row) => row[c].length)));
+console.log(table.map((row) => row.map((cell, c) => cell.padEnd(widths[c])).join("  ")).join("\n"));
+console.log(`medians of ${runs} runs; cold = empty output folder; edit = one manifest changed (median of ${runs}; 1st edit = the first after a cold build)`);
+
+const outDir = join(ROOT, "bench-results");
+mkdirSync(outDir, { recursive: true });
+const report = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, memGb: Math.round(totalmem() / 2 ** 30), results };
+const file = join(outDir, `bench-${report.date.replace(/[:.]/g, "-")}.json`);
+writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+writeFileSync(join(outDir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
+console.log(`written ${file}`);
