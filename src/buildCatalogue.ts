@@ -8,7 +8,7 @@ import { UsageError } from "./errors.js";
 import type { HostInfo } from "./fields.js";
 import { isError, sortProblems, type Problem } from "./problems.js";
 import { listCatalogue, readSourceFile, type CatalogueListing } from "./readCatalogue.js";
-import { contentText, renderApi, renderHosts, renderList, renderPackage, type OutputFile, type RenderedCatalogue, type RenderedPackage } from "./renderApi.js";
+import { contentText, renderApi, renderHosts, renderPackage, type OutputFile, type RenderedCatalogue, type RenderedPackage } from "./renderApi.js";
 import { fileFor } from "./routes.js";
 import { schemaValidators, type Validators } from "./schemas.js";
 import { statFiles } from "./statFiles.js";
@@ -219,6 +219,34 @@ function listOffsets(lengths: readonly number[]): number[] {
   return offsets;
 }
 
+/**
+ * The elements of a host's new list: fresh packages as strings, and each run of unchanged ones as a
+ * slice of the old list file's bytes (a run of neighbours is one slice, commas included), so a
+ * list of any size is rewritten without turning it into one string.
+ */
+function spliceList(oldList: Buffer, lengths: readonly number[], list: readonly Entry[]): (string | Uint8Array)[] {
+  const offsets = listOffsets(lengths);
+  const items: (string | Uint8Array)[] = [];
+  let run: [number, number] | undefined;
+  for (const entry of list) {
+    if (entry.fresh) {
+      if (run) items.push(oldList.subarray(run[0], run[1]));
+      run = undefined;
+      items.push(entry.fresh.json);
+      continue;
+    }
+    const start = offsets[entry.old!]!;
+    const end = start + lengths[entry.old!]!;
+    if (run && run[1] + 1 === start) run[1] = end;
+    else {
+      if (run) items.push(oldList.subarray(run[0], run[1]));
+      run = [start, end];
+    }
+  }
+  if (run) items.push(oldList.subarray(run[0], run[1]));
+  return items;
+}
+
 function readLive(liveDir: string, path: string): string | undefined {
   try {
     return readFileSync(join(liveDir, path), "latin1");
@@ -317,13 +345,7 @@ async function buildChanges(options: BuildOptions, output: LockedOutput, state: 
     changedPackages += [...changes.keys()].filter((p) => p.startsWith(`v1/${host}/package/`)).length;
     namesChanged ||= list.length !== old.names.length || list.some((e) => e.old === undefined);
 
-    let listed: readonly string[] | undefined;
-    if (listChanged) {
-      const oldList = readLive(live, fileFor("packages", { host })) ?? "";
-      const offsets = listOffsets(old.lengths);
-      listed = list.map((e) => e.fresh?.json ?? oldList.slice(offsets[e.old!], offsets[e.old!]! + old.lengths[e.old!]!));
-      changes.set(fileFor("packages", { host }), renderList(host, list.map((e, i) => ({ name: e.name, json: listed![i]! }))).content);
-    }
+    if (listChanged) changes.set(fileFor("packages", { host }), { jsonArray: spliceList(readFileSync(join(live, fileFor("packages", { host }))), old.lengths, list) });
     packages[host] = {
       names: list.map((e) => e.name),
       lengths: list.map((e) => e.fresh?.json.length ?? old.lengths[e.old!]!),

@@ -2,10 +2,14 @@
 import { NO_STATS, PACKAGE_FIELDS, type HostInfo, type Manifest, type Package, type PackageStats } from "./fields.js";
 import { describeRoute, fileFor, NOT_FOUND_FILE, ROUTES } from "./routes.js";
 
-/** A file of the output. A JSON array is kept as its rendered elements, so a list of any length is written in chunks. */
+/**
+ * A file of the output. A JSON array is kept as its rendered elements, so a list of any length is
+ * written in chunks; an element may also be bytes holding several elements already joined by commas
+ * (a rebuild copies unchanged runs of a list that way).
+ */
 export interface OutputFile {
   path: string;
-  content: string | { jsonArray: readonly string[] };
+  content: string | { jsonArray: readonly (string | Uint8Array)[] };
 }
 
 export interface RenderedPackage {
@@ -77,5 +81,7 @@ export function renderApi(catalogue: RenderedCatalogue): OutputFile[] {
 
 /** A file's bytes as one string (tests and small files; large lists are written in chunks). */
 export function contentText(content: OutputFile["content"]): string {
-  return typeof content === "string" ? content : `[${content.jsonArray.join(",")}]`;
+  if (typeof content === "string") return content;
+  const items = content.jsonArray.map((item) => (typeof item === "string" ? item : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1")));
+  return `[${items.join(",")}]`;
 }

@@ -168,7 +168,14 @@ function writeContent(path: string, content: OutputFile["content"]): void {
     }
     let chunk = "[";
     content.jsonArray.forEach((item, i) => {
-      chunk += i === 0 ? item : `,${item}`;
+      if (i > 0) chunk += ",";
+      if (typeof item !== "string") {
+        writeSync(fd, chunk);
+        writeSync(fd, item);
+        chunk = "";
+        return;
+      }
+      chunk += item;
       if (chunk.length >= CHUNK_CHARS) {
         writeSync(fd, chunk);
         chunk = "";
