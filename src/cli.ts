@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option } from "commander";
 import { buildCatalogue, catalogueNames, checkCatalogue, type BuildSummary } from "./buildCatalogue.js";
 import { FailureError, isSystemError, UsageError } from "./errors.js";
-import { formatProblem, formatProblemCount } from "./formatProblems.js";
+import { formatProblemCount, formatProblems } from "./formatProblems.js";
 import { isError, type Problem } from "./problems.js";
 import { TARGETS, targetById } from "./targets/index.js";
 import { parseListen, parseRoot } from "./targets/serverOptions.js";
@@ -20,6 +20,19 @@ const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3 } as const;
 interface CatalogueOptions {
   catalogue: string;
   quiet?: boolean;
+  maxProblems: string;
+}
+
+const DEFAULT_MAX_PROBLEMS = 100;
+
+function maxProblemsOption(): Option {
+  return new Option("--max-problems <n>", "list at most this many problems, then a count per kind (0: all)").default(String(DEFAULT_MAX_PROBLEMS));
+}
+
+function parseMaxProblems(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--max-problems ${value}: expected a whole number, 0 for no limit`);
+  return n;
 }
 
 /** A path as messages show it: relative to the working folder when inside it, else absolute. */
@@ -30,14 +43,14 @@ function displayPath(path: string): string {
 }
 
 /** Prints problems to stderr; returns whether any is an error. */
-function reportProblems(problems: readonly Problem[], catalogueDir: string): boolean {
+function reportProblems(problems: readonly Problem[], catalogueDir: string, limit = DEFAULT_MAX_PROBLEMS, building = false): boolean {
   const displayFile = (file: string) => {
     const shown = displayPath(resolve(catalogueDir, file));
     return file.endsWith("/") ? `${shown}/` : shown;
   };
-  for (const problem of problems) process.stderr.write(`${formatProblem(problem, displayFile)}\n`);
+  for (const line of formatProblems(problems, displayFile, limit)) process.stderr.write(`${line}\n`);
   const failed = problems.some(isError);
-  if (problems.length > 0) process.stderr.write(`${formatProblemCount(problems)}${failed ? "; nothing was written" : ""}\n`);
+  if (problems.length > 0) process.stderr.write(`${formatProblemCount(problems)}${failed && building ? "; nothing was written" : ""}\n`);
   return failed;
 }
 
@@ -102,9 +115,11 @@ program
   .option("--out <dir>", "the output folder (made a link to the live build)", "dist")
   .addOption(targetOption("--target <target...>", "also write the config files this host reads from the deploy root"))
   .option("--force", "ignore the previous build and write every file")
+  .addOption(maxProblemsOption())
   .option("--quiet", "print nothing but problems")
   .action(async (options: CatalogueOptions & { out: string; target?: TargetId[]; force?: boolean }) => {
     const started = performance.now();
+    const limit = parseMaxProblems(options.maxProblems);
     const bar = options.quiet ? undefined : progressBar();
     const result = await buildCatalogue({
       catalogueDir: options.catalogue,
@@ -113,7 +128,7 @@ program
       force: options.force ?? false,
       ...(bar ? { onProgress: bar } : {}),
     });
-    if (reportProblems(result.problems, options.catalogue) || !result.built) {
+    if (reportProblems(result.problems, options.catalogue, limit, true) || !result.built) {
       process.exitCode = EXIT.invalid;
       return;
     }
@@ -124,11 +139,13 @@ program
   .command("validate")
   .description("check the catalogue without writing anything")
   .option("--catalogue <dir>", "the catalogue folder", "catalogue")
+  .addOption(maxProblemsOption())
   .option("--quiet", "print nothing but problems")
   .action(async (options: CatalogueOptions) => {
     const started = performance.now();
+    const limit = parseMaxProblems(options.maxProblems);
     const result = await checkCatalogue(options.catalogue);
-    if (reportProblems(result.problems, options.catalogue) || !result.catalogue) {
+    if (reportProblems(result.problems, options.catalogue, limit) || !result.catalogue) {
       process.exitCode = EXIT.invalid;
       return;
     }

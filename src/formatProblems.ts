@@ -1,4 +1,6 @@
-// How problems read in a terminal: one line each, `file: /pointer message`, then a count.
+// How problems read in a terminal: one line each, `file: /pointer message`, then a count. Past a
+// limit the list is cut (errors first), with how many were left out and a count per kind, so a
+// catalogue with thousands of problems still gives a report a maintainer can read.
 import { isError, type Problem } from "./problems.js";
 
 export function formatProblem(problem: Problem, displayFile: (file: string) => string): string {
@@ -11,11 +13,33 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-/** `2 errors and 1 warning in 3 files` */
-export function formatProblemCount(problems: readonly Problem[]): string {
+function countParts(problems: readonly Problem[]): string {
   const errors = problems.filter(isError).length;
   const warnings = problems.length - errors;
-  const files = new Set(problems.map((p) => p.file)).size;
-  const parts = [errors > 0 ? plural(errors, "error") : "", warnings > 0 ? plural(warnings, "warning") : ""].filter(Boolean);
-  return `${parts.join(" and ")} in ${plural(files, "file")}`;
+  return [errors > 0 ? plural(errors, "error") : "", warnings > 0 ? plural(warnings, "warning") : ""].filter(Boolean).join(" and ");
+}
+
+/** `2 errors and 1 warning in 3 files` */
+export function formatProblemCount(problems: readonly Problem[]): string {
+  return `${countParts(problems)} in ${plural(new Set(problems.map((p) => p.file)).size, "file")}`;
+}
+
+/**
+ * The lines of a problem report, without the final count. With more than `limit` problems (0: no
+ * limit) only the first `limit` are listed, errors before warnings, then how many more there are
+ * and how many of each kind.
+ */
+export function formatProblems(problems: readonly Problem[], displayFile: (file: string) => string, limit: number): string[] {
+  if (limit === 0 || problems.length <= limit) return problems.map((p) => formatProblem(p, displayFile));
+  const shown = [...problems.filter(isError), ...problems.filter((p) => !isError(p))].slice(0, limit);
+  const listed = new Set(shown);
+  const hidden = problems.filter((p) => !listed.has(p));
+  const kinds = new Map<string, number>();
+  for (const p of problems) kinds.set(p.code, (kinds.get(p.code) ?? 0) + 1);
+  const byKind = [...kinds].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([code, n]) => `${n} ${code}`);
+  return [
+    ...shown.map((p) => formatProblem(p, displayFile)),
+    `... and ${hidden.length} more (${countParts(hidden)}) not shown; --max-problems 0 shows them all`,
+    `by kind: ${byKind.join(", ")}`,
+  ];
 }
