@@ -57,7 +57,7 @@ const CASES: Hostile[] = [
 ];
 
 describe("hostile input", () => {
-  it.each(CASES)("%s: named problems, exit 1, no stack trace, nothing written", (_, change, codes) => {
+  it.each(CASES)("%s: named problems, exit 1, no stack trace, nothing written", (_, change) => {
     const cwd = builtProject();
     const before = readTree(join(cwd, "dist"));
     change(join(cwd, "catalogue"));
