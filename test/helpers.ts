@@ -1,5 +1,5 @@
 // Shared by the tests: temporary folders, fixture catalogues, and reading a built tree.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import fse from "fs-extra";
@@ -17,6 +17,16 @@ afterAll(() => {
 /** A fresh temporary folder, removed when the test file has run. */
 export function tempDir(prefix = "shopfront-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/**
+ * A fresh temporary folder in memory (/dev/shm) where there is one: for tests that build many
+ * times and only need file system semantics (rename, links), not the disk's speed.
+ */
+export function memoryTempDir(prefix = "shopfront-"): string {
+  const dir = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), prefix));
   made.push(dir);
   return dir;
 }
