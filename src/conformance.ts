@@ -16,7 +16,7 @@ export const CONFORMANCE_ROWS = {
   "trailing-slash": "every route with a trailing slash, no redirect",
   "not-found": "404 for unknown hosts, packages, bad or repeated names",
   traversal: "traversal attempts: 404 or an API file, never anything else",
-  methods: "HEAD like GET; OPTIONS 204 with CORS; POST 405",
+  methods: "HEAD like GET; OPTIONS 204 with CORS; POST, PUT, DELETE 405",
   "content-type": "Content-Type: application/json on every response",
   cors: "Access-Control-Allow-Origin: * on every response",
   "error-body": "JSON error body on every 404",
@@ -32,13 +32,15 @@ export type Expectation =
   | { kind: "not-found" }
   /** 404, or 200 with the bytes of some API file (a server may normalize `..` into another API URL). */
   | { kind: "safe" }
+  /** Refused with a 4xx of the server's choice (400, 404, 414, 431): overlong or malformed requests. */
+  | { kind: "refused" }
   /** 204 (or 200) with CORS headers and no body. */
   | { kind: "preflight" }
   | { kind: "method-not-allowed" };
 
 export interface ConformanceCase {
   row: FormRow;
-  method: "GET" | "HEAD" | "OPTIONS" | "POST";
+  method: "GET" | "HEAD" | "OPTIONS" | "POST" | "PUT" | "DELETE";
   /** The request-target exactly as sent. */
   target: string;
   expect: Expectation;
@@ -119,10 +121,17 @@ export function conformanceCases(api: ExpectedApi): ConformanceCase[] {
   }
   for (const target of ["/", "/v1", "/v1/", "/v3/hosts", "/v1/hosts.json", "/v1/hosts/packages", "/404.json", "/index.html"]) add("not-found", target, notFound);
   for (const target of ["/../secret.txt", "/v1/../../secret.txt", "/%2e%2e/secret.txt", "/v1/%2e%2e/%2e%2e/secret.txt", "/..%2F..%2Fsecret.txt"]) add("traversal", target, safe);
-  add("traversal", "/v1/%zz/packages", { kind: "safe" });
+  const refused: Expectation = { kind: "refused" };
+  add("traversal", "/v1/%zz/packages", safe);
+  add("traversal", "/v1/%/packages", safe);
+  add("traversal", "/v1/..\\..\\secret.txt", safe);
+  add("traversal", `/v1/${"a".repeat(10_000)}/packages`, refused);
+  add("traversal", `/${"../".repeat(2_000)}secret.txt`, refused);
+  const [firstHost] = api.packages.keys();
+  if (firstHost !== undefined) add("traversal", `${urlFor("v2-packages", { host: firstHost })}?package=${"b".repeat(10_000)}`, refused);
   add("methods", urlFor("hosts"), file(fileFor("hosts")), "HEAD");
   add("methods", urlFor("hosts"), { kind: "preflight" }, "OPTIONS");
-  add("methods", urlFor("hosts"), { kind: "method-not-allowed" }, "POST");
+  for (const method of ["POST", "PUT", "DELETE"] as const) add("methods", urlFor("hosts"), { kind: "method-not-allowed" }, method);
   return cases;
 }
 
@@ -188,6 +197,8 @@ export function judge(c: ConformanceCase, res: HttpResponse, api: ExpectedApi, a
   } else if (expect.kind === "safe") {
     if (status === 200 && !anyFile.has(res.body.toString("latin1"))) fail(c.row, `status 200 with body ${describeBody(res.body)}, which is no file of the API`);
     else if (status !== 200 && status !== 404 && status !== 400) fail(c.row, `status ${status}, expected 404 (or 400)`);
+  } else if (expect.kind === "refused") {
+    if (status < 400 || status >= 500) fail(c.row, `status ${status}, expected a 4xx refusal`);
   } else if (expect.kind === "preflight") {
     if (status !== 204 && status !== 200) fail(c.row, `status ${status}, expected 204`);
   } else if (expect.kind === "method-not-allowed") {

@@ -10,6 +10,8 @@ import { copyFixture, tempDir } from "../helpers.js";
 
 export interface RunningServer {
   url: string;
+  /** The server's process, when the test started one. */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export async function startProcess(command: string, args: string[], port: number
   }
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
         if (exited) return resolve();
