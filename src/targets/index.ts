@@ -1,11 +1,12 @@
 // Every host target, one module each. The CLI, the README's hosting table and the tests take
 // the list from here.
 import { UsageError } from "../errors.js";
+import { cloudflare } from "./cloudflare.js";
 import { cloudfront } from "./cloudfront.js";
 import { nginx } from "./nginx.js";
 import type { Target, TargetId } from "./target.js";
 
-export const TARGETS: readonly Target[] = [nginx, cloudfront];
+export const TARGETS: readonly Target[] = [nginx, cloudfront, cloudflare];
 
 export function targetById(id: string): Target {
   const target = TARGETS.find((t) => t.id === id);
