@@ -3,10 +3,11 @@
 import { UsageError } from "../errors.js";
 import { cloudflare } from "./cloudflare.js";
 import { cloudfront } from "./cloudfront.js";
+import { githubPages } from "./githubPages.js";
 import { nginx } from "./nginx.js";
 import type { Target, TargetId } from "./target.js";
 
-export const TARGETS: readonly Target[] = [nginx, cloudfront, cloudflare];
+export const TARGETS: readonly Target[] = [nginx, cloudfront, cloudflare, githubPages];
 
 export function targetById(id: string): Target {
   const target = TARGETS.find((t) => t.id === id);
