@@ -4,10 +4,11 @@ import { UsageError } from "../errors.js";
 import { cloudflare } from "./cloudflare.js";
 import { cloudfront } from "./cloudfront.js";
 import { githubPages } from "./githubPages.js";
+import { netlify } from "./netlify.js";
 import { nginx } from "./nginx.js";
 import type { Target, TargetId } from "./target.js";
 
-export const TARGETS: readonly Target[] = [nginx, cloudfront, cloudflare, githubPages];
+export const TARGETS: readonly Target[] = [nginx, cloudfront, cloudflare, netlify, githubPages];
 
 export function targetById(id: string): Target {
   const target = TARGETS.find((t) => t.id === id);
