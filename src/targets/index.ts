@@ -7,8 +7,9 @@ import { githubPages } from "./githubPages.js";
 import { netlify } from "./netlify.js";
 import { nginx } from "./nginx.js";
 import type { Target, TargetId } from "./target.js";
+import { vercel } from "./vercel.js";
 
-export const TARGETS: readonly Target[] = [nginx, cloudfront, cloudflare, netlify, githubPages];
+export const TARGETS: readonly Target[] = [nginx, cloudfront, cloudflare, netlify, vercel, githubPages];
 
 export function targetById(id: string): Target {
   const target = TARGETS.find((t) => t.id === id);
