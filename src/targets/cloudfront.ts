@@ -79,6 +79,5 @@ export const cloudfront: Target = {
     { path: "shopfront-viewer-request.js", content: renderCloudFrontFunction() },
     { path: "custom-error-responses.json", content: `${JSON.stringify(CUSTOM_ERROR_RESPONSES, null, 2)}\n` },
   ],
-  usage:
-    "`shopfront config cloudfront --out cloudfront/`: publish `shopfront-viewer-request.js` as a cloudfront-js-2.0 function on the viewer-request event, set the distribution's CustomErrorResponses to `custom-error-responses.json` (403 and 404 to `/404.json` with 404), and attach the managed response headers policy CORS-and-SecurityHeadersPolicy",
+  usage: "`shopfront config cloudfront --out cloudfront/`, then set up the distribution as [S3 + CloudFront](#s3--cloudfront) says",
 };
