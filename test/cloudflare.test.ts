@@ -34,7 +34,7 @@ describe("Cloudflare Pages worker with emulated assets", () => {
 });
 
 describe("the Pages deploy root", () => {
-  it("holds _worker.js, _headers with the API's headers on every path, and a 404.html with the JSON error body", () => {
+  it("holds _headers with the API's headers on every path, and a 404.html with the JSON error body", () => {
     expect(readFileSync(join(site.root, "_headers"), "utf8")).toBe(
       `/*\n${Object.entries(RESPONSE_HEADERS).map(([name, value]) => `  ${name}: ${value}\n`).join("")}`,
     );

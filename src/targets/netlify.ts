@@ -33,42 +33,39 @@ function rule(from: string, to: string, status: string, query?: string): string 
 }
 
 export function renderNetlifyRedirects(names: CatalogueNames): string {
-  let packages = 0;
-  for (const host of names.hosts) packages += names.packages.get(host)?.length ?? 0;
-  const rules = 2 * packages + 3 * names.hosts.length + 3;
-  if (rules > MAX_NETLIFY_RULES) {
-    throw new UsageError(
-      `the catalogue needs ${rules} Netlify rules (2 per package), more than the ${MAX_NETLIFY_RULES} from which Netlify asks for placeholders, which cannot check names; serve it with the cloudflare or cloudfront target`,
-    );
-  }
-  const out = [
-    banner("#", "netlify", VERSION),
-    "# Netlify reads it from the deploy root. First match wins; 200! rewrites even where a file exists.",
-  ];
+  const rules: string[] = [];
   for (const path of routePaths()) {
     const pathTemplate = `/${path.segments.join("/")}`;
     const hosts: RouteParams[] = path.segments.includes("{host}") ? names.hosts.map((host) => ({ host })) : [{}];
     for (const host of hosts) {
       if (path.query) {
         const { file, query } = path.query;
-        for (const params of withPackages(host, names)) out.push(rule(fill(pathTemplate, params), `/${fill(file, params)}`, "200!", `${query}=${params.name}`));
+        for (const params of withPackages(host, names)) {
+          rules.push(rule(fill(pathTemplate, params), `/${fill(file, params)}`, "200!", `${query}=${assertValidName(params.name!, "name")}`));
+        }
         // Any other value, a bad name included: the 404, never a path built from it.
-        out.push(rule(fill(pathTemplate, host), `/${NOT_FOUND_FILE}`, "404!", `${query}=:value`));
+        rules.push(rule(fill(pathTemplate, host), `/${NOT_FOUND_FILE}`, "404!", `${query}=:value`));
       }
       if (path.plain) {
         const { file } = path.plain;
         const all = path.segments.includes("{name}") ? withPackages(host, names) : [host];
-        for (const params of all) out.push(rule(fill(pathTemplate, params), `/${fill(file, params)}`, "200!"));
+        for (const params of all) rules.push(rule(fill(pathTemplate, params), `/${fill(file, params)}`, "200!"));
       }
     }
   }
-  out.push(
-    // 404.json is a file of the build, but no route.
-    rule(`/${NOT_FOUND_FILE}`, `/${NOT_FOUND_FILE}`, "404!"),
-    rule("/*", `/${NOT_FOUND_FILE}`, "404"),
+  // 404.json is a file of the build, but no route.
+  rules.push(rule(`/${NOT_FOUND_FILE}`, `/${NOT_FOUND_FILE}`, "404!"), rule("/*", `/${NOT_FOUND_FILE}`, "404"));
+  if (rules.length > MAX_NETLIFY_RULES) {
+    throw new UsageError(
+      `the catalogue needs ${rules.length} Netlify rules (2 per package), more than the ${MAX_NETLIFY_RULES} from which Netlify asks for placeholders, which cannot check names; serve it with the cloudflare or cloudfront target`,
+    );
+  }
+  return [
+    banner("#", "netlify", VERSION),
+    "# Netlify reads it from the deploy root. First match wins; 200! rewrites even where a file exists.",
+    ...rules,
     "",
-  );
-  return out.join("\n");
+  ].join("\n");
 }
 
 function netlifyFiles(names: CatalogueNames): TargetFile[] {
