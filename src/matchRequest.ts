@@ -1,8 +1,8 @@
 // The reference router: which file answers a request, or which error. The preview server calls it,
 // and the CloudFront function and the Cloudflare worker embed its source verbatim, so it is written
 // in the JavaScript that CloudFront Functions (runtime 2.0) accept: ES 5.1 with const, let, arrow
-// functions and template literals; no for-of, spread, destructuring, classes, `?.` or `??`, and
-// nothing from outside the function. test/matchRequest.test.ts checks that.
+// functions and template literals; no for-of, spread, destructuring, shorthand properties, classes,
+// `?.` or `??`, and nothing from outside the function. test/cloudfront.test.ts checks that.
 import type { PortableRoutes, RouteId } from "./routes.js";
 
 export type RouteMatch =
@@ -66,7 +66,7 @@ export function matchRequest(table: PortableRoutes, method: string, target: stri
     }
     let file = route.file;
     for (const key in params) file = file.split(`{${key}}`).join(params[key]!);
-    return { status: 200, route: route.id, file };
+    return { status: 200, route: route.id, file: file };
   }
   return { status: 404 };
 }

@@ -1,0 +1,83 @@
+// Cloudflare Pages in advanced mode: a `_worker.js` module worker sees every request, routes it with
+// the embedded reference router and route table, and serves the route's file through env.ASSETS with
+// the API's headers forced; everything else it answers itself (404 with the JSON body, 204, 405).
+// Pages reads `_worker.js`, `_headers` and `404.html` from the deploy root.
+import { matchRequest } from "../matchRequest.js";
+import { renderMethodNotAllowed, renderNotFound } from "../renderApi.js";
+import { PORTABLE_ROUTES, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes.js";
+import { VERSION } from "../version.js";
+import { renderHeadersFile } from "./headersFile.js";
+import { banner, type Target, type TargetFile } from "./target.js";
+
+export function renderWorker(): string {
+  return [
+    banner("//", "cloudflare", VERSION),
+    "// Cloudflare Pages advanced mode: place it in the deploy root as _worker.js.",
+    "",
+    `const TABLE = ${JSON.stringify(PORTABLE_ROUTES)};`,
+    `const HEADERS = ${JSON.stringify(RESPONSE_HEADERS)};`,
+    `const PREFLIGHT_HEADERS = ${JSON.stringify(PREFLIGHT_HEADERS)};`,
+    `const NOT_FOUND = ${JSON.stringify(renderNotFound())};`,
+    `const METHOD_NOT_ALLOWED = ${JSON.stringify(renderMethodNotAllowed())};`,
+    "",
+    String(matchRequest),
+    "",
+    "function answer(status, body, extra) {",
+    "  return new Response(body, { status, headers: { ...HEADERS, ...extra } });",
+    "}",
+    "",
+    "async function fetchAsset(env, url, method) {",
+    "  const asset = await env.ASSETS.fetch(new Request(url, { method }));",
+    // Pages redirects a file whose name ends in .html to the URL it serves that same file under
+    // (x/index.html to x/, x.html to x when no file x exists), so a package named index.html is
+    // reached by following that one redirect.
+    "  const location = asset.status >= 300 && asset.status < 400 ? asset.headers.get('location') : null;",
+    "  const next = location === null ? null : new URL(location, url);",
+    "  return next !== null && next.origin === url.origin ? env.ASSETS.fetch(new Request(next, { method })) : asset;",
+    "}",
+    "",
+    "export default {",
+    "  async fetch(request, env) {",
+    // request.url is already parsed (dot segments resolved); the router decodes and checks every segment.
+    "    const url = new URL(request.url);",
+    "    const match = matchRequest(TABLE, request.method, url.pathname + url.search);",
+    "    if (match.status === 204) return answer(204, null, PREFLIGHT_HEADERS);",
+    "    if (match.status === 405) return answer(405, METHOD_NOT_ALLOWED, PREFLIGHT_HEADERS);",
+    "    if (match.status === 200) {",
+    "      const asset = await fetchAsset(env, new URL('/' + match.file, url), request.method);",
+    // Pages types an extensionless file as application/octet-stream, and _headers does not reach
+    // a worker's responses: the headers are set here.
+    "      if (asset.status === 200 || asset.status === 304) {",
+    "        const headers = new Headers(asset.headers);",
+    "        for (const name in HEADERS) headers.set(name, HEADERS[name]);",
+    "        return new Response(asset.body, { status: asset.status, headers });",
+    "      }",
+    "    }",
+    "    return answer(404, NOT_FOUND);",
+    "  },",
+    "};",
+    "",
+  ].join("\n");
+}
+
+function pagesFiles(): TargetFile[] {
+  return [
+    { path: "_worker.js", content: renderWorker() },
+    // For requests that reach the files without the worker (Pages serves assets directly when the
+    // project's Functions quota is used up and it is set to fail open).
+    { path: "_headers", content: renderHeadersFile() },
+    // Without a top-level 404.html Pages behaves as a single-page app and answers 200 for every
+    // unknown path; this one holds the JSON error body.
+    { path: "404.html", content: renderNotFound() },
+  ];
+}
+
+export const cloudflare: Target = {
+  id: "cloudflare",
+  title: "Cloudflare Pages",
+  kind: "platform",
+  cannot: {},
+  config: pagesFiles,
+  deployFiles: pagesFiles,
+  usage: "`shopfront build --target cloudflare`, then deploy `dist/` as the Pages project's output folder (`_worker.js`, `_headers` and `404.html` are in its root)",
+};

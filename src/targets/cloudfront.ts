@@ -1,0 +1,83 @@
+// S3 + CloudFront: a CloudFront Function (cloudfront-js-2.0) on the viewer-request event. It embeds
+// the reference router and the route table, so CloudFront routes exactly like the preview server:
+// a route's request goes on to S3 rewritten to its file, everything else is answered at the edge.
+//
+// No viewer-response function: S3 objects carry Content-Type from their upload metadata (the deploy
+// sets application/json on every object), and CloudFront never runs viewer-response functions on
+// origin responses of 400 or more, so it could not fix the error responses anyway. CORS comes from a
+// response headers policy, which CloudFront applies to every response of the cache behavior.
+import { matchRequest } from "../matchRequest.js";
+import { renderMethodNotAllowed, renderNotFound } from "../renderApi.js";
+import { NOT_FOUND_FILE, PORTABLE_ROUTES, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes.js";
+import { VERSION } from "../version.js";
+import { banner, type Target, type TargetFile } from "./target.js";
+
+/** CloudFront's quota on the size of a function's code. */
+export const FUNCTION_SIZE_LIMIT = 10_240;
+
+/**
+ * The distribution's custom error responses. Without s3:ListBucket, S3 answers a missing key with
+ * 403, so both 403 and 404 become the JSON 404 (404.json is an object with Content-Type
+ * application/json like every other). Short caching, so a package published later shows soon.
+ */
+export const CUSTOM_ERROR_RESPONSES = {
+  Quantity: 2,
+  Items: [403, 404].map((code) => ({ ErrorCode: code, ResponsePagePath: `/${NOT_FOUND_FILE}`, ResponseCode: "404", ErrorCachingMinTTL: 60 })),
+};
+
+const STATUS_TEXT = { 204: "No Content", 404: "Not Found", 405: "Method Not Allowed" } as const;
+
+/** A response the function generates, in the shape of the event's response object (header names in lower case). */
+function response(status: keyof typeof STATUS_TEXT, headers: Record<string, string>, body?: string) {
+  const fields = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), { value }]));
+  return { statusCode: status, statusDescription: STATUS_TEXT[status], headers: fields, ...(body === undefined ? {} : { body: { encoding: "text", data: body } }) };
+}
+
+/** The viewer-request function. Only the JavaScript that runtime 2.0 accepts (see matchRequest.ts). */
+export function renderCloudFrontFunction(): string {
+  const responses = {
+    204: response(204, { ...RESPONSE_HEADERS, ...PREFLIGHT_HEADERS }),
+    404: response(404, RESPONSE_HEADERS, renderNotFound()),
+    405: response(405, { ...RESPONSE_HEADERS, ...PREFLIGHT_HEADERS }, renderMethodNotAllowed()),
+  };
+  return [
+    banner("//", "cloudfront", VERSION),
+    "// CloudFront Function, runtime cloudfront-js-2.0, for the viewer-request event of the API's cache behavior.",
+    "",
+    `const TABLE = ${JSON.stringify(PORTABLE_ROUTES)};`,
+    `const RESPONSES = ${JSON.stringify(responses)};`,
+    "",
+    String(matchRequest),
+    "",
+    "function handler(event) {",
+    "  const request = event.request;",
+    // The router takes the request-target as sent; the event keeps names and values as sent
+    // (percent-encoding included) and folds a repeated parameter into multiValue.
+    "  const pairs = [];",
+    "  for (const name in request.querystring) {",
+    "    const field = request.querystring[name];",
+    "    const values = field.multiValue || [field];",
+    "    for (let i = 0; i < values.length; i++) pairs.push(name + '=' + values[i].value);",
+    "  }",
+    "  const match = matchRequest(TABLE, request.method, pairs.length > 0 ? request.uri + '?' + pairs.join('&') : request.uri);",
+    "  if (match.status !== 200) return RESPONSES[match.status];",
+    // The cache key is computed after this function, so each file is cached once, whatever query it was asked with.
+    "  request.uri = '/' + match.file;",
+    "  request.querystring = {};",
+    "  return request;",
+    "}",
+    "",
+  ].join("\n");
+}
+
+export const cloudfront: Target = {
+  id: "cloudfront",
+  title: "S3 + CloudFront",
+  kind: "platform",
+  cannot: {},
+  config: (): TargetFile[] => [
+    { path: "shopfront-viewer-request.js", content: renderCloudFrontFunction() },
+    { path: "custom-error-responses.json", content: `${JSON.stringify(CUSTOM_ERROR_RESPONSES, null, 2)}\n` },
+  ],
+  usage: "`shopfront config cloudfront --out cloudfront/`, then set up the distribution as [S3 + CloudFront](#s3--cloudfront) says",
+};

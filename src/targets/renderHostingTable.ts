@@ -1,0 +1,37 @@
+// The README's hosting table, rendered from the target list: what each host serves, what it sends,
+// what it cannot do and why, and how to set it up. A test holds the README to exactly this output,
+// so adding or changing a target changes the table.
+import { CONFORMANCE_ROWS, type ConformanceRow } from "../conformance.js";
+import { TARGETS } from "./index.js";
+import type { Target } from "./target.js";
+
+const ENDPOINT_ROWS: readonly ConformanceRow[] = ["v1-hosts", "v1-packages", "v1-package", "v2-package", "v2-packages"];
+
+/** Plain text in a table cell: no column breaks, and `<host>` shown rather than taken for HTML. */
+function text(value: string): string {
+  return value.replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function endpoints(target: Target): string {
+  const served = ENDPOINT_ROWS.filter((row) => !(row in target.cannot));
+  if (served.length === ENDPOINT_ROWS.length) return "all";
+  return served.length === 0 ? "none" : served.map((row) => text(CONFORMANCE_ROWS[row])).join("<br>");
+}
+
+function sends(target: Target, row: ConformanceRow): string {
+  return row in target.cannot ? "no" : "yes";
+}
+
+function cannot(target: Target): string {
+  const rows = Object.entries(target.cannot) as [ConformanceRow, string][];
+  return rows.length === 0 ? "nothing" : rows.map(([row, why]) => `**${text(CONFORMANCE_ROWS[row])}**: ${text(why)}`).join("<br>");
+}
+
+export function renderHostingTable(): string {
+  const lines = [
+    "| host | endpoints served | `Content-Type: application/json` | `Access-Control-Allow-Origin: *` | cannot, and why | set up |",
+    "|---|---|---|---|---|---|",
+    ...TARGETS.map((t) => `| ${text(t.title)} | ${endpoints(t)} | ${sends(t, "content-type")} | ${sends(t, "cors")} | ${cannot(t)} | ${t.usage} |`),
+  ];
+  return `${lines.join("\n")}\n`;
+}
