@@ -1,7 +1,7 @@
 // What `shopfront deploy` prints, as lines: the plan (for --dry-run), the summary, and the
 // CloudFront steps that put the bucket behind the routing function. The CLI prints them.
 import { plural } from "../formatProblems.js";
-import { NOT_FOUND_FILE } from "../routes.js";
+import { NOT_FOUND_FILE, RESPONSE_HEADERS } from "../routes.js";
 import type { DeployResult } from "./deployToS3.js";
 import { PHASES, UPLOAD_REASONS } from "./planDeploy.js";
 import { formatS3Url, type S3Location } from "./s3Location.js";
@@ -56,9 +56,13 @@ export function formatSummary(result: DeployResult, dir: string, seconds: string
   return lines;
 }
 
-/** How to serve the bucket through CloudFront: the origin, the routing function, the error mapping. */
+/** How to serve the bucket through CloudFront: the origin, the routing function, the error mapping, the headers. */
 export function cloudFrontSetup(location: S3Location): string[] {
   const originPath = location.prefix === "" ? "no origin path" : `origin path /${location.prefix}`;
+  // The objects carry the Content-Type; the other response headers come from CloudFront.
+  const headers = Object.entries(RESPONSE_HEADERS)
+    .filter(([name]) => name !== "Content-Type")
+    .map(([name, value]) => `${name}: ${value}`);
   return [
     `To serve it through CloudFront (once per distribution):`,
     `  1. Origin: the bucket ${location.bucket}, ${originPath}, with origin access control (the bucket stays private).`,
@@ -66,5 +70,7 @@ export function cloudFrontSetup(location: S3Location): string[] {
     `     publish it, and associate it with the default cache behavior as event type viewer-request.`,
     `  3. Errors: add custom error responses for 403 and 404, each with response page path /${NOT_FOUND_FILE} and response code 404`,
     `     (S3 answers 403 for a missing key when CloudFront may not list the bucket).`,
+    `  4. Headers: a response headers policy with ${headers.join(" and ")}`,
+    `     (the managed CORS-and-SecurityHeadersPolicy).`,
   ];
 }
