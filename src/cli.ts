@@ -7,8 +7,6 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option } from "commander";
 import { buildCatalogue, catalogueNames, checkCatalogue } from "./buildCatalogue.js";
 import { checkDeployment, formatReport } from "./checkDeployment.js";
-import { deployToS3 } from "./deploy/deployToS3.js";
-import { cloudFrontSetup, formatPlan, formatSummary } from "./deploy/formatDeploy.js";
 import { DEFAULT_CACHE_CONTROL } from "./deploy/planDeploy.js";
 import { FailureError, isSystemError, UsageError } from "./errors.js";
 import { formatProblem, formatProblemCount } from "./formatProblems.js";
@@ -197,6 +195,9 @@ program
     // The SDK warns on every run that its releases after January 2027 need Node 22; shopfront
     // supports Node 20 with the SDK its lockfile names, so the warning says nothing about this run.
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+    // Loaded here: the SDK takes 0.2 s to import, which no other command should pay.
+    const { deployToS3 } = await import("./deploy/deployToS3.js");
+    const { cloudFrontSetup, formatPlan, formatSummary } = await import("./deploy/formatDeploy.js");
     const onProgress = options.dryRun ? undefined : progress("deployed");
     const result = await deployToS3({ url, ...options, ...(onProgress ? { onProgress } : {}) });
     const lines = [...(result.dryRun ? formatPlan(result) : []), ...formatSummary(result, displayPath(options.dir), seconds(started))];

@@ -7,8 +7,7 @@ export function formatProblem(problem: Problem, displayFile: (file: string) => s
   return `${displayFile(problem.file)}: ${pointer}${problem.message}${severity}`;
 }
 
-/** `1 file`, `2 files`. */
-export function plural(n: number, word: string): string {
+function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
