@@ -2,13 +2,14 @@
 // stopped after: what is uploaded, with which headers, in which order, what is left alone, what
 // is deleted, and what a failure leaves behind. Each test deploys under its own prefix.
 import { spawn } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { GetObjectCommand, HeadObjectCommand, paginateListObjectsV2, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../src/buildCatalogue.js";
 import { deployToS3, type DeployOptions } from "../src/deploy/deployToS3.js";
 import { DEFAULT_CACHE_CONTROL, STATE_FILE } from "../src/deploy/planDeploy.js";
+import { UsageError } from "../src/errors.js";
 import { copyFixture, manifest, readTree, ROOT, tempDir, writeFiles } from "./helpers.js";
 import { S3_ENV, startFaultProxy, startS3Store, storeClient, TEST_BUCKET, type S3Store } from "./servers/s3.js";
 
@@ -38,9 +39,11 @@ async function listKeys(client: S3Client, prefix?: string): Promise<string[]> {
 const uploadedPaths = (result: Awaited<ReturnType<typeof deployToS3>>) => result.plan.phases.flat().map((u) => u.path);
 
 /** Runs the compiled CLI without blocking this process, which serves the proxy. */
-function shopfront(cwd: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function shopfront(cwd: string, args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...S3_ENV, NO_COLOR: "1" } });
+    // A variable given as undefined is left out of the child's environment.
+    const childEnv = Object.fromEntries(Object.entries({ ...process.env, ...S3_ENV, NO_COLOR: "1", ...env }).filter(([, value]) => value !== undefined));
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: childEnv });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -218,6 +221,38 @@ describe("shopfront deploy to a local S3 server", () => {
   });
 });
 
+describe("shopfront deploy refuses bad input before it sends anything", () => {
+  // Nothing listens on the discard port: a request would fail with a FailureError, not these.
+  const nowhere = "http://127.0.0.1:9";
+  let dist: string;
+  beforeAll(async () => {
+    dist = (await project()).dist;
+  });
+
+  it.each([
+    [{ endpoint: "ftp://127.0.0.1" }, "--endpoint ftp://127.0.0.1: expected an http or https URL"],
+    [{ endpoint: "127.0.0.1:9000" }, '--endpoint "127.0.0.1:9000" is not a URL'],
+    [{ endpoint: "http://key:secret@127.0.0.1:9000" }, "without credentials, query or fragment"],
+    [{ endpoint: "not a url" }, '--endpoint "not a url" is not a URL'],
+    [{ cacheControl: "max-age=60\r\nX-Evil: 1" }, "--cache-control"],
+    [{ cacheControl: " " }, "--cache-control"],
+  ])("%o", async (options, message) => {
+    const run = deployToS3({ url: `s3://${TEST_BUCKET}/x`, dir: dist, endpoint: nowhere, ...options });
+    await expect(run).rejects.toThrow(UsageError);
+    await expect(run).rejects.toThrow(message);
+  });
+
+  it("a folder that is no build, or holds a link", async () => {
+    const dir = tempDir();
+    const deploy = (folder: string) => deployToS3({ url: `s3://${TEST_BUCKET}/x`, dir: folder, endpoint: nowhere });
+    await expect(deploy(join(dir, "missing"))).rejects.toThrow(`${join(dir, "missing")} does not exist; run shopfront build first`);
+    await expect(deploy(dir)).rejects.toThrow("is not a built API (it has no v1/hosts)");
+    const linked = (await project()).dist;
+    symlinkSync("/etc/passwd", join(linked, "v1", "passwd"));
+    await expect(deploy(linked)).rejects.toThrow(`${linked}: v1/passwd is not a regular file`);
+  });
+});
+
 describe("shopfront deploy (the binary)", () => {
   let store: S3Store;
   beforeAll(async () => {
@@ -230,7 +265,7 @@ describe("shopfront deploy (the binary)", () => {
     const cwd = join(p.dist, "..");
     const url = `s3://${TEST_BUCKET}/cli`;
 
-    const dry = await shopfront(cwd, "deploy", url, "--endpoint", store.url, "--dry-run");
+    const dry = await shopfront(cwd, ["deploy", url, "--endpoint", store.url, "--dry-run"]);
     expect(dry).toMatchObject({ code: 0, stderr: "" });
     expect(dry.stdout.split("\n")).toEqual([
       "package files and the 404 body:",
@@ -246,7 +281,7 @@ describe("shopfront deploy (the binary)", () => {
       "",
     ]);
 
-    const run = await shopfront(cwd, "deploy", url, "--endpoint", store.url);
+    const run = await shopfront(cwd, ["deploy", url, "--endpoint", store.url]);
     expect(run).toMatchObject({ code: 0, stderr: "" });
     expect(run.stdout).toMatch(/^deployed dist to s3:\/\/shopfront-test\/cli: 9 uploaded \(\d+\.\d kB\), 0 unchanged, 0 deleted in \d+\.\d s\n\n/);
     expect(run.stdout).toContain("`shopfront config cloudfront`");
@@ -256,9 +291,22 @@ describe("shopfront deploy (the binary)", () => {
 
   it("exits 2 on a bad bucket, prefix or folder, before sending anything", async () => {
     const cwd = tempDir();
-    expect(await shopfront(cwd, "deploy", "s3://Bad_Bucket")).toMatchObject({ code: 2, stderr: expect.stringContaining('the bucket name "Bad_Bucket" is not valid') });
-    expect(await shopfront(cwd, "deploy", `s3://${TEST_BUCKET}/a/../b`)).toMatchObject({ code: 2, stderr: expect.stringContaining('has a ".." segment') });
-    expect(await shopfront(cwd, "deploy", `s3://${TEST_BUCKET}`, "--endpoint", store.url)).toMatchObject({ code: 2, stderr: "error: dist does not exist; run shopfront build first\n" });
+    expect(await shopfront(cwd, ["deploy", "s3://Bad_Bucket"])).toMatchObject({ code: 2, stderr: expect.stringContaining('the bucket name "Bad_Bucket" is not valid') });
+    expect(await shopfront(cwd, ["deploy", `s3://${TEST_BUCKET}/a/../b`])).toMatchObject({ code: 2, stderr: expect.stringContaining('has a ".." segment') });
+    expect(await shopfront(cwd, ["deploy", `s3://${TEST_BUCKET}`, "--endpoint", store.url])).toMatchObject({ code: 2, stderr: "error: dist does not exist; run shopfront build first\n" });
+  });
+
+  it("exits 2 without a region and 1 without credentials, saying where they come from", async () => {
+    const cwd = join((await project()).dist, "..");
+    const args = ["deploy", `s3://${TEST_BUCKET}/nothing`, "--endpoint", store.url];
+    expect(await shopfront(cwd, args, { AWS_REGION: undefined })).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "error: no AWS region: pass --region, or set AWS_REGION or a region in ~/.aws/config\n",
+    });
+    const noCredentials = await shopfront(cwd, args, { AWS_ACCESS_KEY_ID: undefined, AWS_SECRET_ACCESS_KEY: undefined });
+    expect(noCredentials).toMatchObject({ code: 1, stdout: "" });
+    expect(noCredentials.stderr).toMatch(/^error: no AWS credentials \(.+\); shopfront reads them like the AWS CLI: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE/);
   });
 
   it("a store that stops mid-deploy: exit 1 with what failed; the same command again completes", async () => {
@@ -271,7 +319,7 @@ describe("shopfront deploy (the binary)", () => {
     // survive being killed mid-write (half-written objects break its listing, which S3's atomic
     // uploads never leave), and is started again on the same objects.
     const proxy = await startFaultProxy(store.url, (req, n) => (req.method === "PUT" && n >= 7 ? "stop" : undefined));
-    const failed = await shopfront(cwd, "deploy", url, "--endpoint", proxy.url);
+    const failed = await shopfront(cwd, ["deploy", url, "--endpoint", proxy.url]);
     await store.stop();
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe("");
@@ -279,7 +327,7 @@ describe("shopfront deploy (the binary)", () => {
     expect(failed.stderr).toMatch(/\n6 of 9 uploads had finished; nothing was deleted\. Run the same command again to finish the deploy\.\n$/);
 
     store = await startS3Store(store.dir);
-    const rerun = await shopfront(cwd, "deploy", url, "--endpoint", store.url);
+    const rerun = await shopfront(cwd, ["deploy", url, "--endpoint", store.url]);
     expect(rerun).toMatchObject({ code: 0, stderr: "" });
     const client = storeClient(store.url);
     try {
@@ -287,6 +335,6 @@ describe("shopfront deploy (the binary)", () => {
     } finally {
       client.destroy();
     }
-    expect((await shopfront(cwd, "deploy", url, "--endpoint", store.url)).stdout).toMatch(/: 0 uploaded \(0 B\), 9 unchanged, 0 deleted/);
+    expect((await shopfront(cwd, ["deploy", url, "--endpoint", store.url])).stdout).toMatch(/: 0 uploaded \(0 B\), 9 unchanged, 0 deleted/);
   });
 });

@@ -16,7 +16,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { FailureError, UsageError } from "../errors.js";
 import { RESPONSE_HEADERS } from "../routes.js";
-import { DEFAULT_CACHE_CONTROL, normalizeEtag, parseDeployState, planDeploy, renderDeployState, STATE_FILE, type DeployPlan, type DeployState, type ObjectRecord, type RemoteObject, type Upload } from "./planDeploy.js";
+import { DEFAULT_CACHE_CONTROL, normalizeEtag, parseDeployState, planDeploy, renderDeployState, STATE_FILE, type DeployPlan, type DeployState, type LocalFile, type ObjectRecord, type RemoteObject, type Upload } from "./planDeploy.js";
 import { readBuild } from "./readBuild.js";
 import { formatS3Url, keyPrefix, objectKey, parseS3Url, type S3Location } from "./s3Location.js";
 
@@ -31,8 +31,6 @@ export interface DeployOptions {
   delete?: boolean;
   dryRun?: boolean;
   cacheControl?: string;
-  /** Requests in flight at once. */
-  concurrency?: number;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -48,7 +46,8 @@ export interface DeployResult {
   retries: number;
 }
 
-export const DEFAULT_CONCURRENCY = 16;
+/** Uploads in flight at once: S3 takes thousands a second per prefix; this keeps a laptop's uplink busy without queueing. */
+const CONCURRENCY = 16;
 /** The SDK's default is 3; a deploy of thousands of objects meets more throttling than one call. */
 const MAX_ATTEMPTS = 6;
 /** DeleteObjects takes at most 1,000 keys. */
@@ -93,8 +92,9 @@ function storeError(what: string, error: unknown): unknown {
     const hint = HINTS[error.name];
     return new FailureError(`${what} failed${tries}: ${error.name}: ${error.message}${hint ? `; ${hint}` : ""}`);
   }
+  // The network's own errors (ECONNREFUSED, ECONNRESET, ENOTFOUND, ...), not Node's ERR_* bugs.
   const code = (error as NodeJS.ErrnoException).code;
-  if (typeof code === "string" || error.name === "TimeoutError") {
+  if ((typeof code === "string" && /^E[A-Z]+$/.test(code)) || error.name === "TimeoutError") {
     return new FailureError(`${what} failed${tries}: the store could not be reached: ${error.message}`);
   }
   return error;
@@ -145,12 +145,11 @@ export async function deployToS3(options: DeployOptions): Promise<DeployResult> 
     ...(options.region ? { region: options.region } : {}),
     ...(options.endpoint ? { endpoint: checkEndpoint(options.endpoint), forcePathStyle: true } : { followRegionRedirects: true }),
   };
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const build = readBuild(options.dir);
   const client = new S3Client(config);
   try {
     await resolveClientConfig(client);
-    return await deployWith(client, { ...options, location, cacheControl, concurrency, root: build.root, files: build.files });
+    return await deployWith(client, { ...options, location, cacheControl, root: build.root, files: build.files });
   } finally {
     client.destroy();
   }
@@ -159,9 +158,8 @@ export async function deployToS3(options: DeployOptions): Promise<DeployResult> 
 interface Deploy extends DeployOptions {
   location: S3Location;
   cacheControl: string;
-  concurrency: number;
   root: string;
-  files: ReturnType<typeof readBuild>["files"];
+  files: readonly LocalFile[];
 }
 
 async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
@@ -220,7 +218,7 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
     d.onProgress?.(++done, total);
   };
   try {
-    for (const phase of plan.phases) await forEachConcurrently(phase, d.concurrency, upload);
+    for (const phase of plan.phases) await forEachConcurrently(phase, CONCURRENCY, upload);
   } catch (error) {
     throw withProgress(error, `${result.uploaded} of ${total - plan.deletions.length} uploads had finished`);
   }

@@ -10,11 +10,17 @@ import { freePort, startProcess, type RunningServer } from "./common.js";
 
 export const TEST_BUCKET = "shopfront-test";
 
-/** s3rver's fixed account, as the standard AWS chain reads it from the environment. */
+/**
+ * s3rver's fixed account, as the standard AWS chain reads it from the environment; and nothing
+ * else for the chain to find: no config files of this machine, no instance metadata service.
+ */
 export const S3_ENV = {
   AWS_ACCESS_KEY_ID: "S3RVER",
   AWS_SECRET_ACCESS_KEY: "S3RVER",
   AWS_REGION: "us-east-1",
+  AWS_CONFIG_FILE: "/nonexistent/shopfront-test/config",
+  AWS_SHARED_CREDENTIALS_FILE: "/nonexistent/shopfront-test/credentials",
+  AWS_EC2_METADATA_DISABLED: "true",
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
 } as const;
 
