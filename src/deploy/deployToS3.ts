@@ -203,7 +203,8 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
   const result: DeployResult = { location, plan, dryRun: d.dryRun ?? false, uploaded: 0, bytes: 0, deleted: 0, retries };
   if (d.dryRun) return result;
 
-  const total = plan.phases.reduce((n, phase) => n + phase.length, 0) + plan.deletions.length;
+  const uploads = plan.phases.reduce((n, phase) => n + phase.length, 0);
+  const total = uploads + plan.deletions.length;
   let done = 0;
   const records = new Map<string, ObjectRecord>(plan.unchanged.map(({ file, record }) => [file.path, record]));
   const upload = async (u: Upload) => {
@@ -220,7 +221,7 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
   try {
     for (const phase of plan.phases) await forEachConcurrently(phase, CONCURRENCY, upload);
   } catch (error) {
-    throw withProgress(error, `${result.uploaded} of ${total - plan.deletions.length} uploads had finished`);
+    throw withProgress(error, `${result.uploaded} of ${uploads} uploads had finished`);
   }
 
   // Rewritten after any upload even when its text is the same (an object re-sent with the same
