@@ -61,7 +61,7 @@ beforeAll(() => {
 describe("shopfront deploy to a local S3 server", () => {
   let store: S3Store;
   let client: S3Client;
-  const deploy = (options: Omit<DeployOptions, "endpoint"> & { endpoint?: string }) => deployToS3({ endpoint: store.url, ...options });
+  const deploy = (options: DeployOptions) => deployToS3({ endpoint: store.url, ...options });
 
   beforeAll(async () => {
     store = await startS3Store();
