@@ -1,7 +1,7 @@
 // The route table: which URL answers with which file of the built tree, with which headers. The
 // output layout, the 404 body, the preview server, the edge functions and every host config are
 // derived from this one list.
-import { assertValidName, NAME_PATTERN } from "./names.js";
+import { assertValidName, isValidName, NAME_PATTERN } from "./names.js";
 
 export type RouteId = "hosts" | "packages" | "package" | "v2-package" | "v2-packages";
 
@@ -65,6 +65,18 @@ export function fileFor(id: RouteId, params: RouteParams = {}): string {
     if (value === undefined) throw new Error(`internal: route ${id} needs {${key}}`);
     return assertValidName(value, key);
   });
+}
+
+/**
+ * The route that `path`, a file of the built tree, answers: the first in the table, so the v1
+ * route where v1 and v2 share a file. Undefined for a file that is not an API response.
+ */
+export function routeOfFile(path: string): RouteId | undefined {
+  const segments = path.split("/");
+  return ROUTES.find((route) => {
+    const expected = route.file.split("/");
+    return expected.length === segments.length && expected.every((s, i) => (s.startsWith("{") ? isValidName(segments[i]) : s === segments[i]));
+  })?.id;
 }
 
 /** A URL path of the route, for messages, tests and live checks. */

@@ -1,0 +1,79 @@
+// What `shopfront deploy` prints, as lines: the plan (for --dry-run), the summary, and the
+// CloudFront steps that put the bucket behind the routing function. The CLI prints them.
+import { NOT_FOUND_FILE, RESPONSE_HEADERS } from "../routes.js";
+import type { DeployResult } from "./deployToS3.js";
+import { PHASES, UPLOAD_REASONS } from "./planDeploy.js";
+import { formatS3Url, type S3Location } from "./s3Location.js";
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  const units = ["kB", "MB", "GB"];
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** Every action of the plan in the order it runs, one line each. */
+export function formatPlan(result: DeployResult): string[] {
+  const { plan } = result;
+  const lines: string[] = [];
+  plan.phases.forEach((phase, i) => {
+    if (phase.length === 0) return;
+    lines.push(`${PHASES[i]}:`);
+    for (const u of phase) lines.push(`  upload ${u.key} (${UPLOAD_REASONS[u.reason]})`);
+  });
+  if (plan.deletions.length > 0) {
+    lines.push("deletions, last:");
+    for (const key of plan.deletions) lines.push(`  delete ${key}`);
+  }
+  return lines;
+}
+
+/** The closing lines: what was (or, in a dry run, would be) done. */
+export function formatSummary(result: DeployResult, dir: string, seconds: string): string[] {
+  const { plan } = result;
+  const where = formatS3Url(result.location);
+  const uploads = plan.phases.flat();
+  const lines: string[] = [];
+  if (result.dryRun) {
+    const bytes = uploads.reduce((n, u) => n + u.size, 0);
+    lines.push(
+      `dry run of ${dir} to ${where}: would upload ${uploads.length} (${formatBytes(bytes)}), leave ${plan.unchanged.length} unchanged, delete ${plan.deletions.length}; nothing was changed`,
+    );
+  } else {
+    const retried = result.retries > 0 ? `, ${plural(result.retries, "request")} retried` : "";
+    lines.push(
+      `deployed ${dir} to ${where}: ${result.uploaded} uploaded (${formatBytes(result.bytes)}), ${plan.unchanged.length} unchanged, ${result.deleted} deleted in ${seconds}${retried}`,
+    );
+  }
+  if (plan.skipped.length > 0) lines.push(`skipped ${plural(plan.skipped.length, "file")} that only other hosts read: ${plan.skipped.join(", ")}`);
+  if (plan.kept.length > 0) lines.push(`kept ${plural(plan.kept.length, "object")} under ${where} that the build does not have (--delete removes them)`);
+  return lines;
+}
+
+/** How to serve the bucket through CloudFront: the origin, the routing function, the error mapping, the headers. */
+export function cloudFrontSetup(location: S3Location): string[] {
+  const originPath = location.prefix === "" ? "no origin path" : `origin path /${location.prefix}`;
+  // The objects carry the Content-Type; the other response headers come from CloudFront.
+  const headers = Object.entries(RESPONSE_HEADERS)
+    .filter(([name]) => name !== "Content-Type")
+    .map(([name, value]) => `${name}: ${value}`);
+  return [
+    `To serve it through CloudFront (once per distribution):`,
+    `  1. Origin: the bucket ${location.bucket}, ${originPath}, with origin access control (the bucket stays private).`,
+    `  2. Routing: create a CloudFront Function (runtime cloudfront-js-2.0) from the code \`shopfront config cloudfront\` prints,`,
+    `     publish it, and associate it with the default cache behavior as event type viewer-request.`,
+    `  3. Errors: add custom error responses for 403 and 404, each with response page path /${NOT_FOUND_FILE} and response code 404`,
+    `     (S3 answers 403 for a missing key when CloudFront may not list the bucket).`,
+    `  4. Headers: a response headers policy with ${headers.join(" and ")}`,
+    `     (the managed CORS-and-SecurityHeadersPolicy).`,
+  ];
+}
