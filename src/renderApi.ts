@@ -1,6 +1,6 @@
 // Renders a validated catalogue into the files of the static API: a list of path -> content, pure.
 import { NO_STATS, PACKAGE_FIELDS, type HostInfo, type Manifest, type Package, type PackageStats } from "./fields.js";
-import { describeRoute, fileFor, NOT_FOUND_FILE, ROUTES } from "./routes.js";
+import { describeRoute, fileFor, NOT_FOUND_FILE, PREFLIGHT_HEADERS, ROUTES } from "./routes.js";
 
 /** A file of the output. A JSON array is kept as its rendered elements, so a list of any length is written in chunks. */
 export interface OutputFile {
@@ -54,6 +54,11 @@ export function renderHosts(hosts: readonly HostInfo[]): string {
 export function renderNotFound(): string {
   const forms = ROUTES.map((r) => `GET ${describeRoute(r)}`).filter((form, i, all) => all.indexOf(form) === i);
   return asciiJson({ error: "not_found", message: `No such host, package or endpoint. This API answers ${forms.join(", ")}.` });
+}
+
+/** The body of a 405, where the host lets a config give one. */
+export function renderMethodNotAllowed(): string {
+  return asciiJson({ error: "method_not_allowed", message: `This API answers ${PREFLIGHT_HEADERS.Allow}.` });
 }
 
 /** Every file of the API, sorted by path. */

@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { createServer, type UnionResponse } from "http-server";
 import { UsageError } from "./errors.js";
 import { matchRequest } from "./matchRequest.js";
-import { renderNotFound } from "./renderApi.js";
+import { renderMethodNotAllowed, renderNotFound } from "./renderApi.js";
 import { fileFor, NOT_FOUND_FILE, PORTABLE_ROUTES, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "./routes.js";
 
 export interface PreviewOptions {
@@ -26,8 +26,6 @@ export interface PreviewServer {
   url: string;
   close(): Promise<void>;
 }
-
-const METHOD_NOT_ALLOWED = JSON.stringify({ error: "method_not_allowed", message: `This API answers ${PREFLIGHT_HEADERS.Allow}.` });
 
 function setHeaders(res: ServerResponse, headers: Record<string, string>): void {
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -72,7 +70,7 @@ export function startPreviewServer(options: PreviewOptions): Promise<PreviewServ
     }
     const match = matchRequest(PORTABLE_ROUTES, req.method ?? "", req.url ?? "");
     if (match.status === 204) return answer(req, res, 204, "", PREFLIGHT_HEADERS);
-    if (match.status === 405) return answer(req, res, 405, METHOD_NOT_ALLOWED, PREFLIGHT_HEADERS);
+    if (match.status === 405) return answer(req, res, 405, renderMethodNotAllowed(), PREFLIGHT_HEADERS);
     if (match.status === 404 || !isFile(join(root, match.file))) return answer(req, res, 404, notFoundBody());
     setHeaders(res, RESPONSE_HEADERS);
     forceJson(res);
