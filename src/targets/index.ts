@@ -1,10 +1,11 @@
 // Every host target, one module each. The CLI, the README's hosting table and the tests take
 // the list from here.
 import { UsageError } from "../errors.js";
+import { apache } from "./apache.js";
 import { nginx } from "./nginx.js";
 import type { Target, TargetId } from "./target.js";
 
-export const TARGETS: readonly Target[] = [nginx];
+export const TARGETS: readonly Target[] = [nginx, apache];
 
 export function targetById(id: string): Target {
   const target = TARGETS.find((t) => t.id === id);
