@@ -1,6 +1,6 @@
 // One conformance suite, run against every server we can run here: the preview server and real
-// nginx, Apache httpd (a virtual host, and a .htaccess the way shared hosting reads it), each started
-// on 127.0.0.1 with the generated config and stopped after.
+// nginx, Apache httpd (a virtual host, and a .htaccess the way shared hosting reads it) and Caddy,
+// each started on 127.0.0.1 with the generated config and stopped after.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkCatalogue } from "../src/buildCatalogue.js";
 import {
@@ -19,6 +19,7 @@ import { startPreviewServer } from "../src/servePreview.js";
 import type { TargetId } from "../src/targets/target.js";
 import { copyFixture } from "./helpers.js";
 import { startApacheHtaccess, startApacheVirtualHost } from "./servers/apache.js";
+import { startCaddy } from "./servers/caddy.js";
 import { buildSite, type RunningServer, type Site } from "./servers/common.js";
 import { startNginx } from "./servers/nginx.js";
 
@@ -59,6 +60,16 @@ const SERVERS: ServerUnderTest[] = [
     beforeConfig: {
       why: "Apache refuses an encoded slash or NUL, a bad escape or a path above the root before it reads any .htaccess",
       refuses: (path) => /%2f|%00|%zz|(^|\/)(\.\.|%2e%2e)(\/|$)/i.test(path),
+    },
+  },
+  {
+    name: "Caddy",
+    start: startCaddy,
+    beforeConfig: {
+      // https://github.com/golang/go/blob/go1.19/src/net/http/server.go: a request line that does
+      // not parse gets a fixed "400 Bad Request" written to the connection, never a handler.
+      why: "Go's HTTP server answers a path with a bad escape before Caddy sees the request",
+      refuses: (path) => /%(?![0-9a-f]{2})/i.test(path),
     },
   },
 ];

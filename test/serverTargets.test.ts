@@ -10,8 +10,12 @@ import { targetById } from "../src/targets/index.js";
 import type { CatalogueNames, ServerOptions, TargetId } from "../src/targets/target.js";
 import { tempDir } from "./helpers.js";
 import { checkApacheConfig } from "./servers/apache.js";
+import { checkCaddyConfig } from "./servers/caddy.js";
 
-const SERVER_TARGETS: { id: TargetId; check: (config: string) => Promise<string> }[] = [{ id: "apache", check: checkApacheConfig }];
+const SERVER_TARGETS: { id: TargetId; check: (config: string) => Promise<string> }[] = [
+  { id: "apache", check: checkApacheConfig },
+  { id: "caddy", check: checkCaddyConfig },
+];
 
 const OPTIONS: ServerOptions = { root: "/srv/api/dist", listen: { host: "127.0.0.1", port: 8080 } };
 

@@ -2,10 +2,11 @@
 // the list from here.
 import { UsageError } from "../errors.js";
 import { apache } from "./apache.js";
+import { caddy } from "./caddy.js";
 import { nginx } from "./nginx.js";
 import type { Target, TargetId } from "./target.js";
 
-export const TARGETS: readonly Target[] = [nginx, apache];
+export const TARGETS: readonly Target[] = [nginx, apache, caddy];
 
 export function targetById(id: string): Target {
   const target = TARGETS.find((t) => t.id === id);
