@@ -5,11 +5,13 @@ import { renderApacheVirtualHost } from "../../src/targets/apache.js";
 import { tempDir } from "../helpers.js";
 import { freePort, requireProgram, startProcess, type RunningServer, type Site } from "./common.js";
 
-const MODULES = ["mpm_event", "authz_core", "mime", "headers", "rewrite"];
+const MODULES = ["mpm_event", "authz_core", "mime", "negotiation", "headers", "rewrite"];
 
 /**
- * A minimal main config around `site`. It is stricter than Debian's: no options at all for `/`, so
- * the generated config has to allow following the `dist` link itself.
+ * A minimal main config around `site`, with the server-wide settings a site has to cope with: no
+ * options at all for `/` (stricter than Debian), so the generated config must allow following the
+ * `dist` link itself; types guessed from file names; and a handler for .php files set the way
+ * libapache2-mod-php sets its own (type-map stands in for PHP: on a JSON file it answers 406).
  */
 function mainConfig(dir: string, site: string): string {
   return [
@@ -23,13 +25,15 @@ function mainConfig(dir: string, site: string): string {
     "User www-data",
     "Group www-data",
     "ServerName 127.0.0.1",
-    // Guesses chart.js as JavaScript and index.html as HTML unless the config forces the type.
     "TypesConfig /etc/mime.types",
     "<Directory />",
     "    Options None",
     "    AllowOverride None",
     "    Require all denied",
     "</Directory>",
+    `<FilesMatch ".+\\.ph(?:ar|p|tml)$">`,
+    "    SetHandler type-map",
+    "</FilesMatch>",
     site,
     "",
   ].join("\n");
