@@ -1,6 +1,6 @@
 // One conformance suite, run against every server we can run here: the preview server and real
-// nginx, Apache httpd (a virtual host, and a .htaccess the way shared hosting reads it) and Caddy,
-// each started on 127.0.0.1 with the generated config and stopped after.
+// nginx, Apache httpd (a virtual host, and a .htaccess the way shared hosting reads it), Caddy and
+// lighttpd, each started on 127.0.0.1 with the generated config and stopped after.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkCatalogue } from "../src/buildCatalogue.js";
 import {
@@ -21,6 +21,7 @@ import { copyFixture } from "./helpers.js";
 import { startApacheHtaccess, startApacheVirtualHost } from "./servers/apache.js";
 import { startCaddy } from "./servers/caddy.js";
 import { buildSite, type RunningServer, type Site } from "./servers/common.js";
+import { startLighttpd } from "./servers/lighttpd.js";
 import { startNginx } from "./servers/nginx.js";
 
 /**
@@ -70,6 +71,16 @@ const SERVERS: ServerUnderTest[] = [
       // not parse gets a fixed "400 Bad Request" written to the connection, never a handler.
       why: "Go's HTTP server answers a path with a bad escape before Caddy sees the request",
       refuses: (path) => /%(?![0-9a-f]{2})/i.test(path),
+    },
+  },
+  {
+    name: "lighttpd",
+    targets: ["lighttpd"],
+    start: startLighttpd,
+    beforeConfig: {
+      // server.http-parseopts "url-ctrls-reject", on by default; it can only be set for the whole server.
+      why: "lighttpd refuses a control character (%00) in the path while it parses the request",
+      refuses: (path) => /%[01][0-9a-f]|%7f/i.test(path),
     },
   },
 ];

@@ -11,10 +11,12 @@ import type { CatalogueNames, ServerOptions, TargetId } from "../src/targets/tar
 import { tempDir } from "./helpers.js";
 import { checkApacheConfig } from "./servers/apache.js";
 import { checkCaddyConfig } from "./servers/caddy.js";
+import { checkLighttpdConfig } from "./servers/lighttpd.js";
 
-const SERVER_TARGETS: { id: TargetId; check: (config: string) => Promise<string> }[] = [
+const SERVER_TARGETS: { id: TargetId; check: (config: string) => Promise<void> }[] = [
   { id: "apache", check: checkApacheConfig },
   { id: "caddy", check: checkCaddyConfig },
+  { id: "lighttpd", check: checkLighttpdConfig },
 ];
 
 const OPTIONS: ServerOptions = { root: "/srv/api/dist", listen: { host: "127.0.0.1", port: 8080 } };
@@ -87,7 +89,7 @@ describe.each(SERVER_TARGETS)("$id", ({ id, check }) => {
     mkdirSync(root, { recursive: true });
     const [file] = target.config({ root, listen }, NO_NAMES);
     expect(file!.content).toContain(root);
-    await expect(check(file!.content)).resolves.toMatch(/./);
+    await expect(check(file!.content)).resolves.toBeUndefined();
   });
 });
 

@@ -3,10 +3,11 @@
 import { UsageError } from "../errors.js";
 import { apache } from "./apache.js";
 import { caddy } from "./caddy.js";
+import { lighttpd } from "./lighttpd.js";
 import { nginx } from "./nginx.js";
 import type { Target, TargetId } from "./target.js";
 
-export const TARGETS: readonly Target[] = [nginx, apache, caddy];
+export const TARGETS: readonly Target[] = [nginx, apache, caddy, lighttpd];
 
 export function targetById(id: string): Target {
   const target = TARGETS.find((t) => t.id === id);

@@ -6,6 +6,9 @@ import { NAME_PATTERN_BODY } from "../names.js";
 
 export type Param = "host" | "name";
 
+/** A name, as one capture group. */
+export const NAME_CAPTURE = `(${NAME_PATTERN_BODY})`;
+
 /** A literal (a path segment, a file name, a query key) as a regex that matches exactly it. */
 export function escapeRegex(literal: string): string {
   return literal.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");
@@ -22,7 +25,7 @@ export interface PathPattern {
  * A route's URL path as a regex. `{host}` and `{name}` become `capture(param)`, a pattern with
  * exactly one capture group (by default the name pattern); literal segments are escaped.
  */
-export function pathPattern(segments: readonly string[], capture: (param: Param) => string = () => `(${NAME_PATTERN_BODY})`): PathPattern {
+export function pathPattern(segments: readonly string[], capture: (param: Param) => string = () => NAME_CAPTURE): PathPattern {
   const params: Param[] = [];
   const parts = segments.map((segment) => {
     if (!segment.startsWith("{")) return escapeRegex(segment);
@@ -57,7 +60,7 @@ export function queryPatterns(param: string): QueryPatterns {
   const before = "(?:.*&)?";
   return {
     repeated: `${before}${key}(?:=[^&]*)?&(?:.*&)?${key}(?:[=&].*)?$`,
-    valid: `${before}${key}=(${NAME_PATTERN_BODY})(?:&.*)?$`,
+    valid: `${before}${key}=${NAME_CAPTURE}(?:&.*)?$`,
     present: `${before}${key}(?:[=&].*)?$`,
   };
 }

@@ -39,15 +39,14 @@ function mainConfig(dir: string, site: string): string {
   ].join("\n");
 }
 
-/** Apache's own syntax check (`apache2 -t`) of a generated config in the minimal main config: its output, or an error. */
-export async function checkApacheConfig(config: string): Promise<string> {
+/** Apache's own syntax check (`apache2 -t`) of a generated config in the minimal main config; throws what it said. */
+export async function checkApacheConfig(config: string): Promise<void> {
   const apache2 = requireProgram("apache2", "apache2");
   const dir = tempDir("shopfront-apache-");
   writeFileSync(join(dir, "apache2.conf"), mainConfig(dir, config));
   const run = spawnSync(apache2, ["-t", "-f", join(dir, "apache2.conf")], { encoding: "utf8" });
   const output = `${run.stdout}${run.stderr}`;
-  if (run.status !== 0) throw new Error(`apache2 -t refused the config:\n${output}`);
-  return output;
+  if (run.status !== 0 || !output.includes("Syntax OK")) throw new Error(`apache2 -t refused the config:\n${output}`);
 }
 
 async function startApache(site: (port: number) => string): Promise<RunningServer> {

@@ -18,14 +18,13 @@ function caddyEnv(dir: string): NodeJS.ProcessEnv {
   return { XDG_DATA_HOME: join(dir, "data"), XDG_CONFIG_HOME: join(dir, "config") };
 }
 
-/** Caddy's own check (`caddy validate`) of a generated site block: its output, or an error. */
-export async function checkCaddyConfig(config: string): Promise<string> {
+/** Caddy's own check (`caddy validate`) of a generated site block; throws what it said. */
+export async function checkCaddyConfig(config: string): Promise<void> {
   const caddy = requireProgram("caddy", "caddy");
   const dir = tempDir("shopfront-caddy-");
   const run = spawnSync(caddy, ["validate", "--adapter", "caddyfile", "--config", caddyfile(dir, config)], { encoding: "utf8", env: { ...process.env, ...caddyEnv(dir) } });
   const output = `${run.stdout}${run.stderr}`;
-  if (run.status !== 0) throw new Error(`caddy validate refused the config:\n${output}`);
-  return output;
+  if (run.status !== 0 || !output.includes("Valid configuration")) throw new Error(`caddy validate refused the config:\n${output}`);
 }
 
 /** Real Caddy with the generated site block. */
