@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { renderMethodNotAllowed } from "../renderApi.js";
 import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths } from "../routes.js";
 import { VERSION } from "../version.js";
-import { escapeRegex, fileTemplate, pathPattern, queryPatterns } from "./routePatterns.js";
+import { escapeRegex, fileTemplate, pathPattern, queryPatterns, type Param } from "./routePatterns.js";
 import { checkServerOptions } from "./serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
@@ -77,7 +77,7 @@ function rewriteRules(context: RuleContext): string[] {
   for (const path of routePaths()) {
     const { pattern, params } = pathPattern(path.segments);
     const rule = `^${slash}${pattern.slice(1)}$`;
-    const capture = (param: "host" | "name") => `$${params.indexOf(param) + 1}`;
+    const capture = (param: Param) => `$${params.indexOf(param) + 1}`;
     if (path.query) {
       const query = queryPatterns(path.query.query);
       out.push(
@@ -92,7 +92,7 @@ function rewriteRules(context: RuleContext): string[] {
     }
     if (path.plain) out.push(`# GET ${describeRoute(path.plain)}`, `RewriteRule ${rule} ${slash}${fileTemplate(path.plain.file, capture)} [${serve}]`);
   }
-  out.push("# Anything else, /" + NOT_FOUND_FILE + " itself included.", "RewriteRule ^ - [R=404]");
+  out.push(`# Anything else, /${NOT_FOUND_FILE} itself included.`, "RewriteRule ^ - [R=404]");
   return out;
 }
 
@@ -142,9 +142,9 @@ export function renderApacheHtaccess(): string {
     banner("#", "apache", VERSION),
     "# For shared hosting: Apache reads this file when the built folder is the DocumentRoot and the host",
     "# allows AllowOverride All. It needs mod_rewrite and mod_headers.",
-    "# Apache answers a few malformed requests (an encoded / or NUL in the path, a path above the root)",
-    "# before it reads any .htaccess, with its own HTML error and without these headers; the",
-    "# <VirtualHost> from `shopfront config apache` answers them too.",
+    "# Apache refuses a few malformed requests (an encoded / or NUL, a bad escape, a path above the root,",
+    "# an overlong request) before it reads any .htaccess, with its own HTML error and none of these",
+    "# headers; the <VirtualHost> from `shopfront config apache` puts them on those answers too.",
     "",
     ...folderRules(),
     "",

@@ -130,5 +130,5 @@ export const caddy: Target = {
   kind: "server",
   cannot: {},
   config: (options): TargetFile[] => [{ path: "shopfront.Caddyfile", content: renderCaddy(options) }],
-  usage: "`shopfront config caddy --root /srv/api/dist --listen 0.0.0.0:80 >> /etc/caddy/Caddyfile`",
+  usage: "`shopfront config caddy --root /srv/api/dist --listen 0.0.0.0:80 > /etc/caddy/Caddyfile` (a site block is a whole Caddyfile)",
 };
