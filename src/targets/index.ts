@@ -1,15 +1,18 @@
 // Every host target, one module each. The CLI, the README's hosting table and the tests take
 // the list from here.
 import { UsageError } from "../errors.js";
+import { apache } from "./apache.js";
+import { caddy } from "./caddy.js";
 import { cloudflare } from "./cloudflare.js";
 import { cloudfront } from "./cloudfront.js";
 import { githubPages } from "./githubPages.js";
+import { lighttpd } from "./lighttpd.js";
 import { netlify } from "./netlify.js";
 import { nginx } from "./nginx.js";
 import type { Target, TargetId } from "./target.js";
 import { vercel } from "./vercel.js";
 
-export const TARGETS: readonly Target[] = [nginx, cloudfront, cloudflare, netlify, vercel, githubPages];
+export const TARGETS: readonly Target[] = [nginx, apache, caddy, lighttpd, cloudfront, cloudflare, netlify, vercel, githubPages];
 
 export function targetById(id: string): Target {
   const target = TARGETS.find((t) => t.id === id);

@@ -1,5 +1,6 @@
 // nginx: a server block to include in http { }, with a map for the v2 query parameter.
 import { NAME_PATTERN_BODY } from "../names.js";
+import { renderMethodNotAllowed } from "../renderApi.js";
 import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths } from "../routes.js";
 import { VERSION } from "../version.js";
 import { checkServerOptions } from "./serverOptions.js";
@@ -54,7 +55,7 @@ export function renderNginx(options: ServerOptions): string {
     "",
     `    if ($request_method = OPTIONS) { return 204; }`,
     `    if ($request_method !~ ^(${PREFLIGHT_HEADERS.Allow.split(", ").join("|")})$) {`,
-    `        return 405 '{"error":"method_not_allowed","message":"This API answers ${PREFLIGHT_HEADERS.Allow}."}';`,
+    `        return 405 '${renderMethodNotAllowed()}';`,
     `    }`,
     "",
     `    error_page 404 /${NOT_FOUND_FILE};`,

@@ -29,9 +29,12 @@ export function parseListen(value: string): ServerOptions["listen"] {
   return { host, port };
 }
 
-/** The options as a generator receives them, checked again (generators are also called from code). */
+/**
+ * The options as a generator uses them, checked again (generators are also called from code): what
+ * goes into the config is what was checked, and a relative root, which a server would read against
+ * its own folder, is refused.
+ */
 export function checkServerOptions(options: ServerOptions): ServerOptions {
-  parseRoot(options.root);
-  parseListen(`${options.listen.host}:${options.listen.port}`);
-  return options;
+  if (!isAbsolute(options.root)) throw new UsageError(`root ${JSON.stringify(options.root)}: a server config needs an absolute path`);
+  return { root: parseRoot(options.root), listen: parseListen(`${options.listen.host}:${options.listen.port}`) };
 }
