@@ -11,7 +11,6 @@ import { listCatalogue, readSourceFile, type CatalogueListing } from "./readCata
 import { contentText, renderApi, renderHosts, renderPackage, type OutputFile, type RenderedCatalogue, type RenderedPackage } from "./renderApi.js";
 import { fileFor } from "./routes.js";
 import { schemaValidators, type Validators } from "./schemas.js";
-import { statFiles } from "./statFiles.js";
 import { targetById } from "./targets/index.js";
 import type { CatalogueNames, TargetId } from "./targets/target.js";
 import { checkHostsFile, checkLayout, checkManifest, HOSTS_FILE, MAX_SOURCE_BYTES, type ManifestRef } from "./validateCatalogue.js";
@@ -299,11 +298,10 @@ async function buildChanges(options: BuildOptions, output: LockedOutput, state: 
 
   const entries = new Map<string, Entry[]>(state.hosts.map((h) => [h, []]));
   const indexes = new Map(state.hosts.map((h) => [h, new Map(state.packages[h]!.names.map((name, i) => [name, i]))]));
-  const signatures = await statFiles(layout.manifests.map((ref) => join(dir, ref.file)));
-  for (const [i, ref] of layout.manifests.entries()) {
+  for (const ref of layout.manifests) {
     const old = state.packages[ref.host]!;
     const index = indexes.get(ref.host)!.get(ref.name);
-    const now = signatures[i];
+    const now = lstatSignature(join(dir, ref.file));
     if (index !== undefined && now && isUnchanged(now, signatureAt(old, index), state.snapshotMs)) {
       entries.get(ref.host)!.push({ name: ref.name, old: index });
       problems.push(...warningsOf(ref.file));
