@@ -2,8 +2,10 @@
 // write every file of the API atomically). A build after a build only reads the manifests whose
 // signature changed and only writes the files whose bytes changed. They return data; the CLI prints.
 import { lstatSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { buildKey, forgetState, isUnchanged, readState, signatureOf, writeState, type BuildState, type HostState, type Signature } from "./buildState.js";
+import { join, sep } from "node:path";
+import {
+  buildKey, forgetState, hostStateOf, isUnchanged, lengthAt, readState, signatureAt, signatureOf, signatureUnchanged, writeState, type BuildState, type HostState, type Signature,
+} from "./buildState.js";
 import { UsageError } from "./errors.js";
 import type { HostInfo } from "./fields.js";
 import { isError, sortProblems, type Problem } from "./problems.js";
@@ -18,14 +20,19 @@ import { publish, slotDir, withOutput, writeChanges, writeFresh, type LockedOutp
 
 /** A rendered package with what the next build compares: its source's signature. */
 export interface CheckedPackage extends RenderedPackage {
-  signature?: Signature;
+  signature: Signature;
+}
+
+/** A rendered catalogue whose packages also carry their sources' signatures. */
+export interface CheckedCatalogue extends RenderedCatalogue {
+  packages: ReadonlyMap<string, readonly CheckedPackage[]>;
 }
 
 export interface CatalogueCheck {
   /** Every problem found, errors and warnings, in a stable order. */
   problems: Problem[];
   /** The rendered catalogue, present only when there is no error. */
-  catalogue?: RenderedCatalogue & { packages: ReadonlyMap<string, readonly CheckedPackage[]> };
+  catalogue?: CheckedCatalogue;
   hostsSignature?: Signature;
 }
 
@@ -46,7 +53,8 @@ function processManifest(catalogueDir: string, ref: ManifestRef, validators: Val
   const source = readSourceFile(join(catalogueDir, ref.file), MAX_SOURCE_BYTES);
   const checked = checkManifest(ref, source, validators);
   if (!checked.manifest) return { problems: checked.problems };
-  return { problems: checked.problems, pkg: { name: ref.name, json: renderPackage(checked.manifest), ...(source.signature ? { signature: source.signature } : {}) } };
+  // A valid manifest was read, so its signature was taken.
+  return { problems: checked.problems, pkg: { name: ref.name, json: renderPackage(checked.manifest), signature: source.signature! } };
 }
 
 export interface CheckProgress {
@@ -168,9 +176,8 @@ async function buildFully(options: BuildOptions, output: LockedOutput, key: stri
   forgetState(output.layout.home);
   writeFresh(output, files, options.onProgress && ((done, total) => options.onProgress!("writing", done, total)));
   publish(output);
-  const packages = Object.fromEntries(check.catalogue.hosts.map(({ id }) => [id, hostState(check.catalogue!.packages.get(id) ?? [])]));
+  const packages = Object.fromEntries(check.catalogue.hosts.map(({ id }) => [id, hostStateOf(check.catalogue!.packages.get(id) ?? [])]));
   writeState(output.layout.home, {
-    format: 1,
     key,
     live: output.spare,
     spare: null,
@@ -185,18 +192,10 @@ async function buildFully(options: BuildOptions, output: LockedOutput, key: stri
   return { ...check, built: { hosts: check.catalogue.hosts.length, packages: count, files: files.length, mode: "full", reason, changedPackages: count, filesWritten: files.length } };
 }
 
-function hostState(list: readonly CheckedPackage[]): HostState {
-  return { names: list.map((p) => p.name), lengths: list.map((p) => p.json.length), ...signatureColumns(list.map((p) => p.signature!)) };
-}
-
 function countPackages(packages: ReadonlyMap<string, readonly unknown[]>): number {
   let n = 0;
   for (const list of packages.values()) n += list.length;
   return n;
-}
-
-function signatureAt(host: HostState, i: number): Signature {
-  return { size: host.size[i]!, mtimeMs: host.mtimeMs[i]!, ctimeMs: host.ctimeMs[i]!, ino: host.ino[i]! };
 }
 
 function lstatSignature(path: string): Signature | undefined {
@@ -207,24 +206,18 @@ function lstatSignature(path: string): Signature | undefined {
   }
 }
 
-/** Where each package starts in a list file: after "[" and after each "," between packages. */
-function listOffsets(lengths: readonly number[]): number[] {
-  const offsets: number[] = [];
-  let at = 1;
-  for (const length of lengths) {
-    offsets.push(at);
-    at += length + 1;
-  }
-  return offsets;
-}
-
 /**
  * The elements of a host's new list: fresh packages as strings, and each run of unchanged ones as a
  * slice of the old list file's bytes (a run of neighbours is one slice, commas included), so a
- * list of any size is rewritten without turning it into one string.
+ * list of any size is rewritten without turning it into one string. In the old list, package i
+ * starts after "[" and after the comma that follows each package before it.
  */
-function spliceList(oldList: Buffer, lengths: readonly number[], list: readonly Entry[]): (string | Uint8Array)[] {
-  const offsets = listOffsets(lengths);
+function spliceList(oldList: Buffer, old: HostState, list: readonly Entry[]): (string | Uint8Array)[] {
+  const offsets = new Float64Array(old.names.length);
+  for (let i = 0, at = 1; i < old.names.length; i++) {
+    offsets[i] = at;
+    at += lengthAt(old, i) + 1;
+  }
   const items: (string | Uint8Array)[] = [];
   let run: [number, number] | undefined;
   for (const entry of list) {
@@ -235,7 +228,7 @@ function spliceList(oldList: Buffer, lengths: readonly number[], list: readonly 
       continue;
     }
     const start = offsets[entry.old!]!;
-    const end = start + lengths[entry.old!]!;
+    const end = start + lengthAt(old, entry.old!);
     if (run && run[1] + 1 === start) run[1] = end;
     else {
       if (run) items.push(oldList.subarray(run[0], run[1]));
@@ -265,7 +258,8 @@ interface Entry {
 /**
  * The build after a build: signatures decide which manifests to read, the live files decide which
  * outputs changed, and unchanged list entries are cut from the live list by their stored lengths.
- * Returns undefined when the hosts themselves changed, which needs a full build.
+ * The loop over every manifest allocates nothing for an unchanged one: at 100,000 packages it is
+ * most of a rebuild. Returns undefined when the hosts themselves changed, which needs a full build.
  */
 async function buildChanges(options: BuildOptions, output: LockedOutput, state: BuildState): Promise<BuildResult | undefined> {
   const snapshotMs = Date.now();
@@ -274,14 +268,15 @@ async function buildChanges(options: BuildOptions, output: LockedOutput, state: 
   const listing = readListing(dir);
   let validators: Validators | undefined;
   const problems: Problem[] = [];
-  const warningsOf = (file: string) => state.warnings.filter((p) => p.file === file);
+  const warningsByFile = new Map<string, Problem[]>();
+  for (const warning of state.warnings) warningsByFile.set(warning.file, [...(warningsByFile.get(warning.file) ?? []), warning]);
   let stateMoved = false;
 
   let hostsSignature = state.hostsFile;
   let hosts: readonly HostInfo[] | undefined;
   const nowHosts = listing.root.some((e) => e.name === HOSTS_FILE && e.kind === "file") ? lstatSignature(join(dir, HOSTS_FILE)) : undefined;
   if (!nowHosts) return undefined;
-  if (isUnchanged(nowHosts, state.hostsFile, state.snapshotMs)) problems.push(...warningsOf(HOSTS_FILE));
+  if (signatureUnchanged(nowHosts, state.hostsFile, state.snapshotMs)) problems.push(...(warningsByFile.get(HOSTS_FILE) ?? []));
   else {
     validators ??= await schemaValidators();
     const source = readSourceFile(join(dir, HOSTS_FILE), MAX_SOURCE_BYTES);
@@ -293,25 +288,31 @@ async function buildChanges(options: BuildOptions, output: LockedOutput, state: 
     stateMoved = true;
   }
 
-  const layout = checkLayout(listing, state.hosts);
+  const indexes = new Map(state.hosts.map((h) => [h, new Map(state.packages[h]!.names.map((name, i) => [name, i]))]));
+  const layout = checkLayout(listing, state.hosts, indexes);
   problems.push(...layout.problems);
 
-  const entries = new Map<string, Entry[]>(state.hosts.map((h) => [h, []]));
-  const indexes = new Map(state.hosts.map((h) => [h, new Map(state.packages[h]!.names.map((name, i) => [name, i]))]));
+  // Per host: which packages of the last build are still there unchanged, and what was read again.
+  const seen = new Map(state.hosts.map((h) => [h, new Uint8Array(state.packages[h]!.names.length)]));
+  const reread = new Map(state.hosts.map((h) => [h, new Map<number, CheckedPackage>()]));
+  const added = new Map(state.hosts.map((h) => [h, [] as CheckedPackage[]]));
+  const prefix = `${dir}${sep}`;
   for (const ref of layout.manifests) {
     const old = state.packages[ref.host]!;
     const index = indexes.get(ref.host)!.get(ref.name);
-    const now = lstatSignature(join(dir, ref.file));
-    if (index !== undefined && now && isUnchanged(now, signatureAt(old, index), state.snapshotMs)) {
-      entries.get(ref.host)!.push({ name: ref.name, old: index });
-      problems.push(...warningsOf(ref.file));
+    const stats = lstatSync(prefix + ref.file, { throwIfNoEntry: false });
+    if (index !== undefined && stats && isUnchanged(stats, old, index, state.snapshotMs)) {
+      seen.get(ref.host)![index] = 1;
+      const warnings = warningsByFile.get(ref.file);
+      if (warnings) problems.push(...warnings);
       continue;
     }
     validators ??= await schemaValidators();
     const { problems: found, pkg } = processManifest(dir, ref, validators);
     problems.push(...found);
     stateMoved = true;
-    if (pkg) entries.get(ref.host)!.push({ name: ref.name, fresh: pkg, ...(index !== undefined ? { old: index } : {}) });
+    if (pkg && index !== undefined) reread.get(ref.host)!.set(index, pkg);
+    else if (pkg) added.get(ref.host)!.push(pkg);
   }
   const sorted = sortProblems(problems);
   if (sorted.some(isError)) return { problems: sorted };
@@ -323,32 +324,49 @@ async function buildChanges(options: BuildOptions, output: LockedOutput, state: 
   let files = state.files;
   for (const host of state.hosts) {
     const old = state.packages[host]!;
-    const list = entries.get(host)!.sort(byName);
-    const present = new Set(list.map((e) => e.name));
+    const kept = seen.get(host)!;
+    const again = reread.get(host)!;
+    const newOnes = added.get(host)!;
+    const path = (name: string) => fileFor("package", { host, name });
     let listChanged = false;
-    for (const name of old.names) {
-      if (present.has(name)) continue;
-      changes.set(fileFor("package", { host, name }), null);
+    for (let i = 0; i < old.names.length; i++) {
+      if (kept[i] || again.has(i)) continue;
+      changes.set(path(old.names[i]!), null);
       listChanged = true;
       files--;
+      changedPackages++;
     }
-    for (const entry of list) {
-      if (!entry.fresh) continue;
-      const path = fileFor("package", { host, name: entry.name });
-      if (entry.old !== undefined && readLive(live, path) === entry.fresh.json) continue;
-      changes.set(path, entry.fresh.json);
+    for (const pkg of again.values()) {
+      if (readLive(live, path(pkg.name)) === pkg.json) continue;
+      changes.set(path(pkg.name), pkg.json);
       listChanged = true;
-      if (entry.old === undefined) files++;
+      changedPackages++;
     }
-    changedPackages += [...changes.keys()].filter((p) => p.startsWith(`v1/${host}/package/`)).length;
-    namesChanged ||= list.length !== old.names.length || list.some((e) => e.old === undefined);
-
-    if (listChanged) changes.set(fileFor("packages", { host }), { jsonArray: spliceList(readFileSync(join(live, fileFor("packages", { host }))), old.lengths, list) });
-    packages[host] = {
-      names: list.map((e) => e.name),
-      lengths: list.map((e) => e.fresh?.json.length ?? old.lengths[e.old!]!),
-      ...signatureColumns(list.map((e) => e.fresh?.signature ?? signatureAt(old, e.old!))),
-    };
+    for (const pkg of newOnes) {
+      changes.set(path(pkg.name), pkg.json);
+      listChanged = true;
+      files++;
+      changedPackages++;
+    }
+    if (!listChanged && again.size === 0) {
+      packages[host] = old;
+      continue;
+    }
+    namesChanged ||= newOnes.length > 0 || old.names.some((_, i) => !kept[i] && !again.has(i));
+    // The last build's packages that are still here (in name order already), then the new ones.
+    const list: Entry[] = [];
+    for (let i = 0; i < old.names.length; i++) {
+      const fresh = again.get(i);
+      if (kept[i] || fresh) list.push({ name: old.names[i]!, old: i, ...(fresh ? { fresh } : {}) });
+    }
+    for (const pkg of newOnes) list.push({ name: pkg.name, fresh: pkg });
+    if (newOnes.length > 0) list.sort(byName);
+    if (listChanged) {
+      changes.set(fileFor("packages", { host }), { jsonArray: spliceList(readFileSync(join(live, fileFor("packages", { host }))), old, list) });
+    }
+    packages[host] = hostStateOf(
+      list.map((e) => ({ name: e.name, json: { length: e.fresh ? e.fresh.json.length : lengthAt(old, e.old!) }, signature: e.fresh?.signature ?? signatureAt(old, e.old!) })),
+    );
   }
   if (hosts) {
     const hostsJson = renderHosts(hosts);
@@ -363,7 +381,7 @@ async function buildChanges(options: BuildOptions, output: LockedOutput, state: 
   }
 
   const next: BuildState = { ...state, snapshotMs, hostsFile: hostsSignature, packages, warnings: sorted, files };
-  const summary = { hosts: state.hosts.length, packages: countPackages(entries), files, changedPackages, filesWritten: changes.size };
+  const summary = { hosts: state.hosts.length, packages: Object.values(packages).reduce((n, p) => n + p.names.length, 0), files, changedPackages, filesWritten: changes.size };
   if (changes.size === 0) {
     // Touched but unchanged inputs: remember their new signatures so they are not read again.
     if (stateMoved) writeState(output.layout.home, next);
@@ -374,13 +392,4 @@ async function buildChanges(options: BuildOptions, output: LockedOutput, state: 
   publish(output);
   writeState(output.layout.home, { ...next, live: output.spare, spare: [...changes.keys()] });
   return { problems: sorted, built: { ...summary, mode: "incremental" } };
-}
-
-function signatureColumns(signatures: readonly Signature[]): Pick<HostState, "size" | "mtimeMs" | "ctimeMs" | "ino"> {
-  return {
-    size: signatures.map((s) => s.size),
-    mtimeMs: signatures.map((s) => s.mtimeMs),
-    ctimeMs: signatures.map((s) => s.ctimeMs),
-    ino: signatures.map((s) => s.ino),
-  };
 }

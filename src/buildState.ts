@@ -1,4 +1,4 @@
-// What a build remembers for the next one, kept beside the slots in .dist.shopfront/state.json:
+// What a build remembers for the next one, kept beside the slots in .dist.shopfront/state:
 // the signature of every input as built, each package's rendered length (to splice lists), the
 // warnings, and which paths of the spare slot differ from the live one. Any doubt (no state, another
 // shopfront or schema, another catalogue or target list, a killed build) means a full build.
@@ -23,18 +23,39 @@ export function signatureOf(stats: Stats): Signature {
   return { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino };
 }
 
-/** Per host, in list order: each package's name, rendered length and source signature (columns, to keep the file small). */
+/** Numbers kept per package: its source's signature and its rendered length. */
+export const COLUMNS = 5;
+const [SIZE, MTIME, CTIME, INO, LENGTH] = [0, 1, 2, 3, 4];
+
+/** A host's packages as built, in list order: names, and COLUMNS numbers for each. */
 export interface HostState {
   names: string[];
-  lengths: number[];
-  size: number[];
-  mtimeMs: number[];
-  ctimeMs: number[];
-  ino: number[];
+  columns: Float64Array;
+}
+
+export function hostStateOf(packages: readonly { name: string; json: { length: number }; signature: Signature }[]): HostState {
+  const columns = new Float64Array(packages.length * COLUMNS);
+  packages.forEach((p, i) => {
+    const at = i * COLUMNS;
+    columns[at + SIZE] = p.signature.size;
+    columns[at + MTIME] = p.signature.mtimeMs;
+    columns[at + CTIME] = p.signature.ctimeMs;
+    columns[at + INO] = p.signature.ino;
+    columns[at + LENGTH] = p.json.length;
+  });
+  return { names: packages.map((p) => p.name), columns };
+}
+
+export function signatureAt(host: HostState, i: number): Signature {
+  const at = i * COLUMNS;
+  return { size: host.columns[at + SIZE]!, mtimeMs: host.columns[at + MTIME]!, ctimeMs: host.columns[at + CTIME]!, ino: host.columns[at + INO]! };
+}
+
+export function lengthAt(host: HostState, i: number): number {
+  return host.columns[i * COLUMNS + LENGTH]!;
 }
 
 export interface BuildState {
-  format: 1;
   /** The tool, its schemas, the catalogue folder and the targets: any change makes a full build. */
   key: string;
   /** The slot the output link points to when this state is true. */
@@ -53,27 +74,83 @@ export interface BuildState {
   files: number;
 }
 
-const STATE_FILE = "state.json";
+const STATE_FILE = "state";
+const MAGIC = "shopfront-state 2\n";
 
 /** Clocks of files and of the process may disagree by a tick; inputs this close to the snapshot are re-read. */
 export const RACY_MS = 2000;
 
-export function isUnchanged(now: Signature, then: Signature, snapshotMs: number): boolean {
+type StatsLike = Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">;
+
+function unchanged(now: StatsLike, size: number, mtimeMs: number, ctimeMs: number, ino: number, snapshotMs: number): boolean {
   return (
-    now.size === then.size &&
-    now.mtimeMs === then.mtimeMs &&
-    now.ctimeMs === then.ctimeMs &&
-    now.ino === then.ino &&
+    now.size === size &&
+    now.mtimeMs === mtimeMs &&
+    now.ctimeMs === ctimeMs &&
+    now.ino === ino &&
     now.ctimeMs < snapshotMs - RACY_MS &&
     now.mtimeMs < snapshotMs - RACY_MS
   );
 }
 
+/** Whether a package's source still has the recorded signature, and was not changed near the last snapshot. */
+export function isUnchanged(now: StatsLike, host: HostState, i: number, snapshotMs: number): boolean {
+  const at = i * COLUMNS;
+  const c = host.columns;
+  return unchanged(now, c[at + SIZE]!, c[at + MTIME]!, c[at + CTIME]!, c[at + INO]!, snapshotMs);
+}
+
+export function signatureUnchanged(now: StatsLike, then: Signature, snapshotMs: number): boolean {
+  return unchanged(now, then.size, then.mtimeMs, then.ctimeMs, then.ino, snapshotMs);
+}
+
+/**
+ * The state file: a line naming the format, the header's length, the header as JSON (names joined
+ * by newlines, which names cannot contain) and then every host's numbers as 64-bit floats, so a
+ * catalogue of 100,000 packages loads without parsing half a million numbers.
+ */
+type Header = Omit<BuildState, "packages"> & { packages: { host: string; names: string; count: number }[] };
+
+export function serializeState(state: BuildState): Buffer {
+  const header: Header = {
+    ...state,
+    packages: state.hosts.map((host) => ({ host, names: state.packages[host]!.names.join("\n"), count: state.packages[host]!.names.length })),
+  };
+  const json = Buffer.from(JSON.stringify(header));
+  const start = Buffer.from(`${MAGIC}${json.length}\n`);
+  const padding = Buffer.alloc((8 - ((start.length + json.length) % 8)) % 8);
+  const columns = state.hosts.map((host) => {
+    const c = state.packages[host]!.columns;
+    return Buffer.from(c.buffer, c.byteOffset, c.byteLength);
+  });
+  return Buffer.concat([start, json, padding, ...columns]);
+}
+
+export function parseState(bytes: Buffer): BuildState | undefined {
+  if (bytes.toString("latin1", 0, MAGIC.length) !== MAGIC) return undefined;
+  const lineEnd = bytes.indexOf(0x0a, MAGIC.length);
+  const length = Number(bytes.toString("latin1", MAGIC.length, lineEnd));
+  const header = JSON.parse(bytes.toString("utf8", lineEnd + 1, lineEnd + 1 + length)) as Header;
+  let at = lineEnd + 1 + length;
+  at += (8 - (at % 8)) % 8;
+  const packages: Record<string, HostState> = {};
+  for (const { host, names, count } of header.packages) {
+    const size = count * COLUMNS * 8;
+    if (at + size > bytes.length) return undefined;
+    // Copied: a Float64Array needs an aligned buffer of its own.
+    const columns = new Float64Array(count * COLUMNS);
+    new Uint8Array(columns.buffer).set(bytes.subarray(at, at + size));
+    packages[host] = { names: count === 0 ? [] : names.split("\n"), columns };
+    at += size;
+  }
+  return at === bytes.length ? { ...header, packages } : undefined;
+}
+
 /** The state in `home`, if it exists, parses and was written under `key`; anything else is no state. */
 export function readState(home: string, key: string): BuildState | undefined {
   try {
-    const state = JSON.parse(readFileSync(join(home, STATE_FILE), "utf8")) as BuildState;
-    return state.format === 1 && state.key === key ? state : undefined;
+    const state = parseState(readFileSync(join(home, STATE_FILE)));
+    return state?.key === key ? state : undefined;
   } catch {
     return undefined;
   }
@@ -81,7 +158,7 @@ export function readState(home: string, key: string): BuildState | undefined {
 
 export function writeState(home: string, state: BuildState): void {
   const temp = join(home, `${STATE_FILE}.${process.pid}`);
-  writeFileSync(temp, JSON.stringify(state));
+  writeFileSync(temp, serializeState(state));
   renameSync(temp, join(home, STATE_FILE));
 }
 

@@ -4,7 +4,7 @@ import { foldCase, isValidName, NAME_RULE, nameProblem, RESERVED_NAME_RULE } fro
 import { parseJson } from "./parseJson.js";
 import { finding, inFile, type Finding, type Problem } from "./problems.js";
 import { describeSchemaError } from "./describeSchemaError.js";
-import type { CatalogueListing, Entry, SourceBytes } from "./readCatalogue.js";
+import type { CatalogueListing, SourceBytes } from "./readCatalogue.js";
 import { RESERVED_HOST_IDS } from "./routes.js";
 import type { Validators } from "./schemas.js";
 import type { ValidateFunction } from "ajv";
@@ -20,6 +20,9 @@ export interface ManifestRef {
   name: string;
   file: string;
 }
+
+/** Per host, the package names a previous build by the same shopfront accepted, with their index in its state. */
+export type KnownNames = ReadonlyMap<string, ReadonlyMap<string, number>>;
 
 /** Parses a source file and checks it against a schema; returns the value only when it is valid. */
 function checkJsonFile(source: SourceBytes, validate: ValidateFunction): { value?: unknown; findings: Finding[] } {
@@ -109,8 +112,10 @@ export interface LayoutCheck {
  * regular `<name>.json` files with a legal name, no two names of a host differ only in case, and no
  * symbolic links (one could point outside the catalogue). `declared` is undefined when hosts.json is
  * unusable; then every folder is checked as a host, so one run still reports every manifest.
+ * `known` names passed the same rules in the previous build (the rules are part of the build's key):
+ * they are not checked again, and folding for case collisions is done only when a new name appears.
  */
-export function checkLayout(listing: CatalogueListing, declared: readonly string[] | undefined): LayoutCheck {
+export function checkLayout(listing: CatalogueListing, declared: readonly string[] | undefined, known?: KnownNames): LayoutCheck {
   const problems: Problem[] = [];
   const manifests: ManifestRef[] = [];
   const add = (file: string, f: Finding) => problems.push({ file, ...f });
@@ -140,8 +145,10 @@ export function checkLayout(listing: CatalogueListing, declared: readonly string
       add(`${host}/`, finding("UNREADABLE", "", `cannot be listed: ${entries?.error ?? "unknown error"}`));
       return;
     }
-    const byFolded = new Map<string, string>();
-    for (const entry of [...entries].sort(byName)) {
+    const knownHere = known?.get(host);
+    const names: string[] = [];
+    let newNames = false;
+    for (const entry of entries) {
       const file = `${host}/${entry.name}`;
       if (entry.kind === "symlink") {
         add(file, finding("SYMLINK", "", "is a symbolic link: manifests must be regular files"));
@@ -152,21 +159,43 @@ export function checkLayout(listing: CatalogueListing, declared: readonly string
         continue;
       }
       const name = entry.name.slice(0, -MANIFEST_EXTENSION.length);
-      const nameCode = nameProblem(name);
-      if (nameCode) {
-        add(file, finding(nameCode, "", `has a file name that cannot be a package name: ${JSON.stringify(name)} ${nameCode === "INVALID_NAME" ? NAME_RULE : RESERVED_NAME_RULE}`));
+      if (knownHere?.has(name) !== true) {
+        newNames = true;
+        const nameCode = nameProblem(name);
+        if (nameCode) {
+          add(file, finding(nameCode, "", `has a file name that cannot be a package name: ${JSON.stringify(name)} ${nameCode === "INVALID_NAME" ? NAME_RULE : RESERVED_NAME_RULE}`));
+        }
       }
-      const other = byFolded.get(foldCase(name));
-      if (other !== undefined) {
-        add(file, finding("CASE_COLLISION", "", `differs from ${host}/${other}${MANIFEST_EXTENSION} only in case: they collide on case-insensitive file systems and caches`));
-      } else byFolded.set(foldCase(name), name);
+      names.push(name);
       manifests.push({ host, name, file });
     }
+    if (newNames) addCaseCollisions(host, names, add);
   });
   return { manifests, problems };
 }
 
-function byName(a: Entry, b: Entry): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+/**
+ * Names of one host that fold to the same key, reported on all but the first in name order (so
+ * the report does not depend on the order the file system lists them in).
+ */
+function addCaseCollisions(host: string, names: readonly string[], add: (file: string, f: Finding) => void): void {
+  const byFolded = new Map<string, string[]>();
+  for (const name of names) {
+    const folded = foldCase(name);
+    const same = byFolded.get(folded);
+    if (same) same.push(name);
+    else byFolded.set(folded, [name]);
+  }
+  for (const same of byFolded.values()) {
+    if (same.length < 2) continue;
+    const [first, ...others] = same.sort(byCodePoint);
+    for (const name of others) {
+      add(`${host}/${name}${MANIFEST_EXTENSION}`, finding("CASE_COLLISION", "", `differs from ${host}/${first}${MANIFEST_EXTENSION} only in case: they collide on case-insensitive file systems and caches`));
+    }
+  }
+}
+
+function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 

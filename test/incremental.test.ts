@@ -5,7 +5,7 @@ import { readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync }
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildCatalogue, type BuildOptions } from "../src/buildCatalogue.js";
-import { computeToolKey } from "../src/buildState.js";
+import { computeToolKey, parseState, serializeState } from "../src/buildState.js";
 import { copyFixture, manifest, readJson, readTree, ROOT, tempDir, writeFiles } from "./helpers.js";
 
 async function build(catalogueDir: string, outDir: string, extra: Partial<BuildOptions> = {}) {
@@ -97,6 +97,20 @@ describe("incremental builds", () => {
     expect(readTree(out)).toEqual(await fullTree(catalogue));
   });
 
+  it("check a new name against the known ones for case collisions", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    writeFiles(catalogue, { "primary/SNAKE.json": manifest("SNAKE"), "primary/con.json": manifest("con") });
+    const result = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
+    expect(result.built).toBeUndefined();
+    expect(result.problems.map((p) => [p.code, p.file])).toEqual([
+      ["RESERVED_NAME", "primary/con.json"],
+      ["RESERVED_NAME", "primary/con.json"],
+      ["CASE_COLLISION", "primary/snake.json"],
+    ]);
+  });
+
   it("report the warnings of unchanged files again", async () => {
     const catalogue = copyFixture("basic");
     const out = join(tempDir(), "dist");
@@ -130,19 +144,29 @@ describe("the build cache", () => {
     const catalogue = copyFixture("basic");
     const out = join(tempDir(), "dist");
     await build(catalogue, out);
-    const statePath = join(out, "..", ".dist.shopfront", "state.json");
-    const state = readJson(statePath) as { key: string };
-    writeFileSync(statePath, JSON.stringify({ ...state, key: "written by another version" }));
+    const statePath = join(out, "..", ".dist.shopfront", "state");
+    const state = parseState(readFileSync(statePath))!;
+    writeFileSync(statePath, serializeState({ ...state, key: "written by another version" }));
     writeFiles(catalogue, { "primary/snake.json": manifest("snake", { version: "3" }) });
     expect(await build(catalogue, out)).toMatchObject({ mode: "full", reason: "no usable state from the previous build" });
     expect(readTree(out)).toEqual(await fullTree(catalogue));
   });
 
-  it("that is corrupt is not used", async () => {
+  it("survives a round trip through its file, empty hosts included", () => {
+    const state = {
+      key: "k", live: "a" as const, spare: ["v1/hosts"], snapshotMs: 1.5, hostsFile: { size: 1, mtimeMs: 2.25, ctimeMs: 3.125, ino: 4 }, hosts: ["p", "e"],
+      packages: { p: { names: ["x", "y"], columns: Float64Array.from([1, 2.5, 3.5, 4, 5, 6, 7.75, 8.5, 9, 10]) }, e: { names: [], columns: new Float64Array(0) } },
+      warnings: [], files: 3,
+    };
+    expect(parseState(serializeState(state))).toEqual(state);
+  });
+
+  it("that is cut short is not used", async () => {
     const catalogue = copyFixture("basic");
     const out = join(tempDir(), "dist");
     await build(catalogue, out);
-    writeFileSync(join(out, "..", ".dist.shopfront", "state.json"), "{ half");
+    const statePath = join(out, "..", ".dist.shopfront", "state");
+    writeFileSync(statePath, readFileSync(statePath).subarray(0, 100));
     expect((await build(catalogue, out)).mode).toBe("full");
   });
 
@@ -153,7 +177,7 @@ describe("the build cache", () => {
     writeFiles(catalogue, { "primary/snake.json": manifest("snake", { version: "3" }) });
     await build(catalogue, out);
     const home = join(out, "..", ".dist.shopfront");
-    const state = readJson(join(home, "state.json")) as { live: string };
+    const state = parseState(readFileSync(join(home, "state")))!;
     rmSync(out);
     const { symlinkSync } = await import("node:fs");
     symlinkSync(`.dist.shopfront/${state.live === "a" ? "b" : "a"}`, out);

@@ -67,13 +67,15 @@ export function cloudFrontSetup(location: S3Location): string[] {
     .filter(([name]) => name !== "Content-Type")
     .map(([name, value]) => `${name}: ${value}`);
   return [
-    `To serve it through CloudFront (once per distribution):`,
+    `To serve it through CloudFront (once per distribution; the README's "S3 + CloudFront" says why):`,
     `  1. Origin: the bucket ${location.bucket}, ${originPath}, with origin access control (the bucket stays private).`,
-    `  2. Routing: create a CloudFront Function (runtime cloudfront-js-2.0) from the code \`shopfront config cloudfront\` prints,`,
-    `     publish it, and associate it with the default cache behavior as event type viewer-request.`,
-    `  3. Errors: add custom error responses for 403 and 404, each with response page path /${NOT_FOUND_FILE} and response code 404`,
-    `     (S3 answers 403 for a missing key when CloudFront may not list the bucket).`,
-    `  4. Headers: a response headers policy with ${headers.join(" and ")}`,
+    `  2. Routing: \`shopfront config cloudfront --out cloudfront/\` writes the CloudFront Function: create it (runtime`,
+    `     cloudfront-js-2.0), publish it, and associate it with the default cache behavior as viewer-request.`,
+    `  3. Cache behavior: allowed methods GET, HEAD, OPTIONS, PUT, POST, PATCH, DELETE (the function answers all but`,
+    `     GET and HEAD itself), and the managed cache policy CachingOptimized (the function folds the query into the path).`,
+    `  4. Errors: custom error responses for 403 and 404, each with response page path /${NOT_FOUND_FILE} and response code`,
+    `     404 (cloudfront/custom-error-responses.json); S3 answers 403 for a missing key when CloudFront may not list it.`,
+    `  5. Headers: a response headers policy with ${headers.join(" and ")}`,
     `     (the managed CORS-and-SecurityHeadersPolicy).`,
   ];
 }
