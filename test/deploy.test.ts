@@ -284,7 +284,7 @@ describe("shopfront deploy (the binary)", () => {
     const run = await shopfront(cwd, ["deploy", url, "--endpoint", store.url]);
     expect(run).toMatchObject({ code: 0, stderr: "" });
     expect(run.stdout).toMatch(/^deployed dist to s3:\/\/shopfront-test\/cli: 9 uploaded \(\d+\.\d kB\), 0 unchanged, 0 deleted in \d+\.\d s\n\n/);
-    expect(run.stdout).toContain("`shopfront config cloudfront`");
+    expect(run.stdout).toContain("`shopfront config cloudfront --out cloudfront/`");
     expect(run.stdout).toContain("event type viewer-request");
     expect(run.stdout).toContain("custom error responses for 403 and 404, each with response page path /404.json and response code 404");
   });
