@@ -39,15 +39,21 @@ const places = values.fs.split(",").map((name) => {
 });
 if (!existsSync(CLI)) throw new Error("lib/cli.js is missing: run npm install first");
 
-/** Runs a script under measure.mjs; returns seconds and peak RSS in MB. */
+/** Runs a script under measure.mjs; returns seconds and peak RSS in MB, or why it failed. */
 function timed(script, args) {
   const started = process.hrtime.bigint();
   const run = spawnSync(process.execPath, [MEASURE, script, ...args], { encoding: "utf8", maxBuffer: 1 << 26 });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  if (run.status !== 0) throw new Error(`${script} ${args.join(" ")} failed (${run.status}):\n${run.stderr}`);
   const lines = run.stderr.trim().split("\n");
   const { maxRssKb } = JSON.parse(lines[lines.length - 1] ?? "{}");
-  return { seconds, rssMb: maxRssKb / 1024, stdout: run.stdout.trim() };
+  const failed = run.status !== 0 ? (lines.find((l) => /Error/.test(l)) ?? `exit ${run.status}`).trim() : undefined;
+  return { seconds, rssMb: maxRssKb / 1024, failed };
+}
+
+/** Ours must never fail; the floor may (it builds each list as one string, which V8 caps near 512 MB). */
+function mustSucceed(t, what) {
+  if (t.failed) throw new Error(`${what} failed: ${t.failed}`);
+  return t;
 }
 
 const median = (xs) => {
@@ -79,6 +85,7 @@ for (const place of places) {
     spawnSync(process.execPath, [join(SHARED, "gen-catalogue.mjs"), catalogue, String(size), values.hosts], { stdio: "ignore" });
     const floorOut = join(base, "floor");
     const ours = join(base, "dist");
+    /** @type {{ floor: number[], ours: number[], floorRss: number[], oursRss: number[], floorFailed?: string }} */
     const cold = { floor: [], ours: [], floorRss: [], oursRss: [] };
     for (let r = 0; r < runs; r++) {
       // Alternate who goes first, so a slow minute hits both.
@@ -87,11 +94,14 @@ for (const place of places) {
         if (who === "floor") {
           rmSync(floorOut, { recursive: true, force: true });
           const t = timed(join(SHARED, "floor.mjs"), [catalogue, floorOut]);
-          cold.floor.push(t.seconds);
-          cold.floorRss.push(t.rssMb);
+          if (t.failed) cold.floorFailed = t.failed;
+          else {
+            cold.floor.push(t.seconds);
+            cold.floorRss.push(t.rssMb);
+          }
         } else {
           removeOutput(ours);
-          const t = timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", ours]);
+          const t = mustSucceed(timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", ours]), "shopfront build");
           cold.ours.push(t.seconds);
           cold.oursRss.push(t.rssMb);
         }
@@ -99,10 +109,11 @@ for (const place of places) {
     }
     rmSync(floorOut, { recursive: true, force: true });
     // The last cold build of ours is in place: rebuild with nothing changed, then after edits.
-    const noop = Array.from({ length: runs }, () => timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", ours]));
+    const build = () => mustSucceed(timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", ours]), "shopfront rebuild");
+    const noop = Array.from({ length: runs }, build);
     const edits = Array.from({ length: runs + 1 }, (_, i) => {
       editManifest(catalogue, i + 1);
-      return timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", ours]);
+      return build();
     });
     const floorCold = median(cold.floor);
     const row = {
@@ -110,6 +121,7 @@ for (const place of places) {
       packages: size,
       hosts: Number(values.hosts),
       floorColdS: floorCold,
+      ...(cold.floorFailed ? { floorFailed: cold.floorFailed } : {}),
       oursColdS: median(cold.ours),
       coldRatio: median(cold.ours) / floorCold,
       noopS: median(noop.map((t) => t.seconds)),
@@ -131,16 +143,17 @@ for (const place of places) {
   }
 }
 
-const pct = (x) => `${(x * 100).toFixed(1)}%`;
-const s = (x) => `${x.toFixed(2)} s`;
+const pct = (x) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : "-");
+const s = (x) => (Number.isFinite(x) ? `${x.toFixed(2)} s` : "failed");
 const header = ["fs", "packages", "floor cold", "ours cold", "ratio", "no-op", "of floor", "1st edit", "edit", "of floor", "RSS floor/cold/no-op/edit MB"];
 const table = [header, ...results.map((r) => [
-  r.fs, String(r.packages), s(r.floorColdS), s(r.oursColdS), `${r.coldRatio.toFixed(2)}x`, s(r.noopS), pct(r.noopOfFloorCold), s(r.firstEditS), s(r.editS), pct(r.editOfFloorCold),
-  [r.floorRssMb, r.oursColdRssMb, r.noopRssMb, r.editRssMb].map((m) => m.toFixed(0)).join("/"),
+  r.fs, String(r.packages), s(r.floorColdS), s(r.oursColdS), Number.isFinite(r.coldRatio) ? `${r.coldRatio.toFixed(2)}x` : "-", s(r.noopS), pct(r.noopOfFloorCold), s(r.firstEditS), s(r.editS), pct(r.editOfFloorCold),
+  [r.floorRssMb, r.oursColdRssMb, r.noopRssMb, r.editRssMb].map((m) => (Number.isFinite(m) ? m.toFixed(0) : "-")).join("/"),
 ])];
 const widths = header.map((_, c) => Math.max(...table.map((row) => row[c].length)));
 console.log(table.map((row) => row.map((cell, c) => cell.padEnd(widths[c])).join("  ")).join("\n"));
 console.log(`medians of ${runs} runs; cold = empty output folder; edit = one manifest changed (median of ${runs}; 1st edit = the first after a cold build)`);
+for (const r of results) if (r.floorFailed) console.log(`the floor failed at ${r.fs} ${r.packages}: ${r.floorFailed}`);
 
 const outDir = join(ROOT, "bench-results");
 mkdirSync(outDir, { recursive: true });

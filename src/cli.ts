@@ -9,7 +9,7 @@ import { Argument, Command, CommanderError, Option } from "commander";
 import { buildCatalogue, catalogueNames, checkCatalogue, type BuildSummary } from "./buildCatalogue.js";
 import { DEFAULT_CACHE_CONTROL } from "./deploy/planDeploy.js";
 import { FailureError, isSystemError, UsageError } from "./errors.js";
-import { formatProblemCount, formatProblems } from "./formatProblems.js";
+import { formatProblemCount, formatProblems, plural } from "./formatProblems.js";
 import { isError, type Problem } from "./problems.js";
 import { TARGETS, targetById } from "./targets/index.js";
 import { parseListen, parseRoot } from "./targets/serverOptions.js";
@@ -59,9 +59,6 @@ function seconds(since: number): string {
   return `${((performance.now() - since) / 1000).toFixed(1)} s`;
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
 
 function targetOption(flags: string, description: string): Option {
   return new Option(flags, description).choices(TARGETS.map((t) => t.id));
@@ -77,7 +74,7 @@ function formatBuildSummary(built: BuildSummary, time: string, out: string): str
 
 /** A progress bar on stderr for long builds, only when stderr is a terminal and the build has many files. */
 function progressBar(): ((phase: string, done: number, total: number) => void) | undefined {
-  if (!process.stderr.isTTY || process.env.NO_COLOR === undefined && process.env.TERM === "dumb") return undefined;
+  if (!process.stderr.isTTY || process.env.TERM === "dumb") return undefined;
   let last = 0;
   return (phase, done, total) => {
     if (total < 2000) return;

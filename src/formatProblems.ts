@@ -9,7 +9,8 @@ export function formatProblem(problem: Problem, displayFile: (file: string) => s
   return `${displayFile(problem.file)}: ${pointer}${problem.message}${severity}`;
 }
 
-function plural(n: number, word: string): string {
+/** `1 file`, `2 files`. */
+export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 

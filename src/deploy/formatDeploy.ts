@@ -1,13 +1,11 @@
 // What `shopfront deploy` prints, as lines: the plan (for --dry-run), the summary, and the
 // CloudFront steps that put the bucket behind the routing function. The CLI prints them.
+import { plural } from "../formatProblems.js";
 import { NOT_FOUND_FILE, RESPONSE_HEADERS } from "../routes.js";
 import type { DeployResult } from "./deployToS3.js";
 import { PHASES, UPLOAD_REASONS } from "./planDeploy.js";
 import { formatS3Url, type S3Location } from "./s3Location.js";
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1000) return `${bytes} B`;
