@@ -45,7 +45,8 @@ function timed(script, args) {
   const run = spawnSync(process.execPath, [MEASURE, script, ...args], { encoding: "utf8", maxBuffer: 1 << 26 });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const lines = run.stderr.trim().split("\n");
-  const { maxRssKb } = JSON.parse(lines[lines.length - 1] ?? "{}");
+  // measure.mjs reports on exit; after a crash Node still prints its version below that line.
+  const { maxRssKb } = JSON.parse(lines.findLast((l) => l.startsWith('{"maxRssKb":')) ?? '{"maxRssKb":null}');
   const failed = run.status !== 0 ? (lines.find((l) => /Error/.test(l)) ?? `exit ${run.status}`).trim() : undefined;
   return { seconds, rssMb: maxRssKb / 1024, failed };
 }

@@ -258,7 +258,9 @@ function exitCodeFor(error: unknown): number {
     return EXIT.usage;
   }
   if (error instanceof FailureError || isSystemError(error)) {
-    process.stderr.write(`error: ${(error as Error).message}\n`);
+    // A file system out of inodes says ENOSPC too, with room to spare on `df -h`.
+    const hint = isSystemError(error) && error.code === "ENOSPC" ? " (out of space or of inodes: see df -h and df -i); the previous output is unchanged" : "";
+    process.stderr.write(`error: ${(error as Error).message}${hint}\n`);
     return EXIT.invalid;
   }
   process.stderr.write(`internal error: this is a bug in shopfront ${VERSION}; please report it with this output.\n${error instanceof Error ? error.stack : String(error)}\n`);
