@@ -3,6 +3,7 @@
 // Apache, Caddy and lighttpd and the edge functions; `shopfront check` runs it against a deployment.
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { forEachConcurrently } from "./forEachConcurrently.js";
 import { contentText, type OutputFile } from "./renderApi.js";
 import { fileFor, RESPONSE_HEADERS, urlFor } from "./routes.js";
 
@@ -259,22 +260,17 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const anyFile = new Set(options.api.files.values());
   const checked = Object.fromEntries(Object.keys(CONFORMANCE_ROWS).map((row) => [row, 0])) as Record<ConformanceRow, number>;
   const failures: Failure[] = [];
-  let next = 0;
   let done = 0;
-  const worker = async () => {
-    while (next < options.cases.length) {
-      const c = options.cases[next++]!;
-      checked[c.row]++;
-      try {
-        const res = await sendRaw(options.baseUrl, c.method, c.target);
-        for (const row of headerRowsFor(c, res.status)) checked[row]++;
-        failures.push(...judge(c, res, options.api, anyFile));
-      } catch (e) {
-        failures.push({ row: c.row, target: c.target, method: c.method, reason: `request failed: ${(e as Error).message}` });
-      }
-      options.onProgress?.(++done, options.cases.length);
+  await forEachConcurrently(options.cases, Math.max(1, options.concurrency ?? 8), async (c) => {
+    checked[c.row]++;
+    try {
+      const res = await sendRaw(options.baseUrl, c.method, c.target);
+      for (const row of headerRowsFor(c, res.status)) checked[row]++;
+      failures.push(...judge(c, res, options.api, anyFile));
+    } catch (e) {
+      failures.push({ row: c.row, target: c.target, method: c.method, reason: `request failed: ${(e as Error).message}` });
     }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 8) }, worker));
+    options.onProgress?.(++done, options.cases.length);
+  });
   return { checked, failures };
 }

@@ -15,6 +15,7 @@ import {
   type S3ClientConfig,
 } from "@aws-sdk/client-s3";
 import { FailureError, UsageError } from "../errors.js";
+import { forEachConcurrently } from "../forEachConcurrently.js";
 import { RESPONSE_HEADERS } from "../routes.js";
 import { DEFAULT_CACHE_CONTROL, normalizeEtag, parseDeployState, planDeploy, renderDeployState, STATE_FILE, type DeployPlan, type DeployState, type LocalFile, type ObjectRecord, type RemoteObject, type Upload } from "./planDeploy.js";
 import { readBuild } from "./readBuild.js";
@@ -115,23 +116,6 @@ async function resolveClientConfig(client: S3Client): Promise<void> {
   }
 }
 
-/** Runs `work` on every item, at most `limit` at once; after a failure starts nothing new, lets the rest finish, and throws it. */
-async function forEachConcurrently<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    while (!failure && next < items.length) {
-      const item = items[next++]!;
-      try {
-        await work(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure) throw failure.error;
-}
 
 export async function deployToS3(options: DeployOptions): Promise<DeployResult> {
   const location = parseS3Url(options.url);
