@@ -1,7 +1,7 @@
 // The core's commands: check a catalogue (read -> validate -> render), and build it (check, then
 // write every file of the API atomically). A build after a build only reads the manifests whose
 // signature changed and only writes the files whose bytes changed. They return data; the CLI prints.
-import { lstatSync, readFileSync } from "node:fs";
+import { lstatSync, readFileSync, statSync, type Stats } from "node:fs";
 import { join, sep } from "node:path";
 import {
   buildKey, forgetState, hostStateOf, isUnchanged, lengthAt, readState, signatureAt, signatureOf, signatureUnchanged, writeState, type BuildState, type HostState, type Signature,
@@ -15,7 +15,7 @@ import { fileFor } from "./routes.js";
 import { schemaValidators, type Validators } from "./schemas.js";
 import { targetById } from "./targets/index.js";
 import type { CatalogueNames, TargetId } from "./targets/target.js";
-import { checkHostsFile, checkLayout, checkManifest, HOSTS_FILE, MAX_SOURCE_BYTES, type ManifestRef } from "./validateCatalogue.js";
+import { checkHostsFile, checkLayout, checkManifest, HOSTS_FILE, MANIFEST_EXTENSION, MAX_SOURCE_BYTES, type ManifestRef } from "./validateCatalogue.js";
 import { publish, slotDir, withOutput, writeChanges, writeFresh, type LockedOutput } from "./writeOutput.js";
 
 /** A rendered package with what the next build compares: its source's signature. */
@@ -34,6 +34,8 @@ export interface CatalogueCheck {
   /** The rendered catalogue, present only when there is no error. */
   catalogue?: CheckedCatalogue;
   hostsSignature?: Signature;
+  /** The catalogue folder's and each host folder's signature as listed (see BuildState.folders). */
+  folders?: Signature[] | null;
 }
 
 function readListing(catalogueDir: string): CatalogueListing {
@@ -95,7 +97,13 @@ export async function checkCatalogue(catalogueDir: string, onProgress?: CheckPro
     problems: sorted,
     catalogue: { hosts: hosts.hostsFile.hosts, packages },
     ...(hostsSource?.signature ? { hostsSignature: hostsSource.signature } : {}),
+    folders: folderSignatures(listing, hosts.hostsFile.hosts.map((h) => h.id)),
   };
+}
+
+function folderSignatures(listing: CatalogueListing, hosts: readonly string[]): Signature[] | null {
+  const signatures = ["", ...hosts].map((folder) => listing.signatures.get(folder));
+  return signatures.every((s) => s !== undefined) ? (signatures as Signature[]) : null;
 }
 
 export interface BuildOptions {
@@ -106,6 +114,8 @@ export interface BuildOptions {
   /** Ignore what the previous build left and write everything. */
   force?: boolean;
   onProgress?: CheckProgress;
+  /** The wall clock (tests move it on to see a build that runs long after the last edit). */
+  now?: () => number;
 }
 
 export interface BuildSummary {
@@ -169,7 +179,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
 }
 
 async function buildFully(options: BuildOptions, output: LockedOutput, key: string, reason: string): Promise<BuildResult> {
-  const snapshotMs = Date.now();
+  const snapshotMs = (options.now ?? Date.now)();
   const check = await checkCatalogue(options.catalogueDir, options.onProgress);
   if (!check.catalogue) return check;
   const files = [...renderApi(check.catalogue), ...targetFiles(options.targets ?? [], catalogueNames(check.catalogue))];
@@ -183,6 +193,7 @@ async function buildFully(options: BuildOptions, output: LockedOutput, key: stri
     spare: null,
     snapshotMs,
     hostsFile: check.hostsSignature!,
+    folders: check.folders ?? null,
     hosts: check.catalogue.hosts.map((h) => h.id),
     packages,
     warnings: check.problems,
@@ -196,14 +207,6 @@ function countPackages(packages: ReadonlyMap<string, readonly unknown[]>): numbe
   let n = 0;
   for (const list of packages.values()) n += list.length;
   return n;
-}
-
-function lstatSignature(path: string): Signature | undefined {
-  try {
-    return signatureOf(lstatSync(path));
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -255,28 +258,101 @@ interface Entry {
   fresh?: CheckedPackage;
 }
 
+/** Which manifests a rebuild must read, and what it found without reading them. */
+interface Survey {
+  /** Per host, a flag for each package of the last build that is still there with its signature. */
+  kept: Map<string, Uint8Array>;
+  /** Manifests to read: changed ones, with their index in the last build, and new ones. */
+  toRead: { ref: ManifestRef; index: number | undefined }[];
+  /** Problems of the layout, and the warnings of kept manifests (reported again). */
+  problems: Problem[];
+  /** The folders' signatures for the next build. */
+  folders: Signature[] | null;
+}
+
+function warningsByFile(state: BuildState): Map<string, Problem[]> {
+  const byFile = new Map<string, Problem[]>();
+  for (const warning of state.warnings) byFile.set(warning.file, [...(byFile.get(warning.file) ?? []), warning]);
+  return byFile;
+}
+
+/**
+ * Sorts one manifest into kept (a package of the last build whose source keeps its signature) or
+ * to read. Called for every manifest of the catalogue: at 100,000 packages this is most of a rebuild.
+ */
+function surveyOne(survey: Survey, state: BuildState, warnings: Map<string, Problem[]>, ref: ManifestRef, index: number | undefined, stats: Stats | undefined): void {
+  if (index !== undefined && stats && isUnchanged(stats, state.packages[ref.host]!, index, state.snapshotMs)) {
+    survey.kept.get(ref.host)![index] = 1;
+    if (warnings.size > 0) survey.problems.push(...(warnings.get(ref.file) ?? []));
+  } else survey.toRead.push({ ref, index });
+}
+
+function emptySurvey(state: BuildState, folders: Signature[] | null): Survey {
+  return { kept: new Map(state.hosts.map((h) => [h, new Uint8Array(state.packages[h]!.names.length)])), toRead: [], problems: [], folders };
+}
+
+/**
+ * The quick survey: while the catalogue folder and every host folder keep their signatures, no
+ * entry was added, removed or renamed in them since the last build, whose layout was valid. So the
+ * manifests are the last build's names and only their own signatures need a look: no listing, no
+ * layout check. Undefined when that cannot be shown (then the catalogue is listed).
+ */
+export function surveyKnown(dir: string, state: BuildState): Survey | undefined {
+  const folders = state.folders;
+  if (!folders || folders.length !== state.hosts.length + 1) return undefined;
+  for (let k = 0; k < folders.length; k++) {
+    // The catalogue folder may be a link (it is listed through it); a host folder may not.
+    const now = k === 0 ? statSync(dir, { throwIfNoEntry: false }) : lstatSync(join(dir, state.hosts[k - 1]!), { throwIfNoEntry: false });
+    if (!now?.isDirectory() || !signatureUnchanged(now, folders[k]!, state.snapshotMs)) return undefined;
+  }
+  const survey = emptySurvey(state, folders);
+  const warnings = warningsByFile(state);
+  const prefix = `${dir}${sep}`;
+  for (const host of state.hosts) {
+    const names = state.packages[host]!.names;
+    for (let i = 0; i < names.length; i++) {
+      const file = `${host}/${names[i]}${MANIFEST_EXTENSION}`;
+      const stats = lstatSync(prefix + file, { throwIfNoEntry: false });
+      if (!stats?.isFile()) return undefined;
+      surveyOne(survey, state, warnings, { host, name: names[i]!, file }, i, stats);
+    }
+  }
+  return survey;
+}
+
+/** The full survey: list the catalogue, check its layout, and look up each manifest in the last build. */
+function surveyListing(dir: string, state: BuildState): Survey {
+  const listing = readListing(dir);
+  const indexes = new Map(state.hosts.map((h) => [h, new Map(state.packages[h]!.names.map((name, i) => [name, i]))]));
+  const layout = checkLayout(listing, state.hosts, indexes);
+  const survey = emptySurvey(state, folderSignatures(listing, state.hosts));
+  survey.problems.push(...layout.problems);
+  const warnings = warningsByFile(state);
+  const prefix = `${dir}${sep}`;
+  for (const ref of layout.manifests) {
+    surveyOne(survey, state, warnings, ref, indexes.get(ref.host)!.get(ref.name), lstatSync(prefix + ref.file, { throwIfNoEntry: false }));
+  }
+  return survey;
+}
+
 /**
  * The build after a build: signatures decide which manifests to read, the live files decide which
  * outputs changed, and unchanged list entries are cut from the live list by their stored lengths.
- * The loop over every manifest allocates nothing for an unchanged one: at 100,000 packages it is
- * most of a rebuild. Returns undefined when the hosts themselves changed, which needs a full build.
+ * Returns undefined when the hosts themselves changed, which needs a full build.
  */
 async function buildChanges(options: BuildOptions, output: LockedOutput, state: BuildState): Promise<BuildResult | undefined> {
-  const snapshotMs = Date.now();
+  const snapshotMs = (options.now ?? Date.now)();
   const dir = options.catalogueDir;
   const live = slotDir(output, output.live!);
-  const listing = readListing(dir);
   let validators: Validators | undefined;
   const problems: Problem[] = [];
-  const warningsByFile = new Map<string, Problem[]>();
-  for (const warning of state.warnings) warningsByFile.set(warning.file, [...(warningsByFile.get(warning.file) ?? []), warning]);
   let stateMoved = false;
 
   let hostsSignature = state.hostsFile;
   let hosts: readonly HostInfo[] | undefined;
-  const nowHosts = listing.root.some((e) => e.name === HOSTS_FILE && e.kind === "file") ? lstatSignature(join(dir, HOSTS_FILE)) : undefined;
-  if (!nowHosts) return undefined;
-  if (signatureUnchanged(nowHosts, state.hostsFile, state.snapshotMs)) problems.push(...(warningsByFile.get(HOSTS_FILE) ?? []));
+  const nowHosts = lstatSync(join(dir, HOSTS_FILE), { throwIfNoEntry: false });
+  if (!nowHosts?.isFile()) return undefined;
+  if (signatureUnchanged(nowHosts, state.hostsFile, state.snapshotMs)) problems.push(...state.warnings.filter((w) => w.file === HOSTS_FILE));
   else {
     validators ??= await schemaValidators();
     const source = readSourceFile(join(dir, HOSTS_FILE), MAX_SOURCE_BYTES);
@@ -284,29 +360,20 @@ async function buildChanges(options: BuildOptions, output: LockedOutput, state: 
     if (!checked.hostsFile || checked.hostsFile.hosts.map((h) => h.id).join("/") !== state.hosts.join("/")) return undefined;
     problems.push(...checked.problems);
     hosts = checked.hostsFile.hosts;
-    hostsSignature = source.signature ?? nowHosts;
+    hostsSignature = source.signature ?? signatureOf(nowHosts);
     stateMoved = true;
   }
 
-  const indexes = new Map(state.hosts.map((h) => [h, new Map(state.packages[h]!.names.map((name, i) => [name, i]))]));
-  const layout = checkLayout(listing, state.hosts, indexes);
-  problems.push(...layout.problems);
+  const survey = surveyKnown(dir, state) ?? surveyListing(dir, state);
+  problems.push(...survey.problems);
+  // Listed again: remember the folders' new signatures, so the next build need not list them.
+  if (survey.folders !== state.folders) stateMoved = true;
 
   // Per host: which packages of the last build are still there unchanged, and what was read again.
-  const seen = new Map(state.hosts.map((h) => [h, new Uint8Array(state.packages[h]!.names.length)]));
+  const seen = survey.kept;
   const reread = new Map(state.hosts.map((h) => [h, new Map<number, CheckedPackage>()]));
   const added = new Map(state.hosts.map((h) => [h, [] as CheckedPackage[]]));
-  const prefix = `${dir}${sep}`;
-  for (const ref of layout.manifests) {
-    const old = state.packages[ref.host]!;
-    const index = indexes.get(ref.host)!.get(ref.name);
-    const stats = lstatSync(prefix + ref.file, { throwIfNoEntry: false });
-    if (index !== undefined && stats && isUnchanged(stats, old, index, state.snapshotMs)) {
-      seen.get(ref.host)![index] = 1;
-      const warnings = warningsByFile.get(ref.file);
-      if (warnings) problems.push(...warnings);
-      continue;
-    }
+  for (const { ref, index } of survey.toRead) {
     validators ??= await schemaValidators();
     const { problems: found, pkg } = processManifest(dir, ref, validators);
     problems.push(...found);
@@ -380,7 +447,7 @@ async function buildChanges(options: BuildOptions, output: LockedOutput, state: 
     }
   }
 
-  const next: BuildState = { ...state, snapshotMs, hostsFile: hostsSignature, packages, warnings: sorted, files };
+  const next: BuildState = { ...state, snapshotMs, hostsFile: hostsSignature, folders: survey.folders, packages, warnings: sorted, files };
   const summary = { hosts: state.hosts.length, packages: Object.values(packages).reduce((n, p) => n + p.names.length, 0), files, changedPackages, filesWritten: changes.size };
   if (changes.size === 0) {
     // Touched but unchanged inputs: remember their new signatures so they are not read again.

@@ -65,6 +65,11 @@ export interface BuildState {
   /** Wall-clock time just before the inputs were examined; files changed after it are re-read. */
   snapshotMs: number;
   hostsFile: Signature;
+  /**
+   * The catalogue folder's signature, then each host folder's, as they were listed; null when one
+   * could not be taken. While none of them moves, no manifest was added, removed or renamed.
+   */
+  folders: Signature[] | null;
   /** Host ids in catalogue order. */
   hosts: string[];
   packages: Record<string, HostState>;
@@ -75,7 +80,7 @@ export interface BuildState {
 }
 
 const STATE_FILE = "state";
-const MAGIC = "shopfront-state 2\n";
+const MAGIC = "shopfront-state 3\n";
 
 /** Clocks of files and of the process may disagree by a tick; inputs this close to the snapshot are re-read. */
 export const RACY_MS = 2000;

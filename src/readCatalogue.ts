@@ -1,6 +1,6 @@
 // The catalogue's I/O: what is in the folders, and the bytes of one file. Everything it finds is
 // reported as plain data; deciding what is wrong with it is validateCatalogue's job.
-import { closeSync, fstatSync, openSync, readdirSync, readSync, type Dirent } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { signatureOf, type Signature } from "./buildState.js";
 
@@ -16,6 +16,11 @@ export interface CatalogueListing {
   root: readonly Entry[];
   /** For every folder of the root: its entries, or why they could not be listed. */
   folders: ReadonlyMap<string, readonly Entry[] | { error: string }>;
+  /**
+   * The signature of each folder taken just before it was listed: the catalogue folder's under "",
+   * each listed folder's under its name. A folder that keeps its signature kept its entries.
+   */
+  signatures: ReadonlyMap<string, Signature>;
 }
 
 function kindOf(entry: Dirent): EntryKind {
@@ -33,17 +38,20 @@ function listFolder(dir: string): Entry[] {
 
 /** Lists the catalogue folder and each folder in it. Throws only when `dir` itself cannot be listed. */
 export function listCatalogue(dir: string): CatalogueListing {
+  const signatures = new Map([["", signatureOf(statSync(dir))]]);
   const root = listFolder(dir);
   const folders = new Map<string, Entry[] | { error: string }>();
   for (const entry of root) {
     if (entry.kind !== "directory") continue;
     try {
-      folders.set(entry.name, listFolder(join(dir, entry.name)));
+      const path = join(dir, entry.name);
+      signatures.set(entry.name, signatureOf(statSync(path)));
+      folders.set(entry.name, listFolder(path));
     } catch (e) {
       folders.set(entry.name, { error: (e as Error).message });
     }
   }
-  return { root, folders };
+  return { root, folders, signatures };
 }
 
 /** A source file's bytes (or why there are none), and its signature for the next build's comparison. */

@@ -1,10 +1,10 @@
 // Builds after builds: whatever sequence of edits, the incremental output equals a full build of the
 // same catalogue byte for byte; the cache is never trusted across tools, schemas or killed builds.
 import { spawn } from "node:child_process";
-import { readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildCatalogue, type BuildOptions } from "../src/buildCatalogue.js";
+import { buildCatalogue, surveyKnown, type BuildOptions } from "../src/buildCatalogue.js";
 import { computeToolKey, parseState, serializeState } from "../src/buildState.js";
 import { copyFixture, manifest, readJson, readTree, ROOT, tempDir, writeFiles } from "./helpers.js";
 
@@ -29,11 +29,20 @@ function age(dir: string): void {
 
 const hostsPath = (dir: string) => join(dir, "hosts.json");
 
+/**
+ * A clock ten seconds ahead: the build sees every edit as settled (outside the racy window), so it
+ * trusts the signatures it recorded, as a build run long after the last edit does.
+ */
+const settled = () => Date.now() + 10_000;
+
 describe("incremental builds", () => {
-  it("equal a full build after every kind of edit, in sequence", async () => {
+  it.each([
+    ["right after the edits (every touched input is read again)", undefined],
+    ["long after the edits (signatures trusted, folders not listed while they keep theirs)", settled],
+  ])("equal a full build after every kind of edit, in sequence: %s", async (_, now) => {
     const catalogue = copyFixture("conformance");
     const out = join(tempDir(), "dist");
-    expect((await build(catalogue, out)).mode).toBe("full");
+    expect((await build(catalogue, out, { now })).mode).toBe("full");
 
     const edits: [string, (dir: string) => void, string][] = [
       ["nothing", () => {}, "unchanged"],
@@ -47,10 +56,14 @@ describe("incremental builds", () => {
       ["a host's description", (d) => writeFiles(d, { "hosts.json": { ...(readJson(hostsPath(d)) as object), hosts: (readJson(hostsPath(d)) as { hosts: object[] }).hosts.map((h, i) => (i === 0 ? { ...h, description: "New words." } : h)) } }), "incremental"],
       ["the order of the hosts", (d) => writeFiles(d, { "hosts.json": { ...(readJson(hostsPath(d)) as object), hosts: [...(readJson(hostsPath(d)) as { hosts: object[] }).hosts].reverse() } }), "full"],
       ["non-ASCII text", (d) => writeFiles(d, { "primary/json.json": manifest("json", { long_description: "Ærø – 日本語 🎮" }) }), "incremental"],
+      ["a renamed package (same inode, new name)", (d) => {
+        renameSync(join(d, "primary/snake.json"), join(d, "primary/snake-2.json"));
+        writeFiles(d, { "primary/snake-2.json": { ...(readJson(join(d, "primary/snake-2.json")) as object), internal_name: "snake-2" } });
+      }, "incremental"],
     ];
     for (const [what, edit, mode] of edits) {
       edit(catalogue);
-      const built = await build(catalogue, out);
+      const built = await build(catalogue, out, { now });
       expect(built.mode, what).toBe(mode);
       expect(readTree(out), what).toEqual(await fullTree(catalogue));
     }
@@ -155,6 +168,7 @@ describe("the build cache", () => {
   it("survives a round trip through its file, empty hosts included", () => {
     const state = {
       key: "k", live: "a" as const, spare: ["v1/hosts"], snapshotMs: 1.5, hostsFile: { size: 1, mtimeMs: 2.25, ctimeMs: 3.125, ino: 4 }, hosts: ["p", "e"],
+      folders: [{ size: 4096, mtimeMs: 5.5, ctimeMs: 6.25, ino: 7 }, { size: 0, mtimeMs: 8, ctimeMs: 9.75, ino: 10 }, { size: 1, mtimeMs: 2, ctimeMs: 3, ino: 11 }],
       packages: { p: { names: ["x", "y"], columns: Float64Array.from([1, 2.5, 3.5, 4, 5, 6, 7.75, 8.5, 9, 10]) }, e: { names: [], columns: new Float64Array(0) } },
       warnings: [], files: 3,
     };
@@ -186,23 +200,79 @@ describe("the build cache", () => {
   });
 });
 
+describe("a rebuild that does not list the catalogue", () => {
+  /** A catalogue built by a build that ran long after its files were written, and that build's state. */
+  async function settledBuild() {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out, { now: settled });
+    const state = () => parseState(readFileSync(join(out, "..", ".dist.shopfront", "state")))!;
+    return { catalogue, out, state };
+  }
+
+  it("is taken while no folder moved, and reads only the manifests whose signature moved", async () => {
+    const { catalogue, state } = await settledBuild();
+    const survey = surveyKnown(catalogue, state());
+    expect(survey?.toRead).toEqual([]);
+    expect([...survey!.kept.values()].map((flags) => [...flags])).toEqual([[1, 1, 1, 1], [1]]);
+    writeFiles(catalogue, { "primary/snake.json": manifest("snake", { version: "9" }) });
+    expect(surveyKnown(catalogue, state())?.toRead.map((r) => r.ref)).toEqual([{ host: "primary", name: "snake", file: "primary/snake.json" }]);
+  });
+
+  it.each<[string, (dir: string) => void]>([
+    ["a manifest is added", (d) => writeFiles(d, { "primary/added.json": manifest("added") })],
+    ["a manifest is removed", (d) => rmSync(join(d, "primary/snake.json"))],
+    ["a manifest is renamed", (d) => renameSync(join(d, "primary/snake.json"), join(d, "primary/snake-2.json"))],
+    ["a manifest is replaced by a link", (d) => {
+      rmSync(join(d, "primary/snake.json"));
+      symlinkSync(join(d, "primary/ZapShot.json"), join(d, "primary/snake.json"));
+    }],
+    ["a stray file lands in a host folder", (d) => writeFiles(d, { "primary/notes.txt": "x" })],
+    ["an undeclared folder lands in the catalogue", (d) => mkdirSync(join(d, "extra"))],
+    ["a host folder is swapped for another", (d) => {
+      renameSync(join(d, "themes"), join(d, "themes-old"));
+      cpSync(join(d, "themes-old"), join(d, "themes"), { recursive: true });
+    }],
+  ])("gives way to a listing when %s", async (_, edit) => {
+    const { catalogue, state } = await settledBuild();
+    edit(catalogue);
+    expect(surveyKnown(catalogue, state())).toBeUndefined();
+  });
+
+  it("gives way to a listing when a folder moved just before the last build, and is taken after it", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    const state = () => parseState(readFileSync(join(out, "..", ".dist.shopfront", "state")))!;
+    expect(surveyKnown(catalogue, state())).toBeUndefined();
+    // The next build lists the catalogue and records the folders' signatures under its own clock.
+    expect(await build(catalogue, out, { now: settled })).toMatchObject({ mode: "unchanged" });
+    expect(surveyKnown(catalogue, state())?.toRead).toEqual([]);
+  });
+});
+
 describe("a killed incremental build", () => {
   it("leaves the previous output whole, and the next build is right", async () => {
     const catalogue = join(tempDir(), "catalogue");
     const { execFileSync } = await import("node:child_process");
     execFileSync(process.execPath, [join(ROOT, "..", "shared", "bench", "gen-catalogue.mjs"), catalogue, "3000"]);
     const out = join(tempDir(), "dist");
-    await build(catalogue, out);
+    // Built by the binary the killed builds run, so that they find its state and build incrementally
+    // (the tests' own build is another shopfront: its code is the TypeScript sources).
+    const cli = ["build", "--quiet", "--catalogue", catalogue, "--out", out];
+    execFileSync(process.execPath, [join(ROOT, "lib", "cli.js"), ...cli]);
     const old = readTree(out);
     // Edit a third of the manifests so the incremental build has real work to be killed in.
     const names = [...readTree(join(catalogue, "primary")).keys()].filter((_, i) => i % 3 === 0);
     for (const name of names) writeFileSync(join(catalogue, "primary", name), readFileSync(join(catalogue, "primary", name), "utf8").replace('"version": "', '"version": "9.'));
     const fresh = await fullTree(catalogue);
     for (const delay of [60, 120, 200, 300]) {
-      const child = spawn(process.execPath, [join(ROOT, "lib", "cli.js"), "build", "--quiet", "--catalogue", catalogue, "--out", out]);
+      const child = spawn(process.execPath, [join(ROOT, "lib", "cli.js"), ...cli]);
+      // Listened for at once: a build that finishes before the kill still ends the wait.
+      const exited = new Promise((r) => child.once("exit", r));
       await new Promise((r) => setTimeout(r, delay));
       child.kill("SIGKILL");
-      await new Promise((r) => child.once("exit", r));
+      await exited;
       const now = readTree(out);
       expect(now.size === old.size && [...now].every(([p, b]) => old.get(p)?.equals(b)) || [...now].every(([p, b]) => fresh.get(p)?.equals(b)) && now.size === fresh.size).toBe(true);
     }
