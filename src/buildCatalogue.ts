@@ -6,7 +6,7 @@ import { join, sep } from "node:path";
 import {
   buildKey, forgetState, hostStateOf, isUnchanged, lengthAt, readState, signatureAt, signatureOf, signatureUnchanged, writeState, type BuildState, type HostState, type Signature,
 } from "./buildState.js";
-import { UsageError } from "./errors.js";
+import { isSystemError, UsageError } from "./errors.js";
 import type { HostInfo } from "./fields.js";
 import { isError, sortProblems, type Problem } from "./problems.js";
 import { listCatalogue, readSourceFile, type CatalogueListing } from "./readCatalogue.js";
@@ -258,6 +258,19 @@ interface Entry {
   fresh?: CheckedPackage;
 }
 
+/**
+ * A file's stats, or undefined when the system cannot give them (not there, a parent that is no
+ * longer a folder, no permission): the caller then takes the careful path, which reports why.
+ */
+function statOrNothing(path: string, follow = false): Stats | undefined {
+  try {
+    return (follow ? statSync : lstatSync)(path, { throwIfNoEntry: false });
+  } catch (e) {
+    if (isSystemError(e)) return undefined;
+    throw e;
+  }
+}
+
 /** Which manifests a rebuild must read, and what it found without reading them. */
 interface Survey {
   /** Per host, a flag for each package of the last build that is still there with its signature. */
@@ -302,7 +315,7 @@ export function surveyKnown(dir: string, state: BuildState): Survey | undefined 
   if (!folders || folders.length !== state.hosts.length + 1) return undefined;
   for (let k = 0; k < folders.length; k++) {
     // The catalogue folder may be a link (it is listed through it); a host folder may not.
-    const now = k === 0 ? statSync(dir, { throwIfNoEntry: false }) : lstatSync(join(dir, state.hosts[k - 1]!), { throwIfNoEntry: false });
+    const now = k === 0 ? statOrNothing(dir, true) : statOrNothing(join(dir, state.hosts[k - 1]!));
     if (!now?.isDirectory() || !signatureUnchanged(now, folders[k]!, state.snapshotMs)) return undefined;
   }
   const survey = emptySurvey(state, folders);
@@ -312,7 +325,7 @@ export function surveyKnown(dir: string, state: BuildState): Survey | undefined 
     const names = state.packages[host]!.names;
     for (let i = 0; i < names.length; i++) {
       const file = `${host}/${names[i]}${MANIFEST_EXTENSION}`;
-      const stats = lstatSync(prefix + file, { throwIfNoEntry: false });
+      const stats = statOrNothing(prefix + file);
       if (!stats?.isFile()) return undefined;
       surveyOne(survey, state, warnings, { host, name: names[i]!, file }, i, stats);
     }
@@ -330,7 +343,7 @@ function surveyListing(dir: string, state: BuildState): Survey {
   const warnings = warningsByFile(state);
   const prefix = `${dir}${sep}`;
   for (const ref of layout.manifests) {
-    surveyOne(survey, state, warnings, ref, indexes.get(ref.host)!.get(ref.name), lstatSync(prefix + ref.file, { throwIfNoEntry: false }));
+    surveyOne(survey, state, warnings, ref, indexes.get(ref.host)!.get(ref.name), statOrNothing(prefix + ref.file));
   }
   return survey;
 }
@@ -350,7 +363,7 @@ async function buildChanges(options: BuildOptions, output: LockedOutput, state: 
 
   let hostsSignature = state.hostsFile;
   let hosts: readonly HostInfo[] | undefined;
-  const nowHosts = lstatSync(join(dir, HOSTS_FILE), { throwIfNoEntry: false });
+  const nowHosts = statOrNothing(join(dir, HOSTS_FILE));
   if (!nowHosts?.isFile()) return undefined;
   if (signatureUnchanged(nowHosts, state.hostsFile, state.snapshotMs)) problems.push(...state.warnings.filter((w) => w.file === HOSTS_FILE));
   else {

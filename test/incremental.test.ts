@@ -239,6 +239,17 @@ describe("a rebuild that does not list the catalogue", () => {
     expect(surveyKnown(catalogue, state())).toBeUndefined();
   });
 
+  it("gives way to the listing's own message when the catalogue cannot be reached any more", async () => {
+    const parent = join(tempDir(), "parent");
+    const catalogue = join(parent, "catalogue");
+    cpSync(copyFixture("basic"), catalogue, { recursive: true });
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out, { now: settled });
+    rmSync(parent, { recursive: true });
+    writeFileSync(parent, "a file where a folder was");
+    await expect(buildCatalogue({ catalogueDir: catalogue, outDir: out, now: settled })).rejects.toThrow(`cannot read the catalogue ${catalogue}: `);
+  });
+
   it("gives way to a listing when a folder moved just before the last build, and is taken after it", async () => {
     const catalogue = copyFixture("basic");
     const out = join(tempDir(), "dist");
