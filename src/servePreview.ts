@@ -66,7 +66,10 @@ export function startPreviewServer(options: PreviewOptions): Promise<PreviewServ
     const res = union.response;
     if (options.log) {
       const target = req.url ?? "";
-      res.on("finish", () => options.log!(`${req.method} ${target} ${res.statusCode}`));
+      // "close", not "finish": a client that hangs up once it has the whole body (curl, one-shot
+      // downloaders) can do so before http-server's stream chain ends the response, and then
+      // "finish" never comes. "close" comes either way.
+      res.once("close", () => options.log!(`${req.method} ${target} ${res.statusCode}`));
     }
     const match = matchRequest(PORTABLE_ROUTES, req.method ?? "", req.url ?? "");
     if (match.status === 204) return answer(req, res, 204, "", PREFLIGHT_HEADERS);
