@@ -6,15 +6,15 @@
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option } from "commander";
-import { buildCatalogue, catalogueNames, checkCatalogue, type BuildSummary } from "./buildCatalogue.js";
+import { buildCatalogue, catalogueNames, checkCatalogue, type BuildSummary } from "./build/buildCatalogue.js";
 import { DEFAULT_CACHE_CONTROL } from "./deploy/planDeploy.js";
-import { FailureError, isSystemError, UsageError } from "./errors.js";
-import { formatProblemCount, formatProblems, plural } from "./formatProblems.js";
-import { isError, type Problem } from "./problems.js";
+import { FailureError, isSystemError, UsageError } from "./util/errors.js";
+import { formatProblemCount, formatProblems, plural } from "./cli/formatProblems.js";
+import { isError, type Problem } from "./catalogue/problems.js";
 import { TARGETS, targetById } from "./targets/index.js";
-import { parseListen, parseRoot } from "./targets/serverOptions.js";
+import { parseListen, parseRoot } from "./targets/shared/serverOptions.js";
 import type { TargetId } from "./targets/target.js";
-import { VERSION } from "./version.js";
+import { VERSION } from "./util/version.js";
 
 const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3 } as const;
 
@@ -166,7 +166,7 @@ program
     // http-server's response wrapper (union) reads OutgoingMessage._headers, which Node deprecates
     // (DEP0066); the warning is about a dependency, not the user's setup.
     process.noDeprecation = true;
-    const { startPreviewServer } = await import("./servePreview.js");
+    const { startPreviewServer } = await import("./serve/servePreview.js");
     const server = await startPreviewServer({ dir: options.dir, host: options.host, port, log: (line) => process.stdout.write(`${line}\n`) });
     process.stdout.write(`serving ${displayPath(options.dir)} at ${server.url} (Ctrl-C to stop)\n`);
     await new Promise<void>((resolve) => process.once("SIGINT", resolve));
@@ -213,7 +213,7 @@ program
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new UsageError(`--concurrency ${options.concurrency}: expected 1 to 256`);
     const target = options.target ? targetById(options.target) : undefined;
     const onProgress = progress("checked");
-    const { checkDeployment, formatReport } = await import("./checkDeployment.js");
+    const { checkDeployment, formatReport } = await import("./check/checkDeployment.js");
     const { problems, report } = await checkDeployment({ baseUrl, catalogueDir: options.catalogue, concurrency, ...(target ? { target } : {}), ...(onProgress ? { onProgress } : {}) });
     if (reportProblems(problems, options.catalogue) || !report) {
       process.exitCode = EXIT.invalid;
@@ -240,7 +240,7 @@ program
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
     // Loaded here: the SDK takes 0.2 s to import, which no other command should pay.
     const { deployToS3 } = await import("./deploy/deployToS3.js");
-    const { cloudFrontSetup, formatPlan, formatSummary } = await import("./deploy/formatDeploy.js");
+    const { cloudFrontSetup, formatPlan, formatSummary } = await import("./cli/formatDeploy.js");
     const onProgress = options.dryRun ? undefined : progress("deployed");
     const result = await deployToS3({ url, ...options, ...(onProgress ? { onProgress } : {}) });
     const lines = [...(result.dryRun ? formatPlan(result) : []), ...formatSummary(result, displayPath(options.dir), seconds(started))];

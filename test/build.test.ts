@@ -4,9 +4,9 @@ import { execFileSync } from "node:child_process";
 import { lstatSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildCatalogue } from "../src/buildCatalogue.js";
-import { FailureError, UsageError } from "../src/errors.js";
-import { PACKAGE_FIELDS } from "../src/fields.js";
+import { buildCatalogue } from "../src/build/buildCatalogue.js";
+import { FailureError, UsageError } from "../src/util/errors.js";
+import { PACKAGE_FIELDS } from "../src/catalogue/fields.js";
 import { copyFixture, manifest, readJson, readTree, SHARED, tempDir, writeFiles } from "./helpers.js";
 
 async function build(catalogueDir: string, outDir = join(tempDir(), "dist")) {

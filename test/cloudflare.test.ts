@@ -3,10 +3,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkCatalogue } from "../src/buildCatalogue.js";
-import { conformanceCases, CONFORMANCE_ROWS, expectedApi, runConformance, type ConformanceRow, type RunResult } from "../src/conformance.js";
-import { renderApi, renderNotFound } from "../src/renderApi.js";
-import { RESPONSE_HEADERS } from "../src/routes.js";
+import { checkCatalogue } from "../src/build/buildCatalogue.js";
+import { conformanceCases, CONFORMANCE_ROWS, expectedApi, runConformance, type ConformanceRow, type RunResult } from "../src/check/conformance.js";
+import { renderApi, renderNotFound } from "../src/render/renderApi.js";
+import { RESPONSE_HEADERS } from "../src/routes/routeTable.js";
 import { loadWorker, pagesAssets, startCloudflare } from "./edge/cloudflare.js";
 import { copyFixture } from "./helpers.js";
 import { buildSite, type RunningServer, type Site } from "./servers/common.js";

@@ -2,10 +2,10 @@
 // nginx, Apache httpd (a virtual host, and a .htaccess the way shared hosting reads it), Caddy and
 // lighttpd, each started on 127.0.0.1 with the generated config and stopped after.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkCatalogue } from "../src/buildCatalogue.js";
-import { conformanceCases, CONFORMANCE_ROWS, expectedApi, runConformance, type ConformanceRow, type RunResult } from "../src/conformance.js";
-import { renderApi } from "../src/renderApi.js";
-import { startPreviewServer } from "../src/servePreview.js";
+import { checkCatalogue } from "../src/build/buildCatalogue.js";
+import { conformanceCases, CONFORMANCE_ROWS, expectedApi, runConformance, type ConformanceRow, type RunResult } from "../src/check/conformance.js";
+import { renderApi } from "../src/render/renderApi.js";
+import { startPreviewServer } from "../src/serve/servePreview.js";
 import type { TargetId } from "../src/targets/target.js";
 import { copyFixture } from "./helpers.js";
 import { startApacheHtaccess, startApacheVirtualHost } from "./servers/apache.js";

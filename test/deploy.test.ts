@@ -6,10 +6,10 @@ import { readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { GetObjectCommand, HeadObjectCommand, paginateListObjectsV2, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCatalogue } from "../src/buildCatalogue.js";
+import { buildCatalogue } from "../src/build/buildCatalogue.js";
 import { deployToS3, type DeployOptions } from "../src/deploy/deployToS3.js";
 import { DEFAULT_CACHE_CONTROL, STATE_FILE } from "../src/deploy/planDeploy.js";
-import { UsageError } from "../src/errors.js";
+import { UsageError } from "../src/util/errors.js";
 import { copyFixture, manifest, readTree, ROOT, tempDir, writeFiles } from "./helpers.js";
 import { S3_ENV, startFaultProxy, startS3Store, storeClient, TEST_BUCKET, type S3Store } from "./servers/s3.js";
 

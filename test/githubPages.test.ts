@@ -2,7 +2,7 @@
 // cannot serve. What it claims about the build is checked here.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { renderNotFound } from "../src/renderApi.js";
+import { renderNotFound } from "../src/render/renderApi.js";
 import { readTree } from "./helpers.js";
 import { buildSite } from "./servers/common.js";
 

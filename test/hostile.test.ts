@@ -70,7 +70,7 @@ describe("hostile input", () => {
   });
 
   it.each(CASES)("%s: the problem codes", async (_, change, codes) => {
-    const { checkCatalogue } = await import("../src/buildCatalogue.js");
+    const { checkCatalogue } = await import("../src/build/buildCatalogue.js");
     const catalogue = copyFixture("basic");
     change(catalogue);
     const { problems } = await checkCatalogue(catalogue);

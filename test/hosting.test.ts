@@ -3,9 +3,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CONFORMANCE_ROWS } from "../src/conformance.js";
+import { CONFORMANCE_ROWS } from "../src/check/conformance.js";
 import { TARGETS } from "../src/targets/index.js";
-import { renderHostingTable } from "../src/targets/renderHostingTable.js";
+import { renderHostingTable } from "./renderHostingTable.js";
 import type { CatalogueNames, ServerOptions } from "../src/targets/target.js";
 import { ROOT } from "./helpers.js";
 

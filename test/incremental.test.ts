@@ -4,8 +4,8 @@ import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildCatalogue, surveyKnown, type BuildOptions } from "../src/buildCatalogue.js";
-import { computeToolKey, parseState, serializeState } from "../src/buildState.js";
+import { buildCatalogue, surveyKnown, type BuildOptions } from "../src/build/buildCatalogue.js";
+import { computeToolKey, parseState, serializeState } from "../src/rebuild/buildState.js";
 import { copyFixture, manifest, readJson, readTree, ROOT, tempDir, writeFiles } from "./helpers.js";
 
 async function build(catalogueDir: string, outDir: string, extra: Partial<BuildOptions> = {}) {

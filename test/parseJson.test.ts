@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { invalidUtf8Offset, MAX_SCAN_DEPTH, parseJson, scanJson } from "../src/parseJson.js";
+import { invalidUtf8Offset, MAX_SCAN_DEPTH, parseJson, scanJson } from "../src/validate/parseJson.js";
 
 const parse = (text: string | Uint8Array) => parseJson(typeof text === "string" ? Buffer.from(text) : text);
 const codes = (text: string | Uint8Array) => parse(text).findings.map((f) => f.code);

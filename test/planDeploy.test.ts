@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CACHE_CONTROL, parseDeployState, phaseOf, planDeploy, renderDeployState, STATE_FILE, type DeployState, type LocalFile, type ObjectRecord, type PlanInput, type RemoteObject } from "../src/deploy/planDeploy.js";
 import { formatS3Url, parseS3Url } from "../src/deploy/s3Location.js";
-import { UsageError } from "../src/errors.js";
+import { UsageError } from "../src/util/errors.js";
 
 const JSON_TYPE = "application/json";
 

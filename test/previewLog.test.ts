@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPreviewServer, type PreviewServer } from "../src/servePreview.js";
+import { startPreviewServer, type PreviewServer } from "../src/serve/servePreview.js";
 import { buildSite } from "./servers/common.js";
 
 /** Sends one HTTP/1.1 keep-alive request and hangs up the moment the whole body has arrived. */

@@ -7,9 +7,9 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildCatalogue } from "../src/buildCatalogue.js";
-import { MANIFEST_FIELDS, NO_STATS } from "../src/fields.js";
-import { isValidName, NAME_PATTERN } from "../src/names.js";
+import { buildCatalogue } from "../src/build/buildCatalogue.js";
+import { MANIFEST_FIELDS, NO_STATS } from "../src/catalogue/fields.js";
+import { isValidName, NAME_PATTERN } from "../src/catalogue/names.js";
 import { readTree, ROOT, tempDir } from "./helpers.js";
 
 /** Strings as maintainers write them: any Unicode, but for one-line fields no control characters. */

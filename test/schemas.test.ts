@@ -3,10 +3,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PATTERN_MESSAGES } from "../src/describeSchemaError.js";
-import { COMPUTED_FIELDS, HOST_FIELDS, MANIFEST_FIELDS, PACKAGE_FIELDS } from "../src/fields.js";
-import { isValidName, NAME_PATTERN } from "../src/names.js";
-import { readSchema, SCHEMA_DIR, SCHEMA_FILES, schemaValidators, type SchemaName } from "../src/schemas.js";
+import { PATTERN_MESSAGES } from "../src/validate/describeSchemaError.js";
+import { COMPUTED_FIELDS, HOST_FIELDS, MANIFEST_FIELDS, PACKAGE_FIELDS } from "../src/catalogue/fields.js";
+import { isValidName, NAME_PATTERN } from "../src/catalogue/names.js";
+import { readSchema, SCHEMA_DIR, SCHEMA_FILES, schemaValidators, type SchemaName } from "../src/catalogue/schemas.js";
 import { manifest, ROOT, SHARED } from "./helpers.js";
 
 type JsonSchema = { properties?: Record<string, JsonSchema>; required?: string[]; type?: string; $ref?: string; items?: JsonSchema };
@@ -92,7 +92,7 @@ describe("the name rule", () => {
 
 describe("the README", () => {
   it("lists every problem code", async () => {
-    const { PROBLEM_CODES } = await import("../src/problems.js");
+    const { PROBLEM_CODES } = await import("../src/catalogue/problems.js");
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     for (const code of Object.keys(PROBLEM_CODES)) expect(readme, code).toContain(`| \`${code}\` |`);
   });

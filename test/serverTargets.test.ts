@@ -4,8 +4,8 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { UsageError } from "../src/errors.js";
-import { NAME_PATTERN_BODY } from "../src/names.js";
+import { UsageError } from "../src/util/errors.js";
+import { NAME_PATTERN_BODY } from "../src/catalogue/names.js";
 import { targetById } from "../src/targets/index.js";
 import type { CatalogueNames, ServerOptions, TargetId } from "../src/targets/target.js";
 import { tempDir } from "./helpers.js";

@@ -3,8 +3,8 @@
 import { mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkCatalogue } from "../src/buildCatalogue.js";
-import { UsageError } from "../src/errors.js";
+import { checkCatalogue } from "../src/build/buildCatalogue.js";
+import { UsageError } from "../src/util/errors.js";
 import { copyFixture, manifest, tempDir, writeFiles } from "./helpers.js";
 
 type Change = (dir: string) => void;

@@ -7,10 +7,10 @@
 import { getTransformedRoutes, headersSchema, rewritesSchema, type GetRoutesProps, type Route } from "@vercel/routing-utils";
 import { Ajv } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
-import { checkCatalogue } from "../src/buildCatalogue.js";
-import { conformanceCases, expectedApi, judge, type ExpectedApi } from "../src/conformance.js";
-import { renderApi, renderNotFound } from "../src/renderApi.js";
-import { RESPONSE_HEADERS } from "../src/routes.js";
+import { checkCatalogue } from "../src/build/buildCatalogue.js";
+import { conformanceCases, expectedApi, judge, type ExpectedApi } from "../src/check/conformance.js";
+import { renderApi, renderNotFound } from "../src/render/renderApi.js";
+import { RESPONSE_HEADERS } from "../src/routes/routeTable.js";
 import { renderVercelConfig, vercel } from "../src/targets/vercel.js";
 import { copyFixture } from "./helpers.js";
 

@@ -14,9 +14,9 @@ import {
   S3ServiceException,
   type S3ClientConfig,
 } from "@aws-sdk/client-s3";
-import { FailureError, UsageError } from "../errors.js";
-import { forEachConcurrently } from "../forEachConcurrently.js";
-import { RESPONSE_HEADERS } from "../routes.js";
+import { FailureError, UsageError } from "../util/errors.js";
+import { forEachConcurrently } from "../util/forEachConcurrently.js";
+import { RESPONSE_HEADERS } from "../routes/routeTable.js";
 import { DEFAULT_CACHE_CONTROL, normalizeEtag, parseDeployState, planDeploy, renderDeployState, STATE_FILE, type DeployPlan, type DeployState, type LocalFile, type ObjectRecord, type RemoteObject, type Upload } from "./planDeploy.js";
 import { readBuild } from "./readBuild.js";
 import { formatS3Url, keyPrefix, objectKey, parseS3Url, type S3Location } from "./s3Location.js";

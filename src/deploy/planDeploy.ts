@@ -14,7 +14,7 @@
 // Everything else is uploaded. Without a record (first deploy, or a bucket filled by another tool)
 // that is every file: the metadata of what is there cannot be known from the listing. The record
 // only says what is known about the bucket; what exists is decided by the build alone.
-import { NOT_FOUND_FILE, RESPONSE_HEADERS, routeOfFile, type RouteId } from "../routes.js";
+import { NOT_FOUND_FILE, RESPONSE_HEADERS, routeOfFile, type RouteId } from "../routes/routeTable.js";
 import { keyPrefix, objectKey, type S3Location } from "./s3Location.js";
 
 /** As GitHub Pages and crates.io's index: clients see a deploy within ten minutes. */

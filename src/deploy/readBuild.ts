@@ -2,8 +2,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { UsageError } from "../errors.js";
-import { fileFor } from "../routes.js";
+import { UsageError } from "../util/errors.js";
+import { fileFor } from "../routes/routeTable.js";
 import type { LocalFile } from "./planDeploy.js";
 
 export interface LocalBuild {

@@ -2,7 +2,7 @@
 // the start of every key that is written, and of every key `--delete` may remove, so it is held to
 // plain path segments: nothing that S3 keeps literally but a reader would take for a parent folder
 // (`..`), an absolute path (a leading `/`) or two folders (`a//b`).
-import { UsageError } from "../errors.js";
+import { UsageError } from "../util/errors.js";
 
 export interface S3Location {
   bucket: string;

@@ -1,11 +1,11 @@
 // Apache httpd 2.4: a <VirtualHost> for the server config, and the same rules as a .htaccess for
 // shared hosting. mod_rewrite routes, mod_headers adds the headers, ErrorDocument gives the JSON 404.
 import { dirname } from "node:path";
-import { renderMethodNotAllowed } from "../renderApi.js";
-import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths } from "../routes.js";
-import { VERSION } from "../version.js";
-import { escapeRegex, fileTemplate, pathPattern, queryPatterns, type Param } from "./routePatterns.js";
-import { checkServerOptions } from "./serverOptions.js";
+import { renderMethodNotAllowed } from "../render/renderApi.js";
+import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths } from "../routes/routeTable.js";
+import { VERSION } from "../util/version.js";
+import { escapeRegex, fileTemplate, pathPattern, queryPatterns, type Param } from "../routes/routeSyntax.js";
+import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** Where the rewrite rules run: they see URL paths in the server config, paths relative to the folder in a .htaccess. */

@@ -1,11 +1,11 @@
 // Caddy 2: a site block for the Caddyfile. Named matchers pick the route (path_regexp on the path,
 // vars_regexp on the query as sent: the {query.*} placeholders are decoded), rewrite names the file,
 // header forces the headers, and handle_errors answers with the JSON 404.
-import { renderMethodNotAllowed } from "../renderApi.js";
-import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Route } from "../routes.js";
-import { VERSION } from "../version.js";
-import { fileTemplate, pathPattern, queryPatterns, type Param } from "./routePatterns.js";
-import { checkServerOptions } from "./serverOptions.js";
+import { renderMethodNotAllowed } from "../render/renderApi.js";
+import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Route } from "../routes/routeTable.js";
+import { VERSION } from "../util/version.js";
+import { fileTemplate, pathPattern, queryPatterns, type Param } from "../routes/routeSyntax.js";
+import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** The raw query string: `{query}` and `{query.package}` are percent-decoded. */

@@ -2,11 +2,11 @@
 // the embedded reference router and route table, and serves the route's file through env.ASSETS with
 // the API's headers forced; everything else it answers itself (404 with the JSON body, 204, 405).
 // Pages reads `_worker.js`, `_headers` and `404.html` from the deploy root.
-import { matchRequest } from "../matchRequest.js";
-import { renderMethodNotAllowed, renderNotFound } from "../renderApi.js";
-import { PORTABLE_ROUTES, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes.js";
-import { VERSION } from "../version.js";
-import { renderHeadersFile } from "./headersFile.js";
+import { matchRequest } from "../routes/matchRequest.js";
+import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
+import { PORTABLE_ROUTES, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes/routeTable.js";
+import { VERSION } from "../util/version.js";
+import { renderHeadersFile } from "./shared/headersFile.js";
 import { banner, type Target, type TargetFile } from "./target.js";
 
 export function renderWorker(): string {

@@ -1,7 +1,7 @@
 // GitHub Pages: plain static files, no rules of any kind. v1 works as files; everything that needs a
 // rule cannot, and is declared here so that `shopfront check --target github-pages` and the README
 // say so. The fix for all of it is a Cloudflare Worker or rule in front of Pages.
-import { renderNotFound } from "../renderApi.js";
+import { renderNotFound } from "../render/renderApi.js";
 import type { Target, TargetFile } from "./target.js";
 
 function pagesFiles(): TargetFile[] {

@@ -1,6 +1,6 @@
 // Every host target, one module each. The CLI, the README's hosting table and the tests take
 // the list from here.
-import { UsageError } from "../errors.js";
+import { UsageError } from "../util/errors.js";
 import { apache } from "./apache.js";
 import { caddy } from "./caddy.js";
 import { cloudflare } from "./cloudflare.js";

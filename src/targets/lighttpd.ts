@@ -2,11 +2,11 @@
 // on the whole request-target, mod_redirect gives the statuses rewriting cannot (204, 405), the
 // error bodies are files the build writes next to the API (`shopfront build --target lighttpd`),
 // and mod_setenv adds the headers.
-import { renderMethodNotAllowed, renderNotFound } from "../renderApi.js";
-import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESERVED_HOST_IDS, RESPONSE_HEADERS, routePaths } from "../routes.js";
-import { VERSION } from "../version.js";
-import { escapeRegex, fileTemplate, NAME_CAPTURE, pathPattern, queryPatterns, type Param } from "./routePatterns.js";
-import { checkServerOptions } from "./serverOptions.js";
+import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
+import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESERVED_HOST_IDS, RESPONSE_HEADERS, routePaths } from "../routes/routeTable.js";
+import { VERSION } from "../util/version.js";
+import { escapeRegex, fileTemplate, NAME_CAPTURE, pathPattern, queryPatterns, type Param } from "../routes/routeSyntax.js";
+import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /**

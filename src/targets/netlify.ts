@@ -8,11 +8,11 @@
 // 2 per package, 3 per host and 3 more. Netlify's engine tries them in order (as netlify-redirector,
 // matching the last of 10,009 rules took 97 ms here, linear in the count), and Netlify's docs ask for
 // placeholders from 10,000 rules on, which cannot check names: past that, the target refuses.
-import { UsageError } from "../errors.js";
-import { assertValidName } from "../names.js";
-import { NOT_FOUND_FILE, routePaths, type RouteParams } from "../routes.js";
-import { VERSION } from "../version.js";
-import { renderHeadersFile } from "./headersFile.js";
+import { UsageError } from "../util/errors.js";
+import { assertValidName } from "../catalogue/names.js";
+import { NOT_FOUND_FILE, routePaths, type RouteParams } from "../routes/routeTable.js";
+import { VERSION } from "../util/version.js";
+import { renderHeadersFile } from "./shared/headersFile.js";
 import { banner, type CatalogueNames, type Target, type TargetFile } from "./target.js";
 
 /** A route's path or file with its parameters filled in; every name is checked again here. */

@@ -1,9 +1,9 @@
 // nginx: a server block to include in http { }, with a map for the v2 query parameter.
-import { NAME_PATTERN_BODY } from "../names.js";
-import { renderMethodNotAllowed } from "../renderApi.js";
-import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths } from "../routes.js";
-import { VERSION } from "../version.js";
-import { checkServerOptions } from "./serverOptions.js";
+import { NAME_PATTERN_BODY } from "../catalogue/names.js";
+import { renderMethodNotAllowed } from "../render/renderApi.js";
+import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths } from "../routes/routeTable.js";
+import { VERSION } from "../util/version.js";
+import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** nginx's own variable `$host` is the request's Host, so every variable here has a prefix. */

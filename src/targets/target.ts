@@ -1,6 +1,6 @@
 // What every host target provides. Each target is one module; targets/index.ts lists them.
-import type { ConformanceRow } from "../conformance.js";
-import type { OutputFile } from "../renderApi.js";
+import type { ConformanceRow } from "../check/conformance.js";
+import type { OutputFile } from "../render/renderApi.js";
 
 export type TargetId = "nginx" | "apache" | "caddy" | "lighttpd" | "netlify" | "cloudflare" | "vercel" | "cloudfront" | "github-pages";
 

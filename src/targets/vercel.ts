@@ -2,9 +2,9 @@
 // (hosting.md, trap 3), which the build's layout allows for: v2 has no files of its own, so every v2
 // URL reaches the rewrites, and a trailing-slash URL names no file either. Every parameter of a
 // source and the query value are constrained to the name pattern, so no other value reaches a path.
-import { NAME_PATTERN_BODY } from "../names.js";
-import { renderNotFound } from "../renderApi.js";
-import { RESPONSE_HEADERS, routePaths } from "../routes.js";
+import { NAME_PATTERN_BODY } from "../catalogue/names.js";
+import { renderNotFound } from "../render/renderApi.js";
+import { RESPONSE_HEADERS, routePaths } from "../routes/routeTable.js";
 import type { Target, TargetFile } from "./target.js";
 
 interface Condition {

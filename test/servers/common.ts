@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, writeFileSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import { join } from "node:path";
-import { buildCatalogue } from "../../src/buildCatalogue.js";
+import { buildCatalogue } from "../../src/build/buildCatalogue.js";
 import type { TargetId } from "../../src/targets/target.js";
 import { copyFixture, tempDir } from "../helpers.js";
 

@@ -1,6 +1,6 @@
 // Renders a validated catalogue into the files of the static API: a list of path -> content, pure.
-import { NO_STATS, PACKAGE_FIELDS, type HostInfo, type Manifest, type Package, type PackageStats } from "./fields.js";
-import { describeRoute, fileFor, NOT_FOUND_FILE, PREFLIGHT_HEADERS, ROUTES } from "./routes.js";
+import { NO_STATS, PACKAGE_FIELDS, type HostInfo, type Manifest, type Package, type PackageStats } from "../catalogue/fields.js";
+import { describeRoute, fileFor, NOT_FOUND_FILE, PREFLIGHT_HEADERS, ROUTES } from "../routes/routeTable.js";
 
 /**
  * A file of the output. A JSON array is kept as its rendered elements, so a list of any length is

@@ -7,10 +7,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { createServer, type UnionResponse } from "http-server";
-import { UsageError } from "./errors.js";
-import { matchRequest } from "./matchRequest.js";
-import { renderMethodNotAllowed, renderNotFound } from "./renderApi.js";
-import { fileFor, NOT_FOUND_FILE, PORTABLE_ROUTES, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "./routes.js";
+import { UsageError } from "../util/errors.js";
+import { matchRequest } from "../routes/matchRequest.js";
+import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
+import { fileFor, NOT_FOUND_FILE, PORTABLE_ROUTES, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes/routeTable.js";
 
 export interface PreviewOptions {
   /** The built folder (the output of `shopfront build`). */

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { ErrorObject, ValidateFunction } from "ajv";
 
-export const SCHEMA_DIR = new URL("../schemas/", import.meta.url);
+export const SCHEMA_DIR = new URL("../../schemas/", import.meta.url);
 
 export const SCHEMA_FILES = {
   manifest: "manifest.schema.json",
@@ -65,7 +65,7 @@ export async function precompiledValidatorsSource(): Promise<string> {
 function precompiledValidators(): Validators | undefined {
   let module: Partial<Validators> & { schemaHash?: string };
   try {
-    module = createRequire(import.meta.url)("./validators.cjs") as typeof module;
+    module = createRequire(import.meta.url)("../validators.cjs") as typeof module;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") return undefined;
     throw e;

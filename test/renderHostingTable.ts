@@ -1,9 +1,9 @@
 // The README's hosting table, rendered from the target list: what each host serves, what it sends,
 // what it cannot do and why, and how to set it up. A test holds the README to exactly this output,
 // so adding or changing a target changes the table.
-import { CONFORMANCE_ROWS, type ConformanceRow } from "../conformance.js";
-import { TARGETS } from "./index.js";
-import type { Target } from "./target.js";
+import { CONFORMANCE_ROWS, type ConformanceRow } from "../src/check/conformance.js";
+import { TARGETS } from "../src/targets/index.js";
+import type { Target } from "../src/targets/target.js";
 
 const ENDPOINT_ROWS: readonly ConformanceRow[] = ["v1-hosts", "v1-packages", "v1-package", "v2-package", "v2-packages"];
 

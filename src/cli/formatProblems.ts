@@ -1,7 +1,7 @@
 // How problems read in a terminal: one line each, `file: /pointer message`, then a count. Past a
 // limit the list is cut (errors first), with how many were left out and a count per kind, so a
 // catalogue with thousands of problems still gives a report a maintainer can read.
-import { isError, type Problem } from "./problems.js";
+import { isError, type Problem } from "../catalogue/problems.js";
 
 export function formatProblem(problem: Problem, displayFile: (file: string) => string): string {
   const pointer = problem.pointer ? `${problem.pointer} ` : "";

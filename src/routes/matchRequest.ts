@@ -3,7 +3,7 @@
 // in the JavaScript that CloudFront Functions (runtime 2.0) accept: ES 5.1 with const, let, arrow
 // functions and template literals; no for-of, spread, destructuring, shorthand properties, classes,
 // `?.` or `??`, and nothing from outside the function. test/cloudfront.test.ts checks that.
-import type { PortableRoutes, RouteId } from "./routes.js";
+import type { PortableRoutes, RouteId } from "./routeTable.js";
 
 export type RouteMatch =
   | { status: 200; route: RouteId; file: string }

@@ -1,12 +1,12 @@
 // The catalogue's rules, as pure functions from plain data (a listing, a file's bytes) to problems.
-import type { HostsFile, Manifest } from "./fields.js";
-import { foldCase, isValidName, NAME_RULE, nameProblem, RESERVED_NAME_RULE } from "./names.js";
+import type { HostsFile, Manifest } from "../catalogue/fields.js";
+import { foldCase, isValidName, NAME_RULE, nameProblem, RESERVED_NAME_RULE } from "../catalogue/names.js";
 import { parseJson } from "./parseJson.js";
-import { finding, inFile, type Finding, type Problem } from "./problems.js";
+import { finding, inFile, type Finding, type Problem } from "../catalogue/problems.js";
 import { describeSchemaError } from "./describeSchemaError.js";
-import type { CatalogueListing, SourceBytes } from "./readCatalogue.js";
-import { RESERVED_HOST_IDS } from "./routes.js";
-import type { Validators } from "./schemas.js";
+import type { CatalogueListing, SourceBytes } from "../read/readCatalogue.js";
+import { RESERVED_HOST_IDS } from "../routes/routeTable.js";
+import type { Validators } from "../catalogue/schemas.js";
 import type { ValidateFunction } from "ajv";
 
 export const HOSTS_FILE = "hosts.json";

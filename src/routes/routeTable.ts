@@ -1,7 +1,7 @@
 // The route table: which URL answers with which file of the built tree, with which headers. The
 // output layout, the 404 body, the preview server, the edge functions and every host config are
 // derived from this one list.
-import { assertValidName, isValidName, NAME_PATTERN } from "./names.js";
+import { assertValidName, isValidName, NAME_PATTERN } from "../catalogue/names.js";
 
 export type RouteId = "hosts" | "packages" | "package" | "v2-package" | "v2-packages";
 

@@ -14,8 +14,8 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import { FailureError, UsageError } from "./errors.js";
-import type { OutputFile } from "./renderApi.js";
+import { FailureError, UsageError } from "../util/errors.js";
+import type { OutputFile } from "../render/renderApi.js";
 
 export const SLOTS = ["a", "b"] as const;
 export type Slot = (typeof SLOTS)[number];

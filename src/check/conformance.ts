@@ -3,9 +3,9 @@
 // Apache, Caddy and lighttpd and the edge functions; `shopfront check` runs it against a deployment.
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { forEachConcurrently } from "./forEachConcurrently.js";
-import { contentText, type OutputFile } from "./renderApi.js";
-import { fileFor, RESPONSE_HEADERS, urlFor } from "./routes.js";
+import { forEachConcurrently } from "../util/forEachConcurrently.js";
+import { contentText, type OutputFile } from "../render/renderApi.js";
+import { fileFor, RESPONSE_HEADERS, urlFor } from "../routes/routeTable.js";
 
 /** The rows of a conformance report: route forms, then properties of every response. */
 export const CONFORMANCE_ROWS = {

@@ -1,11 +1,11 @@
 // `shopfront check`: the conformance suite against a deployed API, judged against what the
 // catalogue builds to, with what the host cannot do marked as such rather than failed.
-import { checkCatalogue } from "./buildCatalogue.js";
+import { checkCatalogue } from "../build/buildCatalogue.js";
 import { conformanceCases, CONFORMANCE_ROWS, expectedApi, runConformance, type ConformanceRow, type Failure } from "./conformance.js";
-import { UsageError } from "./errors.js";
-import type { Problem } from "./problems.js";
-import { renderApi } from "./renderApi.js";
-import type { Target } from "./targets/target.js";
+import { UsageError } from "../util/errors.js";
+import type { Problem } from "../catalogue/problems.js";
+import { renderApi } from "../render/renderApi.js";
+import type { Target } from "../targets/target.js";
 
 export interface CheckOptions {
   baseUrl: string;

@@ -6,10 +6,10 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Problem } from "./problems.js";
-import { schemaTexts } from "./schemas.js";
-import { VERSION } from "./version.js";
-import type { Slot } from "./writeOutput.js";
+import type { Problem } from "../catalogue/problems.js";
+import { schemaTexts } from "../catalogue/schemas.js";
+import { VERSION } from "../util/version.js";
+import type { Slot } from "../write/writeOutput.js";
 
 /** What identifies a file's content without reading it; a changed ctime catches tools that restore mtime. */
 export interface Signature {
@@ -192,7 +192,7 @@ let toolHash: string | undefined;
 /** The key of the running shopfront: its version, its schemas and its code. */
 export function toolKey(): string {
   if (toolHash === undefined) {
-    const dir = fileURLToPath(new URL(".", import.meta.url));
+    const dir = fileURLToPath(new URL("..", import.meta.url));
     toolHash = computeToolKey(VERSION, schemaTexts(), codeFiles(dir).map((file) => [file, readFileSync(join(dir, file))] as const));
   }
   return toolHash;

@@ -5,18 +5,18 @@ import { lstatSync, readFileSync, statSync, type Stats } from "node:fs";
 import { join, sep } from "node:path";
 import {
   buildKey, forgetState, hostStateOf, isUnchanged, lengthAt, readState, signatureAt, signatureOf, signatureUnchanged, writeState, type BuildState, type HostState, type Signature,
-} from "./buildState.js";
-import { isSystemError, UsageError } from "./errors.js";
-import type { HostInfo } from "./fields.js";
-import { isError, sortProblems, type Problem } from "./problems.js";
-import { listCatalogue, readSourceFile, type CatalogueListing } from "./readCatalogue.js";
-import { contentText, renderApi, renderHosts, renderPackage, type OutputFile, type RenderedCatalogue, type RenderedPackage } from "./renderApi.js";
-import { fileFor } from "./routes.js";
-import { schemaValidators, type Validators } from "./schemas.js";
-import { targetById } from "./targets/index.js";
-import type { CatalogueNames, TargetId } from "./targets/target.js";
-import { checkHostsFile, checkLayout, checkManifest, HOSTS_FILE, MANIFEST_EXTENSION, MAX_SOURCE_BYTES, type ManifestRef } from "./validateCatalogue.js";
-import { publish, slotDir, withOutput, writeChanges, writeFresh, type LockedOutput } from "./writeOutput.js";
+} from "../rebuild/buildState.js";
+import { isSystemError, UsageError } from "../util/errors.js";
+import type { HostInfo } from "../catalogue/fields.js";
+import { isError, sortProblems, type Problem } from "../catalogue/problems.js";
+import { listCatalogue, readSourceFile, type CatalogueListing } from "../read/readCatalogue.js";
+import { contentText, renderApi, renderHosts, renderPackage, type OutputFile, type RenderedCatalogue, type RenderedPackage } from "../render/renderApi.js";
+import { fileFor } from "../routes/routeTable.js";
+import { schemaValidators, type Validators } from "../catalogue/schemas.js";
+import { targetById } from "../targets/index.js";
+import type { CatalogueNames, TargetId } from "../targets/target.js";
+import { checkHostsFile, checkLayout, checkManifest, HOSTS_FILE, MANIFEST_EXTENSION, MAX_SOURCE_BYTES, type ManifestRef } from "../validate/catalogueRules.js";
+import { publish, slotDir, withOutput, writeChanges, writeFresh, type LockedOutput } from "../write/writeOutput.js";
 
 /** A rendered package with what the next build compares: its source's signature. */
 export interface CheckedPackage extends RenderedPackage {

@@ -1,10 +1,10 @@
 // What `shopfront deploy` prints, as lines: the plan (for --dry-run), the summary, and the
 // CloudFront steps that put the bucket behind the routing function. The CLI prints them.
-import { plural } from "../formatProblems.js";
-import { NOT_FOUND_FILE, RESPONSE_HEADERS } from "../routes.js";
-import type { DeployResult } from "./deployToS3.js";
-import { PHASES, UPLOAD_REASONS } from "./planDeploy.js";
-import { formatS3Url, type S3Location } from "./s3Location.js";
+import { plural } from "./formatProblems.js";
+import { NOT_FOUND_FILE, RESPONSE_HEADERS } from "../routes/routeTable.js";
+import type { DeployResult } from "../deploy/deployToS3.js";
+import { PHASES, UPLOAD_REASONS } from "../deploy/planDeploy.js";
+import { formatS3Url, type S3Location } from "../deploy/s3Location.js";
 
 
 export function formatBytes(bytes: number): string {

@@ -2,7 +2,7 @@
 // invalid UTF-8, syntax errors with line and column, and duplicate keys (JSON.parse silently keeps
 // the last one, so a reviewer could read one value while the build publishes another).
 import { isUtf8 } from "node:buffer";
-import { finding, pointerToken, type Finding } from "./problems.js";
+import { finding, pointerToken, type Finding } from "../catalogue/problems.js";
 
 export type ParsedJson = { value: unknown; findings: Finding[] } | { value?: undefined; findings: Finding[] };
 

@@ -2,7 +2,7 @@
 // derived from the route table. They use no look-around, so PCRE and RE2 read them alike. Names go
 // in only as NAME_PATTERN_BODY, which has no capturing group of its own (test/serverTargets.test.ts
 // checks that), so a config can number its captures: $1, %1, {re.x.1}.
-import { NAME_PATTERN_BODY } from "../names.js";
+import { NAME_PATTERN_BODY } from "../catalogue/names.js";
 
 export type Param = "host" | "name";
 

@@ -1,8 +1,8 @@
 // --root and --listen, checked before any generator sees them: they go into server configs, so a
 // value that could break out of a quoted string or a directive is refused, not escaped.
 import { isAbsolute, resolve } from "node:path";
-import { UsageError } from "../errors.js";
-import type { ServerOptions } from "./target.js";
+import { UsageError } from "../../util/errors.js";
+import type { ServerOptions } from "../target.js";
 
 /** Characters a root path may hold in a generated config: no quotes, `\`, `$`, `{`, `}`, `;`, `%`, `#` or control characters. */
 const SAFE_PATH = /^\/[A-Za-z0-9._~+@,=:/ -]*$/;

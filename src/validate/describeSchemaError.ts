@@ -1,9 +1,9 @@
 // Turns ajv's errors into problems a maintainer can act on: one code per kind, a JSON pointer to
 // the value, and a message that says what is expected (and, where it helps, what was found).
-import { COMPUTED_FIELDS } from "./fields.js";
-import { NAME_RULE, RESERVED_NAME_RULE } from "./names.js";
-import { finding, pointerToken, type Finding, type ProblemCode } from "./problems.js";
-import type { SchemaError } from "./schemas.js";
+import { COMPUTED_FIELDS } from "../catalogue/fields.js";
+import { NAME_RULE, RESERVED_NAME_RULE } from "../catalogue/names.js";
+import { finding, pointerToken, type Finding, type ProblemCode } from "../catalogue/problems.js";
+import type { SchemaError } from "../catalogue/schemas.js";
 
 const CODES: Record<string, ProblemCode> = {
   type: "WRONG_TYPE",
