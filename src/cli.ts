@@ -6,13 +6,15 @@
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option } from "commander";
-import { buildCatalogue, catalogueNames, checkCatalogue, type BuildSummary } from "./build/buildCatalogue.js";
+import { buildCatalogue, checkCatalogue } from "./build/buildCatalogue.js";
+import { formatBuildSummary, formatValidSummary } from "./cli/formatBuild.js";
+import { progressBar, progressLine } from "./cli/progress.js";
 import { DEFAULT_CACHE_CONTROL } from "./deploy/planDeploy.js";
 import { FailureError, isSystemError, UsageError } from "./util/errors.js";
-import { formatProblemCount, formatProblems, plural } from "./cli/formatProblems.js";
+import { formatProblemCount, formatProblems } from "./cli/formatProblems.js";
 import { isError, type Problem } from "./catalogue/problems.js";
+import { renderConfig } from "./targets/renderConfig.js";
 import { TARGETS, targetById } from "./targets/index.js";
-import { parseListen, parseRoot } from "./targets/shared/serverOptions.js";
 import type { TargetId } from "./targets/target.js";
 import { VERSION } from "./util/version.js";
 
@@ -62,41 +64,6 @@ function seconds(since: number): string {
 
 function targetOption(flags: string, description: string): Option {
   return new Option(flags, description).choices(TARGETS.map((t) => t.id));
-}
-
-/** `built 2 hosts, 100000 packages (3 changed, 4 files written) in 0.6 s into dist` */
-function formatBuildSummary(built: BuildSummary, time: string, out: string): string {
-  const what = `built ${plural(built.hosts, "host")}, ${plural(built.packages, "package")}`;
-  if (built.mode === "unchanged") return `${what} (nothing changed) in ${time}; ${out} is up to date`;
-  if (built.mode === "incremental") return `${what} (${built.changedPackages} changed, ${plural(built.filesWritten, "file")} written) in ${time} into ${out}`;
-  return `${what}, ${plural(built.files, "file")} in ${time} into ${out} (full build: ${built.reason})`;
-}
-
-/** A progress bar on stderr for long builds, only when stderr is a terminal and the build has many files. */
-function progressBar(): ((phase: string, done: number, total: number) => void) | undefined {
-  if (!process.stderr.isTTY || process.env.TERM === "dumb") return undefined;
-  let last = 0;
-  return (phase, done, total) => {
-    if (total < 2000) return;
-    const now = performance.now();
-    if (done < total && now - last < 100) return;
-    last = now;
-    const width = 30;
-    const filled = Math.round((done / total) * width);
-    process.stderr.write(`\r${phase.padEnd(7)} [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${done}/${total}${done === total ? "\n" : ""}`);
-  };
-}
-
-/** A progress line on stderr, only when it is a terminal. */
-function progress(label: string): ((done: number, total: number) => void) | undefined {
-  if (!process.stderr.isTTY) return undefined;
-  let last = 0;
-  return (done, total) => {
-    const now = performance.now();
-    if (done < total && now - last < 100) return;
-    last = now;
-    process.stderr.write(`\r${label} ${done}/${total}${done === total ? "\n" : ""}`);
-  };
 }
 
 const program = new Command()
@@ -149,9 +116,7 @@ program
     }
     let packages = 0;
     for (const list of result.catalogue.packages.values()) packages += list.length;
-    if (!options.quiet) {
-      process.stdout.write(`valid: ${plural(result.catalogue.hosts.length, "host")}, ${plural(packages, "package")} in ${seconds(started)}\n`);
-    }
+    if (!options.quiet) process.stdout.write(`${formatValidSummary(result.catalogue.hosts.length, packages, seconds(started))}\n`);
   });
 
 program
@@ -182,17 +147,11 @@ program
   .option("--catalogue <dir>", "platforms: the catalogue whose names the rules list", "catalogue")
   .option("--out <path>", "write to this file (or folder, for several files) instead of stdout")
   .action(async (id: TargetId, options: { root: string; listen: string; catalogue: string; out?: string }) => {
-    const target = targetById(id);
-    let names = { hosts: [] as string[], packages: new Map<string, string[]>() } as ReturnType<typeof catalogueNames>;
-    if (target.kind === "platform") {
-      const result = await checkCatalogue(options.catalogue);
-      if (reportProblems(result.problems, options.catalogue) || !result.catalogue) {
-        process.exitCode = EXIT.invalid;
-        return;
-      }
-      names = catalogueNames(result.catalogue);
+    const { problems, files } = await renderConfig({ target: id, root: options.root, listen: options.listen, catalogueDir: options.catalogue });
+    if (reportProblems(problems, options.catalogue) || !files) {
+      process.exitCode = EXIT.invalid;
+      return;
     }
-    const files = target.config({ root: parseRoot(options.root), listen: parseListen(options.listen) }, names);
     if (options.out && files.length === 1) writeFileSync(options.out, files[0]!.content);
     else if (options.out) {
       mkdirSync(options.out, { recursive: true });
@@ -212,14 +171,15 @@ program
     const concurrency = Number(options.concurrency);
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new UsageError(`--concurrency ${options.concurrency}: expected 1 to 256`);
     const target = options.target ? targetById(options.target) : undefined;
-    const onProgress = progress("checked");
-    const { checkDeployment, formatReport } = await import("./check/checkDeployment.js");
+    const onProgress = progressLine("checked");
+    const { checkDeployment } = await import("./check/checkDeployment.js");
+    const { formatCheckReport } = await import("./cli/formatCheck.js");
     const { problems, report } = await checkDeployment({ baseUrl, catalogueDir: options.catalogue, concurrency, ...(target ? { target } : {}), ...(onProgress ? { onProgress } : {}) });
     if (reportProblems(problems, options.catalogue) || !report) {
       process.exitCode = EXIT.invalid;
       return;
     }
-    process.stdout.write(`${formatReport(report, target?.title).join("\n")}\n`);
+    process.stdout.write(`${formatCheckReport(report, target?.title).join("\n")}\n`);
     if (!report.ok) process.exitCode = EXIT.invalid;
   });
 
@@ -241,7 +201,7 @@ program
     // Loaded here: the SDK takes 0.2 s to import, which no other command should pay.
     const { deployToS3 } = await import("./deploy/deployToS3.js");
     const { cloudFrontSetup, formatPlan, formatSummary } = await import("./cli/formatDeploy.js");
-    const onProgress = options.dryRun ? undefined : progress("deployed");
+    const onProgress = options.dryRun ? undefined : progressLine("deployed");
     const result = await deployToS3({ url, ...options, ...(onProgress ? { onProgress } : {}) });
     const lines = [...(result.dryRun ? formatPlan(result) : []), ...formatSummary(result, displayPath(options.dir), seconds(started))];
     if (!result.dryRun) lines.push("", ...cloudFrontSetup(result.location));

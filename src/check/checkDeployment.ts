@@ -62,20 +62,3 @@ export async function checkDeployment(options: CheckOptions): Promise<{ problems
   });
   return { problems, report: { rows, requests: cases.length, ok: rows.every((r) => r.outcome !== "fail") } };
 }
-
-/** The report as a table, one line per row. */
-export function formatReport(report: CheckReport, targetTitle?: string): string[] {
-  const width = Math.max(...report.rows.map((r) => r.title.length));
-  const lines = report.rows.map((r) => {
-    const what =
-      r.outcome === "pass"
-        ? `pass (${r.checked})`
-        : r.outcome === "cannot"
-          ? `cannot on ${targetTitle ?? "this host"}: ${r.reason}`
-          : `FAIL ${r.failures} of ${r.checked}, first: ${r.first!.method} ${r.first!.target}: ${r.first!.reason}`;
-    return `${r.title.padEnd(width)}  ${what}`;
-  });
-  const failed = report.rows.filter((r) => r.outcome === "fail").length;
-  lines.push(`${report.requests} requests; ${failed === 0 ? "everything this host can serve is right" : `${failed} of ${report.rows.length} checks failed`}`);
-  return lines;
-}

@@ -1,0 +1,16 @@
+// What `shopfront build` and `shopfront validate` print on success: one summary line.
+import type { BuildSummary } from "../build/buildCatalogue.js";
+import { plural } from "./formatProblems.js";
+
+/** `built 2 hosts, 100000 packages (3 changed, 4 files written) in 0.6 s into dist` */
+export function formatBuildSummary(built: BuildSummary, time: string, out: string): string {
+  const what = `built ${plural(built.hosts, "host")}, ${plural(built.packages, "package")}`;
+  if (built.mode === "unchanged") return `${what} (nothing changed) in ${time}; ${out} is up to date`;
+  if (built.mode === "incremental") return `${what} (${built.changedPackages} changed, ${plural(built.filesWritten, "file")} written) in ${time} into ${out}`;
+  return `${what}, ${plural(built.files, "file")} in ${time} into ${out} (full build: ${built.reason})`;
+}
+
+/** `valid: 2 hosts, 39 packages in 0.1 s` */
+export function formatValidSummary(hosts: number, packages: number, time: string): string {
+  return `valid: ${plural(hosts, "host")}, ${plural(packages, "package")} in ${time}`;
+}

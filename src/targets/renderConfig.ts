@@ -1,0 +1,30 @@
+// `shopfront config <target>`: the files that make one host answer every route. A web server's
+// config takes where it serves from and listens; a platform's rules name the catalogue's hosts and
+// packages, so the catalogue is loaded (and must be valid) first.
+import { catalogueNames, checkCatalogue } from "../build/buildCatalogue.js";
+import type { Problem } from "../catalogue/problems.js";
+import { targetById } from "./index.js";
+import { parseListen, parseRoot } from "./shared/serverOptions.js";
+import type { CatalogueNames, TargetFile, TargetId } from "./target.js";
+
+export interface ConfigOptions {
+  target: TargetId;
+  /** Servers: the built folder, as given (made absolute against the working folder). */
+  root: string;
+  /** Servers: `HOST:PORT` or `PORT`. */
+  listen: string;
+  /** Platforms: the catalogue whose names the rules list. */
+  catalogueDir: string;
+}
+
+const NO_NAMES: CatalogueNames = { hosts: [], packages: new Map() };
+
+/** The target's files, or the catalogue's problems when a platform's rules cannot be written. */
+export async function renderConfig(options: ConfigOptions): Promise<{ problems: Problem[]; files?: TargetFile[] }> {
+  const target = targetById(options.target);
+  const server = { root: parseRoot(options.root), listen: parseListen(options.listen) };
+  if (target.kind === "server") return { problems: [], files: target.config(server, NO_NAMES) };
+  const { problems, catalogue } = await checkCatalogue(options.catalogueDir);
+  if (!catalogue) return { problems };
+  return { problems, files: target.config(server, catalogueNames(catalogue)) };
+}
