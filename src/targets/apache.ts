@@ -2,9 +2,9 @@
 // shared hosting. mod_rewrite routes, mod_headers adds the headers, ErrorDocument gives the JSON 404.
 import { dirname } from "node:path";
 import { renderMethodNotAllowed } from "../render/renderApi.js";
-import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths } from "../routes/routeTable.js";
+import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
-import { escapeRegex, fileTemplate, pathPattern, queryPatterns, type Param } from "../routes/routeSyntax.js";
+import { escapeRegex, fillTemplate, pathPattern, queryPatterns } from "../routes/routeSyntax.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
@@ -75,9 +75,9 @@ function rewriteRules(context: RuleContext): string[] {
     "RewriteRule ^ - [R=405]",
   ];
   for (const path of routePaths()) {
-    const { pattern, params } = pathPattern(path.segments);
+    const { pattern, group } = pathPattern(path.segments);
     const rule = `^${slash}${pattern.slice(1)}$`;
-    const capture = (param: Param) => `$${params.indexOf(param) + 1}`;
+    const capture = (param: Param) => `$${group(param)}`;
     if (path.query) {
       const query = queryPatterns(path.query.query);
       out.push(
@@ -85,12 +85,12 @@ function rewriteRules(context: RuleContext): string[] {
         `RewriteCond %{QUERY_STRING} ^${query.repeated}`,
         `RewriteRule ${rule} - [R=404]`,
         `RewriteCond %{QUERY_STRING} ^${query.valid}`,
-        `RewriteRule ${rule} ${slash}${fileTemplate(path.query.file, (param) => (param === "name" ? "%1" : capture(param)))} [${serve}]`,
+        `RewriteRule ${rule} ${slash}${fillTemplate(path.query.file, (param) => (param === "name" ? "%1" : capture(param)))} [${serve}]`,
         `RewriteCond %{QUERY_STRING} ^${query.present}`,
         `RewriteRule ${rule} - [R=404]`,
       );
     }
-    if (path.plain) out.push(`# GET ${describeRoute(path.plain)}`, `RewriteRule ${rule} ${slash}${fileTemplate(path.plain.file, capture)} [${serve}]`);
+    if (path.plain) out.push(`# GET ${describeRoute(path.plain)}`, `RewriteRule ${rule} ${slash}${fillTemplate(path.plain.file, capture)} [${serve}]`);
   }
   out.push(`# Anything else, /${NOT_FOUND_FILE} itself included.`, "RewriteRule ^ - [R=404]");
   return out;

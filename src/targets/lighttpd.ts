@@ -3,9 +3,9 @@
 // error bodies are files the build writes next to the API (`shopfront build --target lighttpd`),
 // and mod_setenv adds the headers.
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
-import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESERVED_HOST_IDS, RESPONSE_HEADERS, routePaths } from "../routes/routeTable.js";
+import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESERVED_HOST_IDS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
-import { escapeRegex, fileTemplate, NAME_CAPTURE, pathPattern, queryPatterns, type Param } from "../routes/routeSyntax.js";
+import { escapeRegex, fillTemplate, NAME_CAPTURE, pathPattern, queryPatterns } from "../routes/routeSyntax.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
@@ -39,18 +39,18 @@ function rewriteRules(): string[] {
   const out: string[] = [];
   const rule = (regex: string, target: string) => out.push(`\t\t${quote(regex)} => ${quote(target)},`);
   for (const path of routePaths()) {
-    const { pattern, params } = pathPattern(path.segments, capture);
-    const reference = (param: Param) => `$${params.indexOf(param) + 1}`;
+    const { pattern, params, group } = pathPattern(path.segments, capture);
+    const reference = (param: Param) => `$${group(param)}`;
     if (path.query) {
       const query = queryPatterns(path.query.query);
       out.push(`\t\t# GET ${describeRoute(path.query)}: a repeated or invalid ${path.query.query} is a 404.`);
       rule(`^${pattern}\\?${query.repeated}`, NO_FILE);
-      rule(`^${pattern}\\?${query.valid}`, `/${fileTemplate(path.query.file, (param) => (param === "name" ? `$${params.length + 1}` : reference(param)))}`);
+      rule(`^${pattern}\\?${query.valid}`, `/${fillTemplate(path.query.file, (param) => (param === "name" ? `$${params.length + 1}` : reference(param)))}`);
       rule(`^${pattern}\\?${query.present}`, NO_FILE);
     }
     if (path.plain) {
       out.push(`\t\t# GET ${describeRoute(path.plain)}`);
-      rule(`^${pattern}(?:\\?.*)?$`, `/${fileTemplate(path.plain.file, reference)}`);
+      rule(`^${pattern}(?:\\?.*)?$`, `/${fillTemplate(path.plain.file, reference)}`);
     }
   }
   out.push(`\t\t# Anything else, /${NOT_FOUND_FILE} itself included.`);

@@ -1,7 +1,8 @@
 // nginx: a server block to include in http { }, with a map for the v2 query parameter.
 import { NAME_PATTERN_BODY } from "../catalogue/names.js";
 import { renderMethodNotAllowed } from "../render/renderApi.js";
-import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths } from "../routes/routeTable.js";
+import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
+import { fillTemplate, pathPattern } from "../routes/routeSyntax.js";
 import { VERSION } from "../util/version.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
@@ -9,14 +10,13 @@ import { banner, type ServerOptions, type Target, type TargetFile } from "./targ
 /** nginx's own variable `$host` is the request's Host, so every variable here has a prefix. */
 const PREFIX = "shopfront_";
 
-/** The route's path as an nginx regex: `{host}` becomes `(?<shopfront_host>NAME)`, one optional trailing slash. */
-function pathRegex(segments: readonly string[]): string {
-  const parts = segments.map((s) => (s.startsWith("{") ? `(?<${PREFIX}${s.slice(1, -1)}>${NAME_PATTERN_BODY})` : s.replace(/[.]/g, "\\.")));
-  return `^/${parts.join("/")}/?$`;
+/** A path parameter is the named capture `(?<shopfront_host>NAME)`, which nginx makes the variable `$shopfront_host`. */
+function namedCapture(param: Param): string {
+  return `(?<${PREFIX}${param}>${NAME_PATTERN_BODY})`;
 }
 
-function filePath(file: string, nameVariable = `$${PREFIX}name`): string {
-  return `/${file}`.replace("{host}", `$${PREFIX}host`).replace("{name}", nameVariable);
+function variable(param: Param): string {
+  return `$${PREFIX}${param}`;
 }
 
 function quote(value: string): string {
@@ -63,13 +63,14 @@ export function renderNginx(options: ServerOptions): string {
     "",
   );
   for (const path of paths) {
-    out.push(`    location ~ ${quote(pathRegex(path.segments))} {`);
+    out.push(`    location ~ ${quote(`^${pathPattern(path.segments, namedCapture).pattern}$`)} {`);
     if (path.query) {
       out.push(`        if ($${PREFIX}${param} = "!") { return 404; }`);
       // Rewritten to the v1 path, which the location of the v1 route then serves.
-      out.push(`        if ($${PREFIX}${param}) { rewrite ^ ${filePath(query.file, `$${PREFIX}${param}`)}? last; }`);
+      const fileVariable = (p: Param) => (p === "name" ? `$${PREFIX}${param}` : variable(p));
+      out.push(`        if ($${PREFIX}${param}) { rewrite ^ /${fillTemplate(query.file, fileVariable)}? last; }`);
     }
-    if (path.plain) out.push(`        try_files ${filePath(path.plain.file)} =404;`);
+    if (path.plain) out.push(`        try_files /${fillTemplate(path.plain.file, variable)} =404;`);
     out.push(`    }`);
   }
   out.push(`    location / { return 404; }`, `}`, "");

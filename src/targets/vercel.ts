@@ -5,6 +5,7 @@
 import { NAME_PATTERN_BODY } from "../catalogue/names.js";
 import { renderNotFound } from "../render/renderApi.js";
 import { RESPONSE_HEADERS, routePaths } from "../routes/routeTable.js";
+import { fillTemplate, pathPattern } from "../routes/routeSyntax.js";
 import type { Target, TargetFile } from "./target.js";
 
 interface Condition {
@@ -22,13 +23,12 @@ interface Rewrite {
 
 /** A route path as a Vercel source (path-to-regexp): `{host}` becomes `:host(NAME)`. */
 function source(segments: readonly string[], trailingSlash: "optional" | "required"): string {
-  const path = `/${segments.map((s) => (s.startsWith("{") ? `:${s.slice(1, -1)}(${NAME_PATTERN_BODY})` : s)).join("/")}`;
-  return trailingSlash === "optional" ? `${path}{/}?` : `${path}/`;
+  return pathPattern(segments, (param) => `:${param}(${NAME_PATTERN_BODY})`, trailingSlash === "optional" ? "{/}?" : "/").pattern;
 }
 
 /** A route's file as a Vercel destination: `{host}` becomes `:host`. */
 function destination(file: string): string {
-  return `/${file.replace(/\{(\w+)\}/g, ":$1")}`;
+  return `/${fillTemplate(file, (param) => `:${param}`)}`;
 }
 
 export function renderVercelConfig(): string {
