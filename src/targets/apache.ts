@@ -5,6 +5,7 @@ import { renderMethodNotAllowed } from "../render/renderApi.js";
 import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
 import { escapeRegex, fillTemplate, pathPattern, queryPatterns } from "../routes/routeSyntax.js";
+import { headersExceptContentType, quote } from "./shared/configText.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
@@ -22,10 +23,6 @@ const IN_SERVER: RuleContext = { slash: "/", serve: "PT,END" };
 const IN_HTACCESS: RuleContext = { slash: "", serve: "DPI,END" };
 
 const HTACCESS = ".htaccess";
-
-function quote(value: string): string {
-  return `"${value}"`;
-}
 
 /** What the API's folder allows; the same in the <Directory> block and in the .htaccess. */
 function folderRules(): string[] {
@@ -48,9 +45,7 @@ function folderRules(): string[] {
 function responseRules(): string[] {
   const preflight = `"expr=%{REQUEST_METHOD} == 'OPTIONS' || %{REQUEST_STATUS} == 405"`;
   const out = ["# Every response, 404s included."];
-  for (const [name, value] of Object.entries(RESPONSE_HEADERS)) {
-    if (name !== "Content-Type") out.push(`Header always set ${name} ${quote(value)}`);
-  }
+  for (const [name, value] of Object.entries(headersExceptContentType())) out.push(`Header always set ${name} ${quote(value)}`);
   out.push("# The answer to OPTIONS (a CORS preflight) and to any method the API does not answer.");
   for (const [name, value] of Object.entries(PREFLIGHT_HEADERS)) out.push(`Header always set ${name} ${quote(value)} ${preflight}`);
   out.push(

@@ -5,15 +5,12 @@ import { renderMethodNotAllowed } from "../render/renderApi.js";
 import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Param, type Route } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
 import { fillTemplate, pathPattern, queryPatterns } from "../routes/routeSyntax.js";
+import { quote } from "./shared/configText.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** The raw query string: `{query}` and `{query.package}` are percent-decoded. */
 const RAW_QUERY = "{http.request.uri.query}";
-
-function quote(value: string): string {
-  return `"${value}"`;
-}
 
 function matcherName(route: Route, suffix = ""): string {
   return `${route.id.replace(/-/g, "_")}${suffix}`;

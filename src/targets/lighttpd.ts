@@ -6,6 +6,7 @@ import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
 import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESERVED_HOST_IDS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
 import { escapeRegex, fillTemplate, NAME_CAPTURE, pathPattern, queryPatterns } from "../routes/routeSyntax.js";
+import { headersExceptContentType, quote } from "./shared/configText.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
@@ -17,10 +18,6 @@ const ERROR_FILE_PREFIX = ".shopfront-error-";
 
 /** Where a request that is no route is sent: a path no build writes, so the answer is the 404. */
 const NO_FILE = "/.shopfront-no-such-file";
-
-function quote(value: string): string {
-  return `"${value}"`;
-}
 
 function pairs(headers: Record<string, string>, indent: string): string[] {
   return Object.entries(headers).map(([name, value]) => `${indent}${quote(name)} => ${quote(value)},`);
@@ -83,7 +80,7 @@ export function renderLighttpd(options: ServerOptions): string {
     "\t# The body of an error with status N is the file <prefix>N.html, sent with that status.",
     `\tserver.errorfile-prefix = ${quote(`${root}/${ERROR_FILE_PREFIX}`)}`,
     "\tsetenv.add-response-header = (",
-    ...pairs(Object.fromEntries(Object.entries(RESPONSE_HEADERS).filter(([name]) => name !== "Content-Type")), "\t\t"),
+    ...pairs(headersExceptContentType(), "\t\t"),
     "\t)",
     "\t# Matched against the whole request-target, path and query as sent (after lighttpd's own",
     "\t# normalization); the first rule that matches wins. A host is never a reserved id: v1/hosts is a",

@@ -4,6 +4,7 @@ import { renderMethodNotAllowed } from "../render/renderApi.js";
 import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
 import { fillTemplate, pathPattern } from "../routes/routeSyntax.js";
 import { VERSION } from "../util/version.js";
+import { headersExceptContentType, quote } from "./shared/configText.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
@@ -17,10 +18,6 @@ function namedCapture(param: Param): string {
 
 function variable(param: Param): string {
   return `$${PREFIX}${param}`;
-}
-
-function quote(value: string): string {
-  return `"${value}"`;
 }
 
 export function renderNginx(options: ServerOptions): string {
@@ -48,8 +45,8 @@ export function renderNginx(options: ServerOptions): string {
     `    types { }`,
     `    default_type ${RESPONSE_HEADERS["Content-Type"]};`,
   );
-  for (const [name, value] of Object.entries({ ...RESPONSE_HEADERS, ...PREFLIGHT_HEADERS })) {
-    if (name !== "Content-Type") out.push(`    add_header ${name} ${quote(value)} always;`);
+  for (const [name, value] of Object.entries(headersExceptContentType({ ...RESPONSE_HEADERS, ...PREFLIGHT_HEADERS }))) {
+    out.push(`    add_header ${name} ${quote(value)} always;`);
   }
   out.push(
     "",
