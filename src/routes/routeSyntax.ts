@@ -5,7 +5,7 @@
 // Names go in only as NAME_PATTERN_BODY, which has no capturing group of its own
 // (test/serverTargets.test.ts checks that), so a config can number its captures: $1, %1, {re.x.1}.
 import { NAME_PATTERN_BODY } from "../catalogue/names.js";
-import type { Param } from "./routeTable.js";
+import type { Param, RouteQuery } from "./routeTable.js";
 
 const PLACEHOLDER = /\{(\w+)\}/g;
 const PARAM_SEGMENT = /^\{(\w+)\}$/;
@@ -26,6 +26,14 @@ export function paramOf(segment: string): Param | undefined {
 /** `template` with each `{param}` replaced by `valueOf(param)`. */
 export function fillTemplate(template: string, valueOf: (param: Param) => string): string {
   return template.replace(PLACEHOLDER, (_, param: string) => valueOf(param as Param));
+}
+
+/**
+ * What each parameter of a query route's file becomes: `value` (the host's reference to the query
+ * value) for the parameter the query carries, `path(param)` for those of the path.
+ */
+export function withQueryValue(query: RouteQuery, value: string, path: (param: Param) => string): (param: Param) => string {
+  return (param) => (param === query.param ? value : path(param));
 }
 
 /** A literal (a path segment, a file name, a query key) as a regex that matches exactly it. */

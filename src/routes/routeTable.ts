@@ -9,12 +9,18 @@ export type RouteId = "hosts" | "packages" | "package" | "v2-package" | "v2-pack
 /** Every parameter a route's path, query or file names, as `{host}` in a template. */
 export type Param = "host" | "name";
 
+/** A query parameter that carries a route parameter (the v2 form); the route needs it present exactly once. */
+export interface RouteQuery {
+  key: string;
+  /** The parameter its value fills; like every parameter, it must pass the name rule. */
+  param: Param;
+}
+
 export interface Route {
   id: RouteId;
   /** URL path; each `{param}` is a whole path segment that must pass the name rule. */
   path: string;
-  /** Query parameter that carries `{name}` (the v2 form); the route needs it present exactly once. */
-  query?: "package";
+  query?: RouteQuery;
   /** The file of the built tree that answers, with the same parameters. */
   file: string;
   /** What the route returns, for documentation and error bodies. */
@@ -25,7 +31,7 @@ export const ROUTES: readonly Route[] = [
   { id: "hosts", path: "/v1/hosts", file: "v1/hosts", returns: "the host list" },
   { id: "packages", path: "/v1/{host}/packages", file: "v1/{host}/packages", returns: "every package of a host" },
   { id: "package", path: "/v1/{host}/package/{name}", file: "v1/{host}/package/{name}", returns: "one package" },
-  { id: "v2-package", path: "/v2/{host}/packages", query: "package", file: "v1/{host}/package/{name}", returns: "one package" },
+  { id: "v2-package", path: "/v2/{host}/packages", query: { key: "package", param: "name" }, file: "v1/{host}/package/{name}", returns: "one package" },
   { id: "v2-packages", path: "/v2/{host}/packages", file: "v1/{host}/packages", returns: "every package of a host" },
 ];
 
@@ -97,7 +103,7 @@ export function routeOfFile(path: string): RouteId | undefined {
 export function urlFor(id: RouteId, params: RouteParams = {}): string {
   const route = routeById(id);
   const path = fillTemplate(route.path, (param) => encodeURIComponent(params[param] ?? ""));
-  return route.query ? `${path}?${route.query}=${encodeURIComponent(params.name ?? "")}` : path;
+  return route.query ? `${path}?${route.query.key}=${encodeURIComponent(params[route.query.param] ?? "")}` : path;
 }
 
 /**
@@ -116,17 +122,18 @@ export const RESERVED_HOST_IDS: readonly string[] = ROUTES.flatMap((route) => {
 /** How a route is written in documentation: `/v2/<host>/packages?package=<name>`. */
 export function describeRoute(route: Route): string {
   const path = fillTemplate(route.path, (param) => `<${param}>`);
-  return route.query ? `${path}?${route.query}=<name>` : path;
+  return route.query ? `${path}?${route.query.key}=<${route.query.param}>` : path;
 }
 
 /**
  * The route table as plain data, for code that runs outside this program (edge functions) and for
- * matchRequest: each route's path as segments, with `{host}` and `{name}` for parameters.
+ * matchRequest: each route's path as segments, with `{host}` and `{name}` for parameters, and the
+ * query parameter that fills one of them.
  */
 export interface PortableRoutes {
   /** NAME_PATTERN: every parameter, in the path or the query, must match it as sent. */
   name: string;
-  routes: { id: RouteId; segments: string[]; query?: string; file: string }[];
+  routes: { id: RouteId; segments: string[]; query?: RouteQuery; file: string }[];
 }
 
 export const PORTABLE_ROUTES: PortableRoutes = {
@@ -134,18 +141,20 @@ export const PORTABLE_ROUTES: PortableRoutes = {
   routes: ROUTES.map((r) => ({ id: r.id, segments: segmentsOf(r.path), ...(r.query ? { query: r.query } : {}), file: r.file })),
 };
 
+export type QueryRoute = Route & { query: RouteQuery };
+
 /** Routes grouped by URL path: a path's plain route and its query route (the v2 form), if any. */
 export interface RoutePath {
   segments: string[];
   plain?: Route;
-  query?: Route & { query: string };
+  query?: QueryRoute;
 }
 
 export function routePaths(): RoutePath[] {
   const byPath = new Map<string, RoutePath>();
   for (const route of ROUTES) {
     const entry = byPath.get(route.path) ?? { segments: segmentsOf(route.path) };
-    if (route.query) entry.query = route as Route & { query: string };
+    if (route.query) entry.query = route as QueryRoute;
     else entry.plain = route;
     byPath.set(route.path, entry);
   }

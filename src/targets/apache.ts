@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { renderMethodNotAllowed } from "../render/renderApi.js";
 import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
-import { escapeRegex, fillTemplate, pathPattern, queryPatterns } from "../routes/routeSyntax.js";
+import { escapeRegex, fillTemplate, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
 import { headersExceptContentType, quote } from "./shared/configText.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
@@ -74,13 +74,13 @@ function rewriteRules(context: RuleContext): string[] {
     const rule = `^${slash}${pattern.slice(1)}$`;
     const capture = (param: Param) => `$${group(param)}`;
     if (path.query) {
-      const query = queryPatterns(path.query.query);
+      const query = queryPatterns(path.query.query.key);
       out.push(
-        `# GET ${describeRoute(path.query)}: a repeated or invalid ${path.query.query} is a 404.`,
+        `# GET ${describeRoute(path.query)}: a repeated or invalid ${path.query.query.key} is a 404.`,
         `RewriteCond %{QUERY_STRING} ^${query.repeated}`,
         `RewriteRule ${rule} - [R=404]`,
         `RewriteCond %{QUERY_STRING} ^${query.valid}`,
-        `RewriteRule ${rule} ${slash}${fillTemplate(path.query.file, (param) => (param === "name" ? "%1" : capture(param)))} [${serve}]`,
+        `RewriteRule ${rule} ${slash}${fillTemplate(path.query.file, withQueryValue(path.query.query, "%1", capture))} [${serve}]`,
         `RewriteCond %{QUERY_STRING} ^${query.present}`,
         `RewriteRule ${rule} - [R=404]`,
       );

@@ -4,7 +4,7 @@
 import { renderMethodNotAllowed } from "../render/renderApi.js";
 import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Param, type Route } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
-import { fillTemplate, pathPattern, queryPatterns } from "../routes/routeSyntax.js";
+import { fillTemplate, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
 import { quote } from "./shared/configText.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
@@ -71,11 +71,11 @@ export function renderCaddy(options: ServerOptions): string {
     if (path.query) {
       const route = path.query;
       const name = matcherName(route);
-      const query = queryPatterns(route.query);
-      const reference = (param: Param) => (param === "name" ? `{re.${name}_query.1}` : captured(name)(param));
+      const query = queryPatterns(route.query.key);
+      const reference = withQueryValue(route.query, `{re.${name}_query.1}`, captured(name));
       out.push(
         "",
-        `\t# GET ${describeRoute(route)}: a repeated or invalid ${route.query} is a 404.`,
+        `\t# GET ${describeRoute(route)}: a repeated or invalid ${route.query.key} is a 404.`,
         `\t@${name}_repeated {`,
         `\t\tpath_regexp ${regex}`,
         `\t\tvars_regexp ${RAW_QUERY} ^${query.repeated}`,

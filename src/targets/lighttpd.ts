@@ -5,7 +5,7 @@
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
 import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESERVED_HOST_IDS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
-import { escapeRegex, fillTemplate, NAME_CAPTURE, pathPattern, queryPatterns } from "../routes/routeSyntax.js";
+import { escapeRegex, fillTemplate, NAME_CAPTURE, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
 import { headersExceptContentType, quote } from "./shared/configText.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
@@ -39,10 +39,10 @@ function rewriteRules(): string[] {
     const { pattern, params, group } = pathPattern(path.segments, capture);
     const reference = (param: Param) => `$${group(param)}`;
     if (path.query) {
-      const query = queryPatterns(path.query.query);
-      out.push(`\t\t# GET ${describeRoute(path.query)}: a repeated or invalid ${path.query.query} is a 404.`);
+      const query = queryPatterns(path.query.query.key);
+      out.push(`\t\t# GET ${describeRoute(path.query)}: a repeated or invalid ${path.query.query.key} is a 404.`);
       rule(`^${pattern}\\?${query.repeated}`, NO_FILE);
-      rule(`^${pattern}\\?${query.valid}`, `/${fillTemplate(path.query.file, (param) => (param === "name" ? `$${params.length + 1}` : reference(param)))}`);
+      rule(`^${pattern}\\?${query.valid}`, `/${fillTemplate(path.query.file, withQueryValue(path.query.query, `$${params.length + 1}`, reference))}`);
       rule(`^${pattern}\\?${query.present}`, NO_FILE);
     }
     if (path.plain) {

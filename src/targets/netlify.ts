@@ -37,10 +37,10 @@ export function renderNetlifyRedirects(names: CatalogueNames): string {
       if (path.query) {
         const { id, query } = path.query;
         for (const params of withPackages(host, names)) {
-          rules.push(rule(pathFor(id, params), `/${fileFor(id, params)}`, "200!", `${query}=${assertValidName(params.name!, "name")}`));
+          rules.push(rule(pathFor(id, params), `/${fileFor(id, params)}`, "200!", `${query.key}=${assertValidName(params[query.param] ?? "", query.param)}`));
         }
         // Any other value, a bad name included: the 404, never a path built from it.
-        rules.push(rule(pathFor(id, host), `/${NOT_FOUND_FILE}`, "404!", `${query}=:value`));
+        rules.push(rule(pathFor(id, host), `/${NOT_FOUND_FILE}`, "404!", `${query.key}=:value`));
       }
       if (path.plain) {
         const { id } = path.plain;

@@ -1,8 +1,8 @@
 // nginx: a server block to include in http { }, with a map for the v2 query parameter.
 import { NAME_PATTERN_BODY } from "../catalogue/names.js";
 import { renderMethodNotAllowed } from "../render/renderApi.js";
-import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
-import { fillTemplate, pathPattern } from "../routes/routeSyntax.js";
+import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type RouteQuery } from "../routes/routeTable.js";
+import { fillTemplate, pathPattern, withQueryValue } from "../routes/routeSyntax.js";
 import { VERSION } from "../util/version.js";
 import { headersExceptContentType, quote } from "./shared/configText.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
@@ -11,32 +11,36 @@ import { banner, type ServerOptions, type Target, type TargetFile } from "./targ
 /** nginx's own variable `$host` is the request's Host, so every variable here has a prefix. */
 const PREFIX = "shopfront_";
 
-/** A path parameter is the named capture `(?<shopfront_host>NAME)`, which nginx makes the variable `$shopfront_host`. */
-function namedCapture(param: Param): string {
-  return `(?<${PREFIX}${param}>${NAME_PATTERN_BODY})`;
+/** A name as the named capture `(?<shopfront_host>NAME)`, which nginx makes the variable `$shopfront_host`. */
+function namedCapture(name: string): string {
+  return `(?<${PREFIX}${name}>${NAME_PATTERN_BODY})`;
 }
 
-function variable(param: Param): string {
-  return `$${PREFIX}${param}`;
+function variable(name: string): string {
+  return `$${PREFIX}${name}`;
 }
 
 export function renderNginx(options: ServerOptions): string {
   const { root, listen } = checkServerOptions(options);
   const paths = routePaths();
-  const query = paths.find((p) => p.query)!.query!;
-  const param = query.query;
   const out: string[] = [banner("#", "nginx", VERSION), "# Include it inside http { }. It serves the static API built in the root below.", ""];
 
+  // A map belongs to http { }, outside the server: one for each query parameter.
+  const queries = new Map<string, RouteQuery>(paths.flatMap((p) => (p.query ? [[p.query.query.key, p.query.query]] : [])));
+  for (const { key, param } of queries.values()) {
+    out.push(
+      `# The ${key} query parameter as sent: "" when absent, "!" when repeated or not a valid name.`,
+      `# Matching the raw value against the name pattern is what keeps ?${key}=../../x out of the file system.`,
+      `map $args ${variable(key)} {`,
+      `    default "";`,
+      `    "~(^|&)${key}(=[^&]*)?&(.*&)?${key}(=|&|$)" "!";`,
+      `    "~^(.*&)?${key}=${namedCapture(`query_${param}`)}(&|$)" ${variable(`query_${param}`)};`,
+      `    "~(^|&)${key}(=|&|$)" "!";`,
+      `}`,
+      "",
+    );
+  }
   out.push(
-    `# The ${param} query parameter as sent: "" when absent, "!" when repeated or not a valid name.`,
-    `# Matching the raw value against the name pattern is what keeps ?${param}=../../x out of the file system.`,
-    `map $args $${PREFIX}${param} {`,
-    `    default "";`,
-    `    "~(^|&)${param}(=[^&]*)?&(.*&)?${param}(=|&|$)" "!";`,
-    `    "~^(.*&)?${param}=(?<${PREFIX}query_name>${NAME_PATTERN_BODY})(&|$)" $${PREFIX}query_name;`,
-    `    "~(^|&)${param}(=|&|$)" "!";`,
-    `}`,
-    "",
     `server {`,
     `    listen ${listen.host}:${listen.port};`,
     `    root ${quote(root)};`,
@@ -62,10 +66,11 @@ export function renderNginx(options: ServerOptions): string {
   for (const path of paths) {
     out.push(`    location ~ ${quote(`^${pathPattern(path.segments, namedCapture).pattern}$`)} {`);
     if (path.query) {
-      out.push(`        if ($${PREFIX}${param} = "!") { return 404; }`);
+      const { query, file } = path.query;
+      const value = variable(query.key);
+      out.push(`        if (${value} = "!") { return 404; }`);
       // Rewritten to the v1 path, which the location of the v1 route then serves.
-      const fileVariable = (p: Param) => (p === "name" ? `$${PREFIX}${param}` : variable(p));
-      out.push(`        if ($${PREFIX}${param}) { rewrite ^ /${fillTemplate(query.file, fileVariable)}? last; }`);
+      out.push(`        if (${value}) { rewrite ^ /${fillTemplate(file, withQueryValue(query, value, variable))}? last; }`);
     }
     if (path.plain) out.push(`        try_files /${fillTemplate(path.plain.file, variable)} =404;`);
     out.push(`    }`);

@@ -35,9 +35,10 @@ export function renderVercelConfig(): string {
   const rewrites: Rewrite[] = [];
   for (const path of routePaths()) {
     if (path.query) {
+      const { key, param } = path.query.query;
       // The named group becomes the destination's :name; the anchors make the whole value match.
-      const value = `^(?<name>${NAME_PATTERN_BODY})$`;
-      rewrites.push({ source: source(path.segments, "optional"), has: [{ type: "query", key: path.query.query, value }], destination: destination(path.query.file) });
+      const value = `^(?<${param}>${NAME_PATTERN_BODY})$`;
+      rewrites.push({ source: source(path.segments, "optional"), has: [{ type: "query", key, value }], destination: destination(path.query.file) });
     }
     const plain = path.plain;
     if (!plain) continue;
@@ -45,7 +46,7 @@ export function renderVercelConfig(): string {
       // Served by the filesystem as it is; only the trailing-slash form needs a rule.
       rewrites.push({ source: source(path.segments, "required"), destination: destination(plain.file) });
     } else {
-      const missing = path.query ? { missing: [{ type: "query" as const, key: path.query.query }] } : {};
+      const missing = path.query ? { missing: [{ type: "query" as const, key: path.query.query.key }] } : {};
       rewrites.push({ source: source(path.segments, "optional"), ...missing, destination: destination(plain.file) });
     }
   }
