@@ -2,7 +2,7 @@
 import { NAME_PATTERN_BODY } from "../catalogue/names.js";
 import { renderMethodNotAllowed } from "../render/renderApi.js";
 import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type RouteQuery } from "../routes/routeTable.js";
-import { fillTemplate, pathPattern, withQueryValue } from "../routes/routeSyntax.js";
+import { fillTemplate, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
 import { VERSION } from "../util/version.js";
 import { headersExceptContentType, quote } from "./shared/configText.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
@@ -28,14 +28,15 @@ export function renderNginx(options: ServerOptions): string {
   // A map belongs to http { }, outside the server: one for each query parameter.
   const queries = new Map<string, RouteQuery>(paths.flatMap((p) => (p.query ? [[p.query.query.key, p.query.query]] : [])));
   for (const { key, param } of queries.values()) {
+    const query = queryPatterns(key, namedCapture(`query_${param}`));
     out.push(
       `# The ${key} query parameter as sent: "" when absent, "!" when repeated or not a valid name.`,
       `# Matching the raw value against the name pattern is what keeps ?${key}=../../x out of the file system.`,
       `map $args ${variable(key)} {`,
       `    default "";`,
-      `    "~(^|&)${key}(=[^&]*)?&(.*&)?${key}(=|&|$)" "!";`,
-      `    "~^(.*&)?${key}=${namedCapture(`query_${param}`)}(&|$)" ${variable(`query_${param}`)};`,
-      `    "~(^|&)${key}(=|&|$)" "!";`,
+      `    "~^${query.repeated}" "!";`,
+      `    "~^${query.valid}" ${variable(`query_${param}`)};`,
+      `    "~^${query.present}" "!";`,
       `}`,
       "",
     );
