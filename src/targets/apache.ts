@@ -2,10 +2,10 @@
 // shared hosting. mod_rewrite routes, mod_headers adds the headers, ErrorDocument gives the JSON 404.
 import { dirname } from "node:path";
 import { renderMethodNotAllowed } from "../render/renderApi.js";
-import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
+import { describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
 import { escapeRegex, fillTemplate, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
-import { headersExceptContentType, quote } from "./shared/configText.js";
+import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
@@ -66,7 +66,7 @@ function rewriteRules(context: RuleContext): string[] {
     `RewriteRule ^${slash}${escapeRegex(NOT_FOUND_FILE)}$ - [END]`,
     "RewriteCond %{REQUEST_METHOD} =OPTIONS",
     "RewriteRule ^ - [R=204]",
-    `RewriteCond %{REQUEST_METHOD} !^(?:${ALLOWED_METHODS.join("|")})$`,
+    `RewriteCond %{REQUEST_METHOD} !${ALLOWED_METHOD_REGEX}`,
     "RewriteRule ^ - [R=405]",
   ];
   for (const path of routePaths()) {

@@ -3,10 +3,10 @@
 // error bodies are files the build writes next to the API (`shopfront build --target lighttpd`),
 // and mod_setenv adds the headers.
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
-import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESERVED_HOST_IDS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
+import { describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESERVED_HOST_IDS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
 import { escapeRegex, fillTemplate, NAME_CAPTURE, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
-import { headersExceptContentType, quote } from "./shared/configText.js";
+import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
@@ -57,7 +57,6 @@ function rewriteRules(): string[] {
 
 export function renderLighttpd(options: ServerOptions): string {
   const { root, listen } = checkServerOptions(options);
-  const methods = ALLOWED_METHODS.join("|");
   return [
     banner("#", "lighttpd", VERSION),
     "# A fragment for lighttpd.conf (Debian: /etc/lighttpd/conf-enabled/50-shopfront.conf). Build with",
@@ -99,7 +98,7 @@ export function renderLighttpd(options: ServerOptions): string {
     ...pairs(PREFLIGHT_HEADERS, "\t\t\t"),
     "\t\t)",
     "\t}",
-    `\t$HTTP["request-method"] !~ ${quote(`^(?:${methods})$`)} {`,
+    `\t$HTTP["request-method"] !~ ${quote(ALLOWED_METHOD_REGEX)} {`,
     '\t\turl.redirect = ("" => "/")',
     "\t\turl.redirect-code = 405",
     "\t\tsetenv.add-response-header += (",

@@ -4,7 +4,7 @@ import { renderMethodNotAllowed } from "../render/renderApi.js";
 import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type RouteQuery } from "../routes/routeTable.js";
 import { fillTemplate, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
 import { VERSION } from "../util/version.js";
-import { headersExceptContentType, quote } from "./shared/configText.js";
+import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
@@ -56,7 +56,7 @@ export function renderNginx(options: ServerOptions): string {
   out.push(
     "",
     `    if ($request_method = OPTIONS) { return 204; }`,
-    `    if ($request_method !~ ^(${PREFLIGHT_HEADERS.Allow.split(", ").join("|")})$) {`,
+    `    if ($request_method !~ ${ALLOWED_METHOD_REGEX}) {`,
     `        return 405 '${renderMethodNotAllowed()}';`,
     `    }`,
     "",

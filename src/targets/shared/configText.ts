@@ -1,5 +1,5 @@
 // Text the web server configs (nginx, Apache, Caddy, lighttpd) write alike.
-import { RESPONSE_HEADERS } from "../../routes/routeTable.js";
+import { ALLOWED_METHODS, RESPONSE_HEADERS } from "../../routes/routeTable.js";
 
 /**
  * A value as a double-quoted string. Nothing is escaped because nothing needs it: the root and
@@ -8,6 +8,9 @@ import { RESPONSE_HEADERS } from "../../routes/routeTable.js";
 export function quote(value: string): string {
   return `"${value}"`;
 }
+
+/** A regex that matches a method the API answers; any other gets 405. */
+export const ALLOWED_METHOD_REGEX = `^(?:${ALLOWED_METHODS.join("|")})$`;
 
 /**
  * The headers a server adds to its responses: all but Content-Type, which each server sets by
