@@ -127,8 +127,8 @@ export function describeRoute(route: Route): string {
 
 /**
  * The route table as plain data, for code that runs outside this program (edge functions) and for
- * matchRequest: each route's path as segments, with `{host}` and `{name}` for parameters, and the
- * query parameter that fills one of them.
+ * matchRequest: each route's path as segments, `{host}` for a parameter, and the query parameter
+ * that fills one of the file's.
  */
 export interface PortableRoutes {
   /** NAME_PATTERN: every parameter, in the path or the query, must match it as sent. */
@@ -143,18 +143,22 @@ export const PORTABLE_ROUTES: PortableRoutes = {
 
 export type QueryRoute = Route & { query: RouteQuery };
 
-/** Routes grouped by URL path: a path's plain route and its query route (the v2 form), if any. */
+/**
+ * Routes grouped by URL path: a path's plain route, if any, and its query routes (the v2 form) in
+ * table order, which is the order a host must try them in: the first whose parameter a request
+ * has decides, as in matchRequest.
+ */
 export interface RoutePath {
   segments: string[];
   plain?: Route;
-  query?: QueryRoute;
+  queries: QueryRoute[];
 }
 
 export function routePaths(): RoutePath[] {
   const byPath = new Map<string, RoutePath>();
   for (const route of ROUTES) {
-    const entry = byPath.get(route.path) ?? { segments: segmentsOf(route.path) };
-    if (route.query) entry.query = route as QueryRoute;
+    const entry = byPath.get(route.path) ?? { segments: segmentsOf(route.path), queries: [] };
+    if (route.query) entry.queries.push(route as QueryRoute);
     else entry.plain = route;
     byPath.set(route.path, entry);
   }

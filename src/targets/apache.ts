@@ -73,14 +73,14 @@ function rewriteRules(context: RuleContext): string[] {
     const { pattern, group } = pathPattern(path.segments);
     const rule = `^${slash}${pattern.slice(1)}$`;
     const capture = (param: Param) => `$${group(param)}`;
-    if (path.query) {
-      const query = queryPatterns(path.query.query.key);
+    for (const route of path.queries) {
+      const query = queryPatterns(route.query.key);
       out.push(
-        `# GET ${describeRoute(path.query)}: a repeated or invalid ${path.query.query.key} is a 404.`,
+        `# GET ${describeRoute(route)}: a repeated or invalid ${route.query.key} is a 404.`,
         `RewriteCond %{QUERY_STRING} ^${query.repeated}`,
         `RewriteRule ${rule} - [R=404]`,
         `RewriteCond %{QUERY_STRING} ^${query.valid}`,
-        `RewriteRule ${rule} ${slash}${fillTemplate(path.query.file, withQueryValue(path.query.query, "%1", capture))} [${serve}]`,
+        `RewriteRule ${rule} ${slash}${fillTemplate(route.file, withQueryValue(route.query, "%1", capture))} [${serve}]`,
         `RewriteCond %{QUERY_STRING} ^${query.present}`,
         `RewriteRule ${rule} - [R=404]`,
       );

@@ -68,8 +68,7 @@ export function renderCaddy(options: ServerOptions): string {
     const { pattern, group } = pathPattern(path.segments);
     const regex = `^${pattern}$`;
     const captured = (matcher: string) => (param: Param) => `{re.${matcher}.${group(param)}}`;
-    if (path.query) {
-      const route = path.query;
+    for (const route of path.queries) {
       const name = matcherName(route);
       const query = queryPatterns(route.query.key);
       const reference = withQueryValue(route.query, `{re.${name}_query.1}`, captured(name));

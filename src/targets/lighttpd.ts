@@ -38,11 +38,11 @@ function rewriteRules(): string[] {
   for (const path of routePaths()) {
     const { pattern, params, group } = pathPattern(path.segments, capture);
     const reference = (param: Param) => `$${group(param)}`;
-    if (path.query) {
-      const query = queryPatterns(path.query.query.key);
-      out.push(`\t\t# GET ${describeRoute(path.query)}: a repeated or invalid ${path.query.query.key} is a 404.`);
+    for (const route of path.queries) {
+      const query = queryPatterns(route.query.key);
+      out.push(`\t\t# GET ${describeRoute(route)}: a repeated or invalid ${route.query.key} is a 404.`);
       rule(`^${pattern}\\?${query.repeated}`, NO_FILE);
-      rule(`^${pattern}\\?${query.valid}`, `/${fillTemplate(path.query.file, withQueryValue(path.query.query, `$${params.length + 1}`, reference))}`);
+      rule(`^${pattern}\\?${query.valid}`, `/${fillTemplate(route.file, withQueryValue(route.query, `$${params.length + 1}`, reference))}`);
       rule(`^${pattern}\\?${query.present}`, NO_FILE);
     }
     if (path.plain) {

@@ -34,8 +34,7 @@ export function renderNetlifyRedirects(names: CatalogueNames): string {
     const takes = path.segments.map(paramOf);
     const hosts: RouteParams[] = takes.includes("host") ? names.hosts.map((host) => ({ host })) : [{}];
     for (const host of hosts) {
-      if (path.query) {
-        const { id, query } = path.query;
+      for (const { id, query } of path.queries) {
         for (const params of withPackages(host, names)) {
           rules.push(rule(pathFor(id, params), `/${fileFor(id, params)}`, "200!", `${query.key}=${assertValidName(params[query.param] ?? "", query.param)}`));
         }

@@ -26,7 +26,7 @@ export function renderNginx(options: ServerOptions): string {
   const out: string[] = [banner("#", "nginx", VERSION), "# Include it inside http { }. It serves the static API built in the root below.", ""];
 
   // A map belongs to http { }, outside the server: one for each query parameter.
-  const queries = new Map<string, RouteQuery>(paths.flatMap((p) => (p.query ? [[p.query.query.key, p.query.query]] : [])));
+  const queries = new Map<string, RouteQuery>(paths.flatMap((p) => p.queries.map((route) => [route.query.key, route.query])));
   for (const { key, param } of queries.values()) {
     const query = queryPatterns(key, namedCapture(`query_${param}`));
     out.push(
@@ -66,8 +66,7 @@ export function renderNginx(options: ServerOptions): string {
   );
   for (const path of paths) {
     out.push(`    location ~ ${quote(`^${pathPattern(path.segments, namedCapture).pattern}$`)} {`);
-    if (path.query) {
-      const { query, file } = path.query;
+    for (const { query, file } of path.queries) {
       const value = variable(query.key);
       out.push(`        if (${value} = "!") { return 404; }`);
       // Rewritten to the v1 path, which the location of the v1 route then serves.

@@ -34,11 +34,11 @@ function destination(file: string): string {
 export function renderVercelConfig(): string {
   const rewrites: Rewrite[] = [];
   for (const path of routePaths()) {
-    if (path.query) {
-      const { key, param } = path.query.query;
-      // The named group becomes the destination's :name; the anchors make the whole value match.
+    for (const route of path.queries) {
+      const { key, param } = route.query;
+      // The named group fills the destination's parameter of that name; the anchors make the whole value match.
       const value = `^(?<${param}>${NAME_PATTERN_BODY})$`;
-      rewrites.push({ source: source(path.segments, "optional"), has: [{ type: "query", key, value }], destination: destination(path.query.file) });
+      rewrites.push({ source: source(path.segments, "optional"), has: [{ type: "query", key, value }], destination: destination(route.file) });
     }
     const plain = path.plain;
     if (!plain) continue;
@@ -46,7 +46,7 @@ export function renderVercelConfig(): string {
       // Served by the filesystem as it is; only the trailing-slash form needs a rule.
       rewrites.push({ source: source(path.segments, "required"), destination: destination(plain.file) });
     } else {
-      const missing = path.query ? { missing: [{ type: "query" as const, key: path.query.query.key }] } : {};
+      const missing = path.queries.length > 0 ? { missing: path.queries.map((route) => ({ type: "query" as const, key: route.query.key })) } : {};
       rewrites.push({ source: source(path.segments, "optional"), ...missing, destination: destination(plain.file) });
     }
   }
