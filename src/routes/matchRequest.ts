@@ -58,11 +58,11 @@ export function matchRequest(table: PortableRoutes, method: string, target: stri
       for (let p = 0; p < pairs.length; p++) {
         const eq = pairs[p]!.indexOf("=");
         const key = eq < 0 ? pairs[p] : pairs[p]!.slice(0, eq);
-        if (key === route.query) values.push(eq < 0 ? "" : pairs[p]!.slice(eq + 1));
+        if (key === route.query.key) values.push(eq < 0 ? "" : pairs[p]!.slice(eq + 1));
       }
       if (values.length === 0) continue;
       if (values.length > 1 || !name.test(values[0]!)) return { status: 404 };
-      params.name = values[0]!;
+      params[route.query.param] = values[0]!;
     }
     let file = route.file;
     for (const key in params) file = file.split(`{${key}}`).join(params[key]!);

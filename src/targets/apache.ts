@@ -2,9 +2,10 @@
 // shared hosting. mod_rewrite routes, mod_headers adds the headers, ErrorDocument gives the JSON 404.
 import { dirname } from "node:path";
 import { renderMethodNotAllowed } from "../render/renderApi.js";
-import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths } from "../routes/routeTable.js";
+import { describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
-import { escapeRegex, fileTemplate, pathPattern, queryPatterns, type Param } from "../routes/routeSyntax.js";
+import { escapeRegex, fillTemplate, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
+import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
@@ -22,10 +23,6 @@ const IN_SERVER: RuleContext = { slash: "/", serve: "PT,END" };
 const IN_HTACCESS: RuleContext = { slash: "", serve: "DPI,END" };
 
 const HTACCESS = ".htaccess";
-
-function quote(value: string): string {
-  return `"${value}"`;
-}
 
 /** What the API's folder allows; the same in the <Directory> block and in the .htaccess. */
 function folderRules(): string[] {
@@ -48,9 +45,7 @@ function folderRules(): string[] {
 function responseRules(): string[] {
   const preflight = `"expr=%{REQUEST_METHOD} == 'OPTIONS' || %{REQUEST_STATUS} == 405"`;
   const out = ["# Every response, 404s included."];
-  for (const [name, value] of Object.entries(RESPONSE_HEADERS)) {
-    if (name !== "Content-Type") out.push(`Header always set ${name} ${quote(value)}`);
-  }
+  for (const [name, value] of Object.entries(headersExceptContentType())) out.push(`Header always set ${name} ${quote(value)}`);
   out.push("# The answer to OPTIONS (a CORS preflight) and to any method the API does not answer.");
   for (const [name, value] of Object.entries(PREFLIGHT_HEADERS)) out.push(`Header always set ${name} ${quote(value)} ${preflight}`);
   out.push(
@@ -71,26 +66,26 @@ function rewriteRules(context: RuleContext): string[] {
     `RewriteRule ^${slash}${escapeRegex(NOT_FOUND_FILE)}$ - [END]`,
     "RewriteCond %{REQUEST_METHOD} =OPTIONS",
     "RewriteRule ^ - [R=204]",
-    `RewriteCond %{REQUEST_METHOD} !^(?:${ALLOWED_METHODS.join("|")})$`,
+    `RewriteCond %{REQUEST_METHOD} !${ALLOWED_METHOD_REGEX}`,
     "RewriteRule ^ - [R=405]",
   ];
   for (const path of routePaths()) {
-    const { pattern, params } = pathPattern(path.segments);
+    const { pattern, group } = pathPattern(path.segments);
     const rule = `^${slash}${pattern.slice(1)}$`;
-    const capture = (param: Param) => `$${params.indexOf(param) + 1}`;
-    if (path.query) {
-      const query = queryPatterns(path.query.query);
+    const capture = (param: Param) => `$${group(param)}`;
+    for (const route of path.queries) {
+      const query = queryPatterns(route.query.key);
       out.push(
-        `# GET ${describeRoute(path.query)}: a repeated or invalid ${path.query.query} is a 404.`,
+        `# GET ${describeRoute(route)}: a repeated or invalid ${route.query.key} is a 404.`,
         `RewriteCond %{QUERY_STRING} ^${query.repeated}`,
         `RewriteRule ${rule} - [R=404]`,
         `RewriteCond %{QUERY_STRING} ^${query.valid}`,
-        `RewriteRule ${rule} ${slash}${fileTemplate(path.query.file, (param) => (param === "name" ? "%1" : capture(param)))} [${serve}]`,
+        `RewriteRule ${rule} ${slash}${fillTemplate(route.file, withQueryValue(route.query, "%1", capture))} [${serve}]`,
         `RewriteCond %{QUERY_STRING} ^${query.present}`,
         `RewriteRule ${rule} - [R=404]`,
       );
     }
-    if (path.plain) out.push(`# GET ${describeRoute(path.plain)}`, `RewriteRule ${rule} ${slash}${fileTemplate(path.plain.file, capture)} [${serve}]`);
+    if (path.plain) out.push(`# GET ${describeRoute(path.plain)}`, `RewriteRule ${rule} ${slash}${fillTemplate(path.plain.file, capture)} [${serve}]`);
   }
   out.push(`# Anything else, /${NOT_FOUND_FILE} itself included.`, "RewriteRule ^ - [R=404]");
   return out;

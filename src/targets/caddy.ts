@@ -2,18 +2,15 @@
 // vars_regexp on the query as sent: the {query.*} placeholders are decoded), rewrite names the file,
 // header forces the headers, and handle_errors answers with the JSON 404.
 import { renderMethodNotAllowed } from "../render/renderApi.js";
-import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Route } from "../routes/routeTable.js";
+import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Param, type Route } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
-import { fileTemplate, pathPattern, queryPatterns, type Param } from "../routes/routeSyntax.js";
+import { fillTemplate, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
+import { quote } from "./shared/configText.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** The raw query string: `{query}` and `{query.package}` are percent-decoded. */
 const RAW_QUERY = "{http.request.uri.query}";
-
-function quote(value: string): string {
-  return `"${value}"`;
-}
 
 function matcherName(route: Route, suffix = ""): string {
   return `${route.id.replace(/-/g, "_")}${suffix}`;
@@ -27,7 +24,7 @@ function headerBlock(headers: Record<string, string>, indent: string): string[] 
 function serveFile(matcher: string, file: string, reference: (param: Param) => string): string[] {
   return [
     `\thandle @${matcher} {`,
-    `\t\trewrite * /${fileTemplate(file, reference)}`,
+    `\t\trewrite * /${fillTemplate(file, reference)}`,
     "\t\tfile_server {",
     "\t\t\tdisable_canonical_uris",
     "\t\t}",
@@ -68,16 +65,16 @@ export function renderCaddy(options: ServerOptions): string {
     "\t# redirect such a request to the path without it unless told not to (disable_canonical_uris).",
   ];
   for (const path of routePaths()) {
-    const { pattern, params } = pathPattern(path.segments);
+    const { pattern, group } = pathPattern(path.segments);
     const regex = `^${pattern}$`;
-    if (path.query) {
-      const route = path.query;
+    const captured = (matcher: string) => (param: Param) => `{re.${matcher}.${group(param)}}`;
+    for (const route of path.queries) {
       const name = matcherName(route);
-      const query = queryPatterns(route.query);
-      const reference = (param: Param) => (param === "name" ? `{re.${name}_query.1}` : `{re.${name}.${params.indexOf(param) + 1}}`);
+      const query = queryPatterns(route.query.key);
+      const reference = withQueryValue(route.query, `{re.${name}_query.1}`, captured(name));
       out.push(
         "",
-        `\t# GET ${describeRoute(route)}: a repeated or invalid ${route.query} is a 404.`,
+        `\t# GET ${describeRoute(route)}: a repeated or invalid ${route.query.key} is a 404.`,
         `\t@${name}_repeated {`,
         `\t\tpath_regexp ${regex}`,
         `\t\tvars_regexp ${RAW_QUERY} ^${query.repeated}`,
@@ -101,7 +98,7 @@ export function renderCaddy(options: ServerOptions): string {
         "",
         `\t# GET ${describeRoute(path.plain)}`,
         `\t@${name} path_regexp ${name} ${regex}`,
-        ...serveFile(name, path.plain.file, (param) => `{re.${name}.${params.indexOf(param) + 1}}`),
+        ...serveFile(name, path.plain.file, captured(name)),
       );
     }
   }

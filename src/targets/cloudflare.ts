@@ -2,10 +2,10 @@
 // the embedded reference router and route table, and serves the route's file through env.ASSETS with
 // the API's headers forced; everything else it answers itself (404 with the JSON body, 204, 405).
 // Pages reads `_worker.js`, `_headers` and `404.html` from the deploy root.
-import { matchRequest } from "../routes/matchRequest.js";
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
-import { PORTABLE_ROUTES, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes/routeTable.js";
+import { PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
+import { embedRouter } from "./shared/edgeRouter.js";
 import { renderHeadersFile } from "./shared/headersFile.js";
 import { banner, type Target, type TargetFile } from "./target.js";
 
@@ -14,13 +14,7 @@ export function renderWorker(): string {
     banner("//", "cloudflare", VERSION),
     "// Cloudflare Pages advanced mode: place it in the deploy root as _worker.js.",
     "",
-    `const TABLE = ${JSON.stringify(PORTABLE_ROUTES)};`,
-    `const HEADERS = ${JSON.stringify(RESPONSE_HEADERS)};`,
-    `const PREFLIGHT_HEADERS = ${JSON.stringify(PREFLIGHT_HEADERS)};`,
-    `const NOT_FOUND = ${JSON.stringify(renderNotFound())};`,
-    `const METHOD_NOT_ALLOWED = ${JSON.stringify(renderMethodNotAllowed())};`,
-    "",
-    String(matchRequest),
+    ...embedRouter({ HEADERS: RESPONSE_HEADERS, PREFLIGHT_HEADERS, NOT_FOUND: renderNotFound(), METHOD_NOT_ALLOWED: renderMethodNotAllowed() }),
     "",
     "function answer(status, body, extra) {",
     "  return new Response(body, { status, headers: { ...HEADERS, ...extra } });",

@@ -6,10 +6,10 @@
 // sets application/json on every object), and CloudFront never runs viewer-response functions on
 // origin responses of 400 or more, so it could not fix the error responses anyway. CORS comes from a
 // response headers policy, which CloudFront applies to every response of the cache behavior.
-import { matchRequest } from "../routes/matchRequest.js";
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
-import { NOT_FOUND_FILE, PORTABLE_ROUTES, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes/routeTable.js";
+import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
+import { embedRouter } from "./shared/edgeRouter.js";
 import { banner, type Target, type TargetFile } from "./target.js";
 
 /** CloudFront's quota on the size of a function's code. */
@@ -44,10 +44,7 @@ export function renderCloudFrontFunction(): string {
     banner("//", "cloudfront", VERSION),
     "// CloudFront Function, runtime cloudfront-js-2.0, for the viewer-request event of the API's cache behavior.",
     "",
-    `const TABLE = ${JSON.stringify(PORTABLE_ROUTES)};`,
-    `const RESPONSES = ${JSON.stringify(responses)};`,
-    "",
-    String(matchRequest),
+    ...embedRouter({ RESPONSES: responses }),
     "",
     "function handler(event) {",
     "  const request = event.request;",

@@ -3,9 +3,10 @@
 // error bodies are files the build writes next to the API (`shopfront build --target lighttpd`),
 // and mod_setenv adds the headers.
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
-import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESERVED_HOST_IDS, RESPONSE_HEADERS, routePaths } from "../routes/routeTable.js";
+import { describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESERVED_HOST_IDS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
-import { escapeRegex, fileTemplate, NAME_CAPTURE, pathPattern, queryPatterns, type Param } from "../routes/routeSyntax.js";
+import { escapeRegex, fillTemplate, NAME_CAPTURE, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
+import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
@@ -17,10 +18,6 @@ const ERROR_FILE_PREFIX = ".shopfront-error-";
 
 /** Where a request that is no route is sent: a path no build writes, so the answer is the 404. */
 const NO_FILE = "/.shopfront-no-such-file";
-
-function quote(value: string): string {
-  return `"${value}"`;
-}
 
 function pairs(headers: Record<string, string>, indent: string): string[] {
   return Object.entries(headers).map(([name, value]) => `${indent}${quote(name)} => ${quote(value)},`);
@@ -39,18 +36,18 @@ function rewriteRules(): string[] {
   const out: string[] = [];
   const rule = (regex: string, target: string) => out.push(`\t\t${quote(regex)} => ${quote(target)},`);
   for (const path of routePaths()) {
-    const { pattern, params } = pathPattern(path.segments, capture);
-    const reference = (param: Param) => `$${params.indexOf(param) + 1}`;
-    if (path.query) {
-      const query = queryPatterns(path.query.query);
-      out.push(`\t\t# GET ${describeRoute(path.query)}: a repeated or invalid ${path.query.query} is a 404.`);
+    const { pattern, params, group } = pathPattern(path.segments, capture);
+    const reference = (param: Param) => `$${group(param)}`;
+    for (const route of path.queries) {
+      const query = queryPatterns(route.query.key);
+      out.push(`\t\t# GET ${describeRoute(route)}: a repeated or invalid ${route.query.key} is a 404.`);
       rule(`^${pattern}\\?${query.repeated}`, NO_FILE);
-      rule(`^${pattern}\\?${query.valid}`, `/${fileTemplate(path.query.file, (param) => (param === "name" ? `$${params.length + 1}` : reference(param)))}`);
+      rule(`^${pattern}\\?${query.valid}`, `/${fillTemplate(route.file, withQueryValue(route.query, `$${params.length + 1}`, reference))}`);
       rule(`^${pattern}\\?${query.present}`, NO_FILE);
     }
     if (path.plain) {
       out.push(`\t\t# GET ${describeRoute(path.plain)}`);
-      rule(`^${pattern}(?:\\?.*)?$`, `/${fileTemplate(path.plain.file, reference)}`);
+      rule(`^${pattern}(?:\\?.*)?$`, `/${fillTemplate(path.plain.file, reference)}`);
     }
   }
   out.push(`\t\t# Anything else, /${NOT_FOUND_FILE} itself included.`);
@@ -60,7 +57,6 @@ function rewriteRules(): string[] {
 
 export function renderLighttpd(options: ServerOptions): string {
   const { root, listen } = checkServerOptions(options);
-  const methods = ALLOWED_METHODS.join("|");
   return [
     banner("#", "lighttpd", VERSION),
     "# A fragment for lighttpd.conf (Debian: /etc/lighttpd/conf-enabled/50-shopfront.conf). Build with",
@@ -83,7 +79,7 @@ export function renderLighttpd(options: ServerOptions): string {
     "\t# The body of an error with status N is the file <prefix>N.html, sent with that status.",
     `\tserver.errorfile-prefix = ${quote(`${root}/${ERROR_FILE_PREFIX}`)}`,
     "\tsetenv.add-response-header = (",
-    ...pairs(Object.fromEntries(Object.entries(RESPONSE_HEADERS).filter(([name]) => name !== "Content-Type")), "\t\t"),
+    ...pairs(headersExceptContentType(), "\t\t"),
     "\t)",
     "\t# Matched against the whole request-target, path and query as sent (after lighttpd's own",
     "\t# normalization); the first rule that matches wins. A host is never a reserved id: v1/hosts is a",
@@ -102,7 +98,7 @@ export function renderLighttpd(options: ServerOptions): string {
     ...pairs(PREFLIGHT_HEADERS, "\t\t\t"),
     "\t\t)",
     "\t}",
-    `\t$HTTP["request-method"] !~ ${quote(`^(?:${methods})$`)} {`,
+    `\t$HTTP["request-method"] !~ ${quote(ALLOWED_METHOD_REGEX)} {`,
     '\t\turl.redirect = ("" => "/")',
     "\t\turl.redirect-code = 405",
     "\t\tsetenv.add-response-header += (",

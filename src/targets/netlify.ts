@@ -10,15 +10,11 @@
 // placeholders from 10,000 rules on, which cannot check names: past that, the target refuses.
 import { UsageError } from "../util/errors.js";
 import { assertValidName } from "../catalogue/names.js";
-import { NOT_FOUND_FILE, routePaths, type RouteParams } from "../routes/routeTable.js";
+import { fileFor, NOT_FOUND_FILE, pathFor, routePaths, type RouteParams } from "../routes/routeTable.js";
+import { paramOf } from "../routes/routeSyntax.js";
 import { VERSION } from "../util/version.js";
 import { renderHeadersFile } from "./shared/headersFile.js";
 import { banner, type CatalogueNames, type Target, type TargetFile } from "./target.js";
-
-/** A route's path or file with its parameters filled in; every name is checked again here. */
-function fill(template: string, params: RouteParams): string {
-  return template.replace(/\{(host|name)\}/g, (_, key: "host" | "name") => assertValidName(params[key] ?? "", key));
-}
 
 /** The host's parameters with each of its package names added. */
 function withPackages(host: RouteParams, names: CatalogueNames): RouteParams[] {
@@ -35,21 +31,20 @@ function rule(from: string, to: string, status: string, query?: string): string 
 export function renderNetlifyRedirects(names: CatalogueNames): string {
   const rules: string[] = [];
   for (const path of routePaths()) {
-    const pathTemplate = `/${path.segments.join("/")}`;
-    const hosts: RouteParams[] = path.segments.includes("{host}") ? names.hosts.map((host) => ({ host })) : [{}];
+    const takes = path.segments.map(paramOf);
+    const hosts: RouteParams[] = takes.includes("host") ? names.hosts.map((host) => ({ host })) : [{}];
     for (const host of hosts) {
-      if (path.query) {
-        const { file, query } = path.query;
+      for (const { id, query } of path.queries) {
         for (const params of withPackages(host, names)) {
-          rules.push(rule(fill(pathTemplate, params), `/${fill(file, params)}`, "200!", `${query}=${assertValidName(params.name!, "name")}`));
+          rules.push(rule(pathFor(id, params), `/${fileFor(id, params)}`, "200!", `${query.key}=${assertValidName(params[query.param] ?? "", query.param)}`));
         }
         // Any other value, a bad name included: the 404, never a path built from it.
-        rules.push(rule(fill(pathTemplate, host), `/${NOT_FOUND_FILE}`, "404!", `${query}=:value`));
+        rules.push(rule(pathFor(id, host), `/${NOT_FOUND_FILE}`, "404!", `${query.key}=:value`));
       }
       if (path.plain) {
-        const { file } = path.plain;
-        const all = path.segments.includes("{name}") ? withPackages(host, names) : [host];
-        for (const params of all) rules.push(rule(fill(pathTemplate, params), `/${fill(file, params)}`, "200!"));
+        const { id } = path.plain;
+        const all = takes.includes("name") ? withPackages(host, names) : [host];
+        for (const params of all) rules.push(rule(pathFor(id, params), `/${fileFor(id, params)}`, "200!"));
       }
     }
   }

@@ -1,45 +1,47 @@
 // nginx: a server block to include in http { }, with a map for the v2 query parameter.
 import { NAME_PATTERN_BODY } from "../catalogue/names.js";
 import { renderMethodNotAllowed } from "../render/renderApi.js";
-import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths } from "../routes/routeTable.js";
+import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type RouteQuery } from "../routes/routeTable.js";
+import { fillTemplate, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
 import { VERSION } from "../util/version.js";
+import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
 import { checkServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** nginx's own variable `$host` is the request's Host, so every variable here has a prefix. */
 const PREFIX = "shopfront_";
 
-/** The route's path as an nginx regex: `{host}` becomes `(?<shopfront_host>NAME)`, one optional trailing slash. */
-function pathRegex(segments: readonly string[]): string {
-  const parts = segments.map((s) => (s.startsWith("{") ? `(?<${PREFIX}${s.slice(1, -1)}>${NAME_PATTERN_BODY})` : s.replace(/[.]/g, "\\.")));
-  return `^/${parts.join("/")}/?$`;
+/** A name as the named capture `(?<shopfront_host>NAME)`, which nginx makes the variable `$shopfront_host`. */
+function namedCapture(name: string): string {
+  return `(?<${PREFIX}${name}>${NAME_PATTERN_BODY})`;
 }
 
-function filePath(file: string, nameVariable = `$${PREFIX}name`): string {
-  return `/${file}`.replace("{host}", `$${PREFIX}host`).replace("{name}", nameVariable);
-}
-
-function quote(value: string): string {
-  return `"${value}"`;
+function variable(name: string): string {
+  return `$${PREFIX}${name}`;
 }
 
 export function renderNginx(options: ServerOptions): string {
   const { root, listen } = checkServerOptions(options);
   const paths = routePaths();
-  const query = paths.find((p) => p.query)!.query!;
-  const param = query.query;
   const out: string[] = [banner("#", "nginx", VERSION), "# Include it inside http { }. It serves the static API built in the root below.", ""];
 
+  // A map belongs to http { }, outside the server: one for each query parameter.
+  const queries = new Map<string, RouteQuery>(paths.flatMap((p) => p.queries.map((route) => [route.query.key, route.query])));
+  for (const { key, param } of queries.values()) {
+    const query = queryPatterns(key, namedCapture(`query_${param}`));
+    out.push(
+      `# The ${key} query parameter as sent: "" when absent, "!" when repeated or not a valid name.`,
+      `# Matching the raw value against the name pattern is what keeps ?${key}=../../x out of the file system.`,
+      `map $args ${variable(key)} {`,
+      `    default "";`,
+      `    "~^${query.repeated}" "!";`,
+      `    "~^${query.valid}" ${variable(`query_${param}`)};`,
+      `    "~^${query.present}" "!";`,
+      `}`,
+      "",
+    );
+  }
   out.push(
-    `# The ${param} query parameter as sent: "" when absent, "!" when repeated or not a valid name.`,
-    `# Matching the raw value against the name pattern is what keeps ?${param}=../../x out of the file system.`,
-    `map $args $${PREFIX}${param} {`,
-    `    default "";`,
-    `    "~(^|&)${param}(=[^&]*)?&(.*&)?${param}(=|&|$)" "!";`,
-    `    "~^(.*&)?${param}=(?<${PREFIX}query_name>${NAME_PATTERN_BODY})(&|$)" $${PREFIX}query_name;`,
-    `    "~(^|&)${param}(=|&|$)" "!";`,
-    `}`,
-    "",
     `server {`,
     `    listen ${listen.host}:${listen.port};`,
     `    root ${quote(root)};`,
@@ -48,13 +50,13 @@ export function renderNginx(options: ServerOptions): string {
     `    types { }`,
     `    default_type ${RESPONSE_HEADERS["Content-Type"]};`,
   );
-  for (const [name, value] of Object.entries({ ...RESPONSE_HEADERS, ...PREFLIGHT_HEADERS })) {
-    if (name !== "Content-Type") out.push(`    add_header ${name} ${quote(value)} always;`);
+  for (const [name, value] of Object.entries(headersExceptContentType({ ...RESPONSE_HEADERS, ...PREFLIGHT_HEADERS }))) {
+    out.push(`    add_header ${name} ${quote(value)} always;`);
   }
   out.push(
     "",
     `    if ($request_method = OPTIONS) { return 204; }`,
-    `    if ($request_method !~ ^(${PREFLIGHT_HEADERS.Allow.split(", ").join("|")})$) {`,
+    `    if ($request_method !~ ${ALLOWED_METHOD_REGEX}) {`,
     `        return 405 '${renderMethodNotAllowed()}';`,
     `    }`,
     "",
@@ -63,13 +65,14 @@ export function renderNginx(options: ServerOptions): string {
     "",
   );
   for (const path of paths) {
-    out.push(`    location ~ ${quote(pathRegex(path.segments))} {`);
-    if (path.query) {
-      out.push(`        if ($${PREFIX}${param} = "!") { return 404; }`);
+    out.push(`    location ~ ${quote(`^${pathPattern(path.segments, namedCapture).pattern}$`)} {`);
+    for (const { query, file } of path.queries) {
+      const value = variable(query.key);
+      out.push(`        if (${value} = "!") { return 404; }`);
       // Rewritten to the v1 path, which the location of the v1 route then serves.
-      out.push(`        if ($${PREFIX}${param}) { rewrite ^ ${filePath(query.file, `$${PREFIX}${param}`)}? last; }`);
+      out.push(`        if (${value}) { rewrite ^ /${fillTemplate(file, withQueryValue(query, value, variable))}? last; }`);
     }
-    if (path.plain) out.push(`        try_files ${filePath(path.plain.file)} =404;`);
+    if (path.plain) out.push(`        try_files /${fillTemplate(path.plain.file, variable)} =404;`);
     out.push(`    }`);
   }
   out.push(`    location / { return 404; }`, `}`, "");

@@ -5,6 +5,7 @@
 import { NAME_PATTERN_BODY } from "../catalogue/names.js";
 import { renderNotFound } from "../render/renderApi.js";
 import { RESPONSE_HEADERS, routePaths } from "../routes/routeTable.js";
+import { fillTemplate, pathPattern } from "../routes/routeSyntax.js";
 import type { Target, TargetFile } from "./target.js";
 
 interface Condition {
@@ -22,22 +23,22 @@ interface Rewrite {
 
 /** A route path as a Vercel source (path-to-regexp): `{host}` becomes `:host(NAME)`. */
 function source(segments: readonly string[], trailingSlash: "optional" | "required"): string {
-  const path = `/${segments.map((s) => (s.startsWith("{") ? `:${s.slice(1, -1)}(${NAME_PATTERN_BODY})` : s)).join("/")}`;
-  return trailingSlash === "optional" ? `${path}{/}?` : `${path}/`;
+  return pathPattern(segments, (param) => `:${param}(${NAME_PATTERN_BODY})`, trailingSlash === "optional" ? "{/}?" : "/").pattern;
 }
 
 /** A route's file as a Vercel destination: `{host}` becomes `:host`. */
 function destination(file: string): string {
-  return `/${file.replace(/\{(\w+)\}/g, ":$1")}`;
+  return `/${fillTemplate(file, (param) => `:${param}`)}`;
 }
 
 export function renderVercelConfig(): string {
   const rewrites: Rewrite[] = [];
   for (const path of routePaths()) {
-    if (path.query) {
-      // The named group becomes the destination's :name; the anchors make the whole value match.
-      const value = `^(?<name>${NAME_PATTERN_BODY})$`;
-      rewrites.push({ source: source(path.segments, "optional"), has: [{ type: "query", key: path.query.query, value }], destination: destination(path.query.file) });
+    for (const route of path.queries) {
+      const { key, param } = route.query;
+      // The named group fills the destination's parameter of that name; the anchors make the whole value match.
+      const value = `^(?<${param}>${NAME_PATTERN_BODY})$`;
+      rewrites.push({ source: source(path.segments, "optional"), has: [{ type: "query", key, value }], destination: destination(route.file) });
     }
     const plain = path.plain;
     if (!plain) continue;
@@ -45,7 +46,7 @@ export function renderVercelConfig(): string {
       // Served by the filesystem as it is; only the trailing-slash form needs a rule.
       rewrites.push({ source: source(path.segments, "required"), destination: destination(plain.file) });
     } else {
-      const missing = path.query ? { missing: [{ type: "query" as const, key: path.query.query }] } : {};
+      const missing = path.queries.length > 0 ? { missing: path.queries.map((route) => ({ type: "query" as const, key: route.query.key })) } : {};
       rewrites.push({ source: source(path.segments, "optional"), ...missing, destination: destination(plain.file) });
     }
   }
