@@ -4,8 +4,9 @@
 import { lstatSync, readFileSync, statSync, type Stats } from "node:fs";
 import { join, sep } from "node:path";
 import {
-  buildKey, forgetState, hostStateOf, isUnchanged, lengthAt, readState, signatureAt, signatureOf, signatureUnchanged, writeState, type BuildState, type HostState, type Signature,
+  buildKey, forgetState, hostStateOf, isUnchanged, lengthAt, readState, signatureAt, signatureUnchanged, writeState, type BuildState, type HostState,
 } from "../rebuild/buildState.js";
+import { signatureOf, type Signature } from "../read/signature.js";
 import { isSystemError, UsageError } from "../util/errors.js";
 import type { HostInfo } from "../catalogue/fields.js";
 import { isError, sortProblems, type Problem } from "../catalogue/problems.js";

@@ -2,7 +2,7 @@
 // reported as plain data; deciding what is wrong with it is validateCatalogue's job.
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type Dirent } from "node:fs";
 import { join } from "node:path";
-import { signatureOf, type Signature } from "../rebuild/buildState.js";
+import { signatureOf, type Signature } from "./signature.js";
 
 export type EntryKind = "file" | "directory" | "symlink" | "other";
 

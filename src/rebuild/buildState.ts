@@ -7,21 +7,10 @@ import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync,
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Problem } from "../catalogue/problems.js";
+import type { Signature } from "../read/signature.js";
 import { schemaTexts } from "../catalogue/schemas.js";
 import { VERSION } from "../util/version.js";
 import type { Slot } from "../write/writeOutput.js";
-
-/** What identifies a file's content without reading it; a changed ctime catches tools that restore mtime. */
-export interface Signature {
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
-}
-
-export function signatureOf(stats: Stats): Signature {
-  return { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino };
-}
 
 /** Numbers kept per package: its source's signature and its rendered length. */
 export const COLUMNS = 5;
