@@ -6,7 +6,8 @@
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option } from "commander";
-import { buildCatalogue, catalogueNames, checkCatalogue, type BuildSummary } from "./build/buildCatalogue.js";
+import { buildCatalogue, type BuildSummary } from "./build/buildCatalogue.js";
+import { catalogueNames, loadCatalogue } from "./build/loadCatalogue.js";
 import { DEFAULT_CACHE_CONTROL } from "./deploy/planDeploy.js";
 import { FailureError, isSystemError, UsageError } from "./util/errors.js";
 import { formatProblemCount, formatProblems, plural } from "./cli/formatProblems.js";
@@ -142,7 +143,7 @@ program
   .action(async (options: CatalogueOptions) => {
     const started = performance.now();
     const limit = parseMaxProblems(options.maxProblems);
-    const result = await checkCatalogue(options.catalogue);
+    const result = await loadCatalogue(options.catalogue);
     if (reportProblems(result.problems, options.catalogue, limit) || !result.catalogue) {
       process.exitCode = EXIT.invalid;
       return;
@@ -185,7 +186,7 @@ program
     const target = targetById(id);
     let names = { hosts: [] as string[], packages: new Map<string, string[]>() } as ReturnType<typeof catalogueNames>;
     if (target.kind === "platform") {
-      const result = await checkCatalogue(options.catalogue);
+      const result = await loadCatalogue(options.catalogue);
       if (reportProblems(result.problems, options.catalogue) || !result.catalogue) {
         process.exitCode = EXIT.invalid;
         return;

@@ -1,111 +1,25 @@
-// The core's commands: check a catalogue (read -> validate -> render), and build it (check, then
-// write every file of the API atomically). A build after a build only reads the manifests whose
-// signature changed and only writes the files whose bytes changed. They return data; the CLI prints.
+// The `build` command: load the catalogue (loadCatalogue.ts), then write every file of the API
+// atomically. A build after a build only reads the manifests whose signature changed and only
+// writes the files whose bytes changed. It returns data; the CLI prints.
 import { lstatSync, readFileSync, statSync, type Stats } from "node:fs";
 import { join, sep } from "node:path";
 import {
   buildKey, forgetState, hostStateOf, isUnchanged, lengthAt, readState, signatureAt, signatureUnchanged, writeState, type BuildState, type HostState,
 } from "../rebuild/buildState.js";
 import { signatureOf, type Signature } from "../read/signature.js";
-import { isSystemError, UsageError } from "../util/errors.js";
+import { isSystemError } from "../util/errors.js";
 import type { HostInfo } from "../catalogue/fields.js";
 import { isError, sortProblems, type Problem } from "../catalogue/problems.js";
-import { listCatalogue, readSourceFile, type CatalogueListing } from "../read/readCatalogue.js";
-import { contentText, renderApi, renderHosts, renderPackage, type OutputFile, type RenderedCatalogue, type RenderedPackage } from "../render/renderApi.js";
+import { folderSignatures, listCatalogue, readSourceFile } from "../read/readCatalogue.js";
+import { contentText, renderApi, renderHosts, type OutputFile, type RenderedPackage } from "../render/renderApi.js";
 import { fileFor } from "../routes/routeTable.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { targetById } from "../targets/index.js";
 import type { CatalogueNames, TargetId } from "../targets/target.js";
-import { checkHostsFile, checkLayout, checkManifest, HOSTS_FILE, MANIFEST_EXTENSION, MAX_SOURCE_BYTES, type ManifestRef } from "../validate/catalogueRules.js";
+import { checkHostsFile, checkLayout, HOSTS_FILE, MANIFEST_EXTENSION, MAX_SOURCE_BYTES, type ManifestRef } from "../validate/catalogueRules.js";
 import { publish, slotDir, withOutput, writeChanges, writeFresh, type LockedOutput } from "../write/writeOutput.js";
-
-/** A rendered package with what the next build compares: its source's signature. */
-export interface CheckedPackage extends RenderedPackage {
-  signature: Signature;
-}
-
-/** A rendered catalogue whose packages also carry their sources' signatures. */
-export interface CheckedCatalogue extends RenderedCatalogue {
-  packages: ReadonlyMap<string, readonly CheckedPackage[]>;
-}
-
-export interface CatalogueCheck {
-  /** Every problem found, errors and warnings, in a stable order. */
-  problems: Problem[];
-  /** The rendered catalogue, present only when there is no error. */
-  catalogue?: CheckedCatalogue;
-  hostsSignature?: Signature;
-  /** The catalogue folder's and each host folder's signature as listed (see BuildState.folders). */
-  folders?: Signature[] | null;
-}
-
-function readListing(catalogueDir: string): CatalogueListing {
-  try {
-    return listCatalogue(catalogueDir);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "there is no such folder" : code === "ENOTDIR" ? "it is not a folder" : (e as Error).message;
-    throw new UsageError(`cannot read the catalogue ${catalogueDir}: ${why}`);
-  }
-}
-
-const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-
-/** Reads, checks and renders one manifest. */
-function processManifest(catalogueDir: string, ref: ManifestRef, validators: Validators): { problems: Problem[]; pkg?: CheckedPackage } {
-  const source = readSourceFile(join(catalogueDir, ref.file), MAX_SOURCE_BYTES);
-  const checked = checkManifest(ref, source, validators);
-  if (!checked.manifest) return { problems: checked.problems };
-  // A valid manifest was read, so its signature was taken.
-  return { problems: checked.problems, pkg: { name: ref.name, json: renderPackage(checked.manifest), signature: source.signature! } };
-}
-
-export interface CheckProgress {
-  (phase: "reading" | "writing", done: number, total: number): void;
-}
-
-/** Reads and checks the whole catalogue, and renders every package. */
-export async function checkCatalogue(catalogueDir: string, onProgress?: CheckProgress): Promise<CatalogueCheck> {
-  const listing = readListing(catalogueDir);
-  const validators = await schemaValidators();
-  const problems: Problem[] = [];
-
-  const hostsEntry = listing.root.find((e) => e.name === HOSTS_FILE);
-  // A hosts.json that is not a regular file is reported by checkLayout; it cannot declare hosts.
-  const hostsSource = hostsEntry?.kind === "file" ? readSourceFile(join(catalogueDir, HOSTS_FILE), MAX_SOURCE_BYTES) : undefined;
-  const hosts = hostsEntry === undefined || hostsSource ? checkHostsFile(hostsSource, validators) : { problems: [] };
-  problems.push(...hosts.problems);
-
-  const layout = checkLayout(listing, hosts.declared);
-  problems.push(...layout.problems);
-
-  const packages = new Map<string, CheckedPackage[]>();
-  layout.manifests.forEach((ref, i) => {
-    const { problems: found, pkg } = processManifest(catalogueDir, ref, validators);
-    if (found.length > 0) problems.push(...found);
-    if (pkg) {
-      let list = packages.get(ref.host);
-      if (!list) packages.set(ref.host, (list = []));
-      list.push(pkg);
-    }
-    onProgress?.("reading", i + 1, layout.manifests.length);
-  });
-  for (const list of packages.values()) list.sort(byName);
-
-  const sorted = sortProblems(problems);
-  if (sorted.some(isError) || !hosts.hostsFile) return { problems: sorted };
-  return {
-    problems: sorted,
-    catalogue: { hosts: hosts.hostsFile.hosts, packages },
-    ...(hostsSource?.signature ? { hostsSignature: hostsSource.signature } : {}),
-    folders: folderSignatures(listing, hosts.hostsFile.hosts.map((h) => h.id)),
-  };
-}
-
-function folderSignatures(listing: CatalogueListing, hosts: readonly string[]): Signature[] | null {
-  const signatures = ["", ...hosts].map((folder) => listing.signatures.get(folder));
-  return signatures.every((s) => s !== undefined) ? (signatures as Signature[]) : null;
-}
+import { byName, catalogueNames, loadCatalogue, loadManifest } from "./loadCatalogue.js";
+import { targetFiles } from "./targetFiles.js";
 
 export interface BuildOptions {
   catalogueDir: string;
@@ -114,10 +28,12 @@ export interface BuildOptions {
   targets?: readonly TargetId[];
   /** Ignore what the previous build left and write everything. */
   force?: boolean;
-  onProgress?: CheckProgress;
+  onProgress?: BuildProgress;
   /** The wall clock (tests move it on to see a build that runs long after the last edit). */
   now?: () => number;
 }
+
+export type BuildProgress = (phase: "reading" | "writing", done: number, total: number) => void;
 
 export interface BuildSummary {
   hosts: number;
@@ -134,31 +50,11 @@ export interface BuildSummary {
   filesWritten: number;
 }
 
-export interface BuildResult extends CatalogueCheck {
+export interface BuildResult {
+  /** Every problem found, errors and warnings, in a stable order. */
+  problems: Problem[];
   /** What was built; absent when the catalogue has errors and nothing was written. */
   built?: BuildSummary;
-}
-
-/** The names of a validated catalogue, as the target generators take them. */
-export function catalogueNames(catalogue: RenderedCatalogue): CatalogueNames {
-  return {
-    hosts: catalogue.hosts.map((h) => h.id),
-    packages: new Map([...catalogue.packages].map(([host, list]) => [host, list.map((p) => p.name)])),
-  };
-}
-
-function targetFiles(ids: readonly TargetId[], names: CatalogueNames): OutputFile[] {
-  const files: OutputFile[] = [];
-  const owner = new Map<string, TargetId>();
-  for (const id of new Set(ids)) {
-    for (const file of targetById(id).deployFiles?.(names) ?? []) {
-      const other = owner.get(file.path);
-      if (other) throw new UsageError(`--target ${other} and --target ${id} both write ${file.path}; build one of them at a time`);
-      owner.set(file.path, id);
-      files.push(file);
-    }
-  }
-  return files;
 }
 
 /**
@@ -181,27 +77,31 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
 
 async function buildFully(options: BuildOptions, output: LockedOutput, key: string, reason: string): Promise<BuildResult> {
   const snapshotMs = (options.now ?? Date.now)();
-  const check = await checkCatalogue(options.catalogueDir, options.onProgress);
-  if (!check.catalogue) return check;
-  const files = [...renderApi(check.catalogue), ...targetFiles(options.targets ?? [], catalogueNames(check.catalogue))];
+  const onProgress = options.onProgress;
+  const { problems, catalogue, sources } = await loadCatalogue(options.catalogueDir, onProgress && ((done, total) => onProgress("reading", done, total)));
+  if (!catalogue || !sources) return { problems };
+  const files = [...renderApi(catalogue), ...targetFiles(options.targets ?? [], catalogueNames(catalogue))];
   forgetState(output.layout.home);
-  writeFresh(output, files, options.onProgress && ((done, total) => options.onProgress!("writing", done, total)));
+  writeFresh(output, files, onProgress && ((done, total) => onProgress("writing", done, total)));
   publish(output);
-  const packages = Object.fromEntries(check.catalogue.hosts.map(({ id }) => [id, hostStateOf(check.catalogue!.packages.get(id) ?? [])]));
+  const hostState = (id: string) => {
+    const signatures = sources.packages.get(id) ?? [];
+    return hostStateOf((catalogue.packages.get(id) ?? []).map((p, i) => ({ ...p, signature: signatures[i]! })));
+  };
   writeState(output.layout.home, {
     key,
     live: output.spare,
     spare: null,
     snapshotMs,
-    hostsFile: check.hostsSignature!,
-    folders: check.folders ?? null,
-    hosts: check.catalogue.hosts.map((h) => h.id),
-    packages,
-    warnings: check.problems,
+    hostsFile: sources.hostsFile,
+    folders: sources.folders,
+    hosts: catalogue.hosts.map((h) => h.id),
+    packages: Object.fromEntries(catalogue.hosts.map(({ id }) => [id, hostState(id)])),
+    warnings: problems,
     files: files.length,
   });
-  const count = countPackages(check.catalogue.packages);
-  return { ...check, built: { hosts: check.catalogue.hosts.length, packages: count, files: files.length, mode: "full", reason, changedPackages: count, filesWritten: files.length } };
+  const count = countPackages(catalogue.packages);
+  return { problems, built: { hosts: catalogue.hosts.length, packages: count, files: files.length, mode: "full", reason, changedPackages: count, filesWritten: files.length } };
 }
 
 function countPackages(packages: ReadonlyMap<string, readonly unknown[]>): number {
@@ -251,12 +151,17 @@ function readLive(liveDir: string, path: string): string | undefined {
   }
 }
 
+/** A package read again, with its source's signature. */
+interface SignedPackage extends RenderedPackage {
+  signature: Signature;
+}
+
 interface Entry {
   name: string;
   /** Index in the previous build's state, when the package existed then. */
   old?: number;
   /** Set when the manifest was read again. */
-  fresh?: CheckedPackage;
+  fresh?: SignedPackage;
 }
 
 /**
@@ -336,7 +241,7 @@ export function surveyKnown(dir: string, state: BuildState): Survey | undefined 
 
 /** The full survey: list the catalogue, check its layout, and look up each manifest in the last build. */
 function surveyListing(dir: string, state: BuildState): Survey {
-  const listing = readListing(dir);
+  const listing = listCatalogue(dir);
   const indexes = new Map(state.hosts.map((h) => [h, new Map(state.packages[h]!.names.map((name, i) => [name, i]))]));
   const layout = checkLayout(listing, state.hosts, indexes);
   const survey = emptySurvey(state, folderSignatures(listing, state.hosts));
@@ -385,13 +290,14 @@ async function buildChanges(options: BuildOptions, output: LockedOutput, state: 
 
   // Per host: which packages of the last build are still there unchanged, and what was read again.
   const seen = survey.kept;
-  const reread = new Map(state.hosts.map((h) => [h, new Map<number, CheckedPackage>()]));
-  const added = new Map(state.hosts.map((h) => [h, [] as CheckedPackage[]]));
+  const reread = new Map(state.hosts.map((h) => [h, new Map<number, SignedPackage>()]));
+  const added = new Map(state.hosts.map((h) => [h, [] as SignedPackage[]]));
   for (const { ref, index } of survey.toRead) {
     validators ??= await schemaValidators();
-    const { problems: found, pkg } = processManifest(dir, ref, validators);
+    const { problems: found, loaded } = loadManifest(dir, ref, validators);
     problems.push(...found);
     stateMoved = true;
+    const pkg = loaded && { ...loaded.pkg, signature: loaded.signature };
     if (pkg && index !== undefined) reread.get(ref.host)!.set(index, pkg);
     else if (pkg) added.get(ref.host)!.push(pkg);
   }
