@@ -4,7 +4,8 @@ import { execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildCatalogue, surveyKnown, type BuildOptions } from "../src/build/buildCatalogue.js";
+import { buildCatalogue, type BuildOptions } from "../src/build/buildCatalogue.js";
+import { surveyKnown } from "../src/rebuild/surveyCatalogue.js";
 import { computeToolKey, parseState, serializeState } from "../src/rebuild/buildState.js";
 import { copyFixture, manifest, readJson, readTree, ROOT, tempDir, writeFiles } from "./helpers.js";
 

@@ -1,23 +1,24 @@
 // The `build` command: load the catalogue (loadCatalogue.ts), then write every file of the API
 // atomically. A build after a build only reads the manifests whose signature changed and only
 // writes the files whose bytes changed. It returns data; the CLI prints.
-import { lstatSync, readFileSync, statSync, type Stats } from "node:fs";
-import { join, sep } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import {
-  buildKey, forgetState, hostStateOf, isUnchanged, lengthAt, readState, signatureAt, signatureUnchanged, writeState, type BuildState, type HostState,
+  buildKey, forgetState, hostStateOf, lengthAt, readState, signatureAt, signatureUnchanged, writeState, type BuildState, type HostState,
 } from "../rebuild/buildState.js";
 import { signatureOf, type Signature } from "../read/signature.js";
-import { isSystemError } from "../util/errors.js";
 import type { HostInfo } from "../catalogue/fields.js";
 import { isError, sortProblems, type Problem } from "../catalogue/problems.js";
-import { folderSignatures, listCatalogue, readSourceFile } from "../read/readCatalogue.js";
+import { readSourceFile } from "../read/readCatalogue.js";
 import { contentText, renderApi, renderHosts, type OutputFile, type RenderedPackage } from "../render/renderApi.js";
 import { fileFor } from "../routes/routeTable.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { targetById } from "../targets/index.js";
 import type { CatalogueNames, TargetId } from "../targets/target.js";
-import { checkHostsFile, checkLayout, HOSTS_FILE, MANIFEST_EXTENSION, MAX_SOURCE_BYTES, type ManifestRef } from "../validate/catalogueRules.js";
+import { checkHostsFile, HOSTS_FILE, MAX_SOURCE_BYTES } from "../validate/catalogueRules.js";
 import { publish, slotDir, withOutput, writeChanges, writeFresh, type LockedOutput } from "../write/writeOutput.js";
+import { spliceList } from "../rebuild/spliceList.js";
+import { statOrNothing, surveyCatalogue } from "../rebuild/surveyCatalogue.js";
 import { byName, catalogueNames, loadCatalogue, loadManifest } from "./loadCatalogue.js";
 import { targetFiles } from "./targetFiles.js";
 
@@ -110,39 +111,6 @@ function countPackages(packages: ReadonlyMap<string, readonly unknown[]>): numbe
   return n;
 }
 
-/**
- * The elements of a host's new list: fresh packages as strings, and each run of unchanged ones as a
- * slice of the old list file's bytes (a run of neighbours is one slice, commas included), so a
- * list of any size is rewritten without turning it into one string. In the old list, package i
- * starts after "[" and after the comma that follows each package before it.
- */
-function spliceList(oldList: Buffer, old: HostState, list: readonly Entry[]): (string | Uint8Array)[] {
-  const offsets = new Float64Array(old.names.length);
-  for (let i = 0, at = 1; i < old.names.length; i++) {
-    offsets[i] = at;
-    at += lengthAt(old, i) + 1;
-  }
-  const items: (string | Uint8Array)[] = [];
-  let run: [number, number] | undefined;
-  for (const entry of list) {
-    if (entry.fresh) {
-      if (run) items.push(oldList.subarray(run[0], run[1]));
-      run = undefined;
-      items.push(entry.fresh.json);
-      continue;
-    }
-    const start = offsets[entry.old!]!;
-    const end = start + lengthAt(old, entry.old!);
-    if (run && run[1] + 1 === start) run[1] = end;
-    else {
-      if (run) items.push(oldList.subarray(run[0], run[1]));
-      run = [start, end];
-    }
-  }
-  if (run) items.push(oldList.subarray(run[0], run[1]));
-  return items;
-}
-
 function readLive(liveDir: string, path: string): string | undefined {
   try {
     return readFileSync(join(liveDir, path), "latin1");
@@ -162,96 +130,6 @@ interface Entry {
   old?: number;
   /** Set when the manifest was read again. */
   fresh?: SignedPackage;
-}
-
-/**
- * A file's stats, or undefined when the system cannot give them (not there, a parent that is no
- * longer a folder, no permission): the caller then takes the careful path, which reports why.
- */
-function statOrNothing(path: string, follow = false): Stats | undefined {
-  try {
-    return (follow ? statSync : lstatSync)(path, { throwIfNoEntry: false });
-  } catch (e) {
-    if (isSystemError(e)) return undefined;
-    throw e;
-  }
-}
-
-/** Which manifests a rebuild must read, and what it found without reading them. */
-interface Survey {
-  /** Per host, a flag for each package of the last build that is still there with its signature. */
-  kept: Map<string, Uint8Array>;
-  /** Manifests to read: changed ones, with their index in the last build, and new ones. */
-  toRead: { ref: ManifestRef; index: number | undefined }[];
-  /** Problems of the layout, and the warnings of kept manifests (reported again). */
-  problems: Problem[];
-  /** The folders' signatures for the next build. */
-  folders: Signature[] | null;
-}
-
-function warningsByFile(state: BuildState): Map<string, Problem[]> {
-  const byFile = new Map<string, Problem[]>();
-  for (const warning of state.warnings) byFile.set(warning.file, [...(byFile.get(warning.file) ?? []), warning]);
-  return byFile;
-}
-
-/**
- * Sorts one manifest into kept (a package of the last build whose source keeps its signature) or
- * to read. Called for every manifest of the catalogue: at 100,000 packages this is most of a rebuild.
- */
-function surveyOne(survey: Survey, state: BuildState, warnings: Map<string, Problem[]>, ref: ManifestRef, index: number | undefined, stats: Stats | undefined): void {
-  if (index !== undefined && stats && isUnchanged(stats, state.packages[ref.host]!, index, state.snapshotMs)) {
-    survey.kept.get(ref.host)![index] = 1;
-    if (warnings.size > 0) survey.problems.push(...(warnings.get(ref.file) ?? []));
-  } else survey.toRead.push({ ref, index });
-}
-
-function emptySurvey(state: BuildState, folders: Signature[] | null): Survey {
-  return { kept: new Map(state.hosts.map((h) => [h, new Uint8Array(state.packages[h]!.names.length)])), toRead: [], problems: [], folders };
-}
-
-/**
- * The quick survey: while the catalogue folder and every host folder keep their signatures, no
- * entry was added, removed or renamed in them since the last build, whose layout was valid. So the
- * manifests are the last build's names and only their own signatures need a look: no listing, no
- * layout check. Undefined when that cannot be shown (then the catalogue is listed).
- */
-export function surveyKnown(dir: string, state: BuildState): Survey | undefined {
-  const folders = state.folders;
-  if (!folders || folders.length !== state.hosts.length + 1) return undefined;
-  for (let k = 0; k < folders.length; k++) {
-    // The catalogue folder may be a link (it is listed through it); a host folder may not.
-    const now = k === 0 ? statOrNothing(dir, true) : statOrNothing(join(dir, state.hosts[k - 1]!));
-    if (!now?.isDirectory() || !signatureUnchanged(now, folders[k]!, state.snapshotMs)) return undefined;
-  }
-  const survey = emptySurvey(state, folders);
-  const warnings = warningsByFile(state);
-  const prefix = `${dir}${sep}`;
-  for (const host of state.hosts) {
-    const names = state.packages[host]!.names;
-    for (let i = 0; i < names.length; i++) {
-      const file = `${host}/${names[i]}${MANIFEST_EXTENSION}`;
-      const stats = statOrNothing(prefix + file);
-      if (!stats?.isFile()) return undefined;
-      surveyOne(survey, state, warnings, { host, name: names[i]!, file }, i, stats);
-    }
-  }
-  return survey;
-}
-
-/** The full survey: list the catalogue, check its layout, and look up each manifest in the last build. */
-function surveyListing(dir: string, state: BuildState): Survey {
-  const listing = listCatalogue(dir);
-  const indexes = new Map(state.hosts.map((h) => [h, new Map(state.packages[h]!.names.map((name, i) => [name, i]))]));
-  const layout = checkLayout(listing, state.hosts, indexes);
-  const survey = emptySurvey(state, folderSignatures(listing, state.hosts));
-  survey.problems.push(...layout.problems);
-  const warnings = warningsByFile(state);
-  const prefix = `${dir}${sep}`;
-  for (const ref of layout.manifests) {
-    surveyOne(survey, state, warnings, ref, indexes.get(ref.host)!.get(ref.name), statOrNothing(prefix + ref.file));
-  }
-  return survey;
 }
 
 /**
@@ -283,7 +161,7 @@ async function buildChanges(options: BuildOptions, output: LockedOutput, state: 
     stateMoved = true;
   }
 
-  const survey = surveyKnown(dir, state) ?? surveyListing(dir, state);
+  const survey = surveyCatalogue(dir, state);
   problems.push(...survey.problems);
   // Listed again: remember the folders' new signatures, so the next build need not list them.
   if (survey.folders !== state.folders) stateMoved = true;
@@ -349,7 +227,8 @@ async function buildChanges(options: BuildOptions, output: LockedOutput, state: 
     for (const pkg of newOnes) list.push({ name: pkg.name, fresh: pkg });
     if (newOnes.length > 0) list.sort(byName);
     if (listChanged) {
-      changes.set(fileFor("packages", { host }), { jsonArray: spliceList(readFileSync(join(live, fileFor("packages", { host }))), old, list) });
+      const elements = list.map((e) => (e.fresh ? e.fresh.json : e.old!));
+      changes.set(fileFor("packages", { host }), { jsonArray: spliceList(readFileSync(join(live, fileFor("packages", { host }))), old, elements) });
     }
     packages[host] = hostStateOf(
       list.map((e) => ({ name: e.name, json: { length: e.fresh ? e.fresh.json.length : lengthAt(old, e.old!) }, signature: e.fresh?.signature ?? signatureAt(old, e.old!) })),
