@@ -6,7 +6,8 @@
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option } from "commander";
-import { buildCatalogue, checkCatalogue } from "./build/buildCatalogue.js";
+import { buildCatalogue } from "./build/buildCatalogue.js";
+import { loadCatalogue } from "./build/loadCatalogue.js";
 import { formatBuildSummary, formatValidSummary } from "./cli/formatBuild.js";
 import { progressBar, progressLine } from "./cli/progress.js";
 import { DEFAULT_CACHE_CONTROL } from "./deploy/planDeploy.js";
@@ -109,7 +110,7 @@ program
   .action(async (options: CatalogueOptions) => {
     const started = performance.now();
     const limit = parseMaxProblems(options.maxProblems);
-    const result = await checkCatalogue(options.catalogue);
+    const result = await loadCatalogue(options.catalogue);
     if (reportProblems(result.problems, options.catalogue, limit) || !result.catalogue) {
       process.exitCode = EXIT.invalid;
       return;

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkCatalogue } from "../src/build/buildCatalogue.js";
+import { loadCatalogue } from "../src/build/loadCatalogue.js";
 import { conformanceCases, CONFORMANCE_ROWS, expectedApi, runConformance, type ConformanceRow, type RunResult } from "../src/check/conformance.js";
 import { renderApi, renderNotFound } from "../src/render/renderApi.js";
 import { RESPONSE_HEADERS } from "../src/routes/routeTable.js";
@@ -20,7 +20,7 @@ describe("Cloudflare Pages worker with emulated assets", () => {
   let server: RunningServer;
   let result: RunResult;
   beforeAll(async () => {
-    const { catalogue } = await checkCatalogue(copyFixture("conformance"));
+    const { catalogue } = await loadCatalogue(copyFixture("conformance"));
     const api = expectedApi(renderApi(catalogue!), catalogue!.packages);
     server = await startCloudflare(site);
     result = await runConformance({ baseUrl: server.url, api, cases: conformanceCases(api), concurrency: 8 });

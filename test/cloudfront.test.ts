@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkCatalogue } from "../src/build/buildCatalogue.js";
+import { loadCatalogue } from "../src/build/loadCatalogue.js";
 import { conformanceCases, CONFORMANCE_ROWS, expectedApi, runConformance, type ConformanceRow, type RunResult } from "../src/check/conformance.js";
 import { matchRequest } from "../src/routes/matchRequest.js";
 import { renderApi } from "../src/render/renderApi.js";
@@ -35,7 +35,7 @@ describe("CloudFront Function in an emulation of S3 + CloudFront", () => {
   let result: RunResult;
   beforeAll(async () => {
     const site = await buildSite();
-    const { catalogue } = await checkCatalogue(copyFixture("conformance"));
+    const { catalogue } = await loadCatalogue(copyFixture("conformance"));
     const api = expectedApi(renderApi(catalogue!), catalogue!.packages);
     server = await startCloudFront(site, shipped.code);
     result = await runConformance({ baseUrl: server.url, api, cases: conformanceCases(api), concurrency: 8 });

@@ -2,7 +2,7 @@
 // nginx, Apache httpd (a virtual host, and a .htaccess the way shared hosting reads it), Caddy and
 // lighttpd, each started on 127.0.0.1 with the generated config and stopped after.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkCatalogue } from "../src/build/buildCatalogue.js";
+import { loadCatalogue } from "../src/build/loadCatalogue.js";
 import { conformanceCases, CONFORMANCE_ROWS, expectedApi, runConformance, type ConformanceRow, type RunResult } from "../src/check/conformance.js";
 import { renderApi } from "../src/render/renderApi.js";
 import { startPreviewServer } from "../src/serve/servePreview.js";
@@ -46,7 +46,7 @@ describe.each(SERVERS)("$name", ({ targets, start }) => {
   let result: RunResult;
   beforeAll(async () => {
     const site = await buildSite(targets);
-    const { catalogue } = await checkCatalogue(copyFixture("conformance"));
+    const { catalogue } = await loadCatalogue(copyFixture("conformance"));
     const api = expectedApi(renderApi(catalogue!), catalogue!.packages);
     server = await start(site);
     result = await runConformance({ baseUrl: server.url, api, cases: conformanceCases(api), concurrency: 8 });

@@ -70,10 +70,10 @@ describe("hostile input", () => {
   });
 
   it.each(CASES)("%s: the problem codes", async (_, change, codes) => {
-    const { checkCatalogue } = await import("../src/build/buildCatalogue.js");
+    const { loadCatalogue } = await import("../src/build/loadCatalogue.js");
     const catalogue = copyFixture("basic");
     change(catalogue);
-    const { problems } = await checkCatalogue(catalogue);
+    const { problems } = await loadCatalogue(catalogue);
     expect(problems.filter((p) => p.severity === "error").map((p) => p.code).sort()).toEqual([...codes].sort());
   });
 

@@ -1,10 +1,11 @@
 // Builds after builds: whatever sequence of edits, the incremental output equals a full build of the
 // same catalogue byte for byte; the cache is never trusted across tools, schemas or killed builds.
-import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildCatalogue, surveyKnown, type BuildOptions } from "../src/build/buildCatalogue.js";
+import { buildCatalogue, type BuildOptions } from "../src/build/buildCatalogue.js";
+import { surveyKnown } from "../src/rebuild/surveyCatalogue.js";
 import { computeToolKey, parseState, serializeState } from "../src/rebuild/buildState.js";
 import { copyFixture, manifest, readJson, readTree, ROOT, tempDir, writeFiles } from "./helpers.js";
 
@@ -175,6 +176,17 @@ describe("the build cache", () => {
     expect(parseState(serializeState(state))).toEqual(state);
   });
 
+  it("left half-written by a killed build (state.<pid>) is removed by the next build", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    const deadPid = execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+    const leftover = join(out, "..", ".dist.shopfront", `state.${deadPid}`);
+    writeFileSync(leftover, "shopfront-state 3\n12");
+    expect((await build(catalogue, out)).mode).toBe("unchanged");
+    expect(existsSync(leftover)).toBe(false);
+  });
+
   it("that is cut short is not used", async () => {
     const catalogue = copyFixture("basic");
     const out = join(tempDir(), "dist");
@@ -265,7 +277,6 @@ describe("a rebuild that does not list the catalogue", () => {
 describe("a killed incremental build", () => {
   it("leaves the previous output whole, and the next build is right", async () => {
     const catalogue = join(tempDir(), "catalogue");
-    const { execFileSync } = await import("node:child_process");
     execFileSync(process.execPath, [join(ROOT, "..", "shared", "bench", "gen-catalogue.mjs"), catalogue, "3000"]);
     const out = join(tempDir(), "dist");
     // Built by the binary the killed builds run, so that they find its state and build incrementally

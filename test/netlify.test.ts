@@ -9,7 +9,7 @@ import { parseAllHeaders } from "@netlify/headers-parser";
 import { parseAllRedirects } from "@netlify/redirect-parser";
 import { parsePlain, type Matcher } from "netlify-redirector";
 import { beforeAll, describe, expect, it } from "vitest";
-import { catalogueNames, checkCatalogue } from "../src/build/buildCatalogue.js";
+import { catalogueNames, loadCatalogue } from "../src/build/loadCatalogue.js";
 import { conformanceCases, CONFORMANCE_ROWS, expectedApi, judge, type ExpectedApi, type Failure } from "../src/check/conformance.js";
 import { isValidName } from "../src/catalogue/names.js";
 import { renderApi } from "../src/render/renderApi.js";
@@ -31,7 +31,7 @@ let names: CatalogueNames;
 let api: ExpectedApi;
 let dir: string;
 beforeAll(async () => {
-  const { catalogue } = await checkCatalogue(copyFixture("conformance"));
+  const { catalogue } = await loadCatalogue(copyFixture("conformance"));
   names = catalogueNames(catalogue!);
   api = expectedApi(renderApi(catalogue!), catalogue!.packages);
   dir = tempDir();

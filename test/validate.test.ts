@@ -3,7 +3,7 @@
 import { mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkCatalogue } from "../src/build/buildCatalogue.js";
+import { loadCatalogue } from "../src/build/loadCatalogue.js";
 import { UsageError } from "../src/util/errors.js";
 import { copyFixture, manifest, tempDir, writeFiles } from "./helpers.js";
 
@@ -15,7 +15,7 @@ const host = (id: string) => ({ id, name: `${id} repository`, host: `${id}.examp
 async function problemsAfter(change: Change) {
   const dir = copyFixture("basic");
   change(dir);
-  const result = await checkCatalogue(dir);
+  const result = await loadCatalogue(dir);
   return { ...result, summary: result.problems.map((p) => [p.code, p.file, p.pointer]) };
 }
 
@@ -157,7 +157,7 @@ describe("hosts.json and folder rules", () => {
   });
 
   it("throws a usage error for a catalogue folder that does not exist", async () => {
-    await expect(checkCatalogue(join(tempDir(), "nope"))).rejects.toThrow(UsageError);
+    await expect(loadCatalogue(join(tempDir(), "nope"))).rejects.toThrow(UsageError);
   });
 });
 

@@ -7,7 +7,7 @@
 import { getTransformedRoutes, headersSchema, rewritesSchema, type GetRoutesProps, type Route } from "@vercel/routing-utils";
 import { Ajv } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
-import { checkCatalogue } from "../src/build/buildCatalogue.js";
+import { loadCatalogue } from "../src/build/loadCatalogue.js";
 import { conformanceCases, expectedApi, judge, type ExpectedApi } from "../src/check/conformance.js";
 import { renderApi, renderNotFound } from "../src/render/renderApi.js";
 import { RESPONSE_HEADERS } from "../src/routes/routeTable.js";
@@ -42,7 +42,7 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
   let api: ExpectedApi;
   let routes: Route[];
   beforeAll(async () => {
-    const { catalogue } = await checkCatalogue(copyFixture("conformance"));
+    const { catalogue } = await loadCatalogue(copyFixture("conformance"));
     api = expectedApi(renderApi(catalogue!), catalogue!.packages);
     routes = getTransformedRoutes(config).routes!;
   });

@@ -1,110 +1,15 @@
-// The core's commands: check a catalogue (read -> validate -> render), and build it (check, then
-// write every file of the API atomically). A build after a build only reads the manifests whose
-// signature changed and only writes the files whose bytes changed. They return data; the CLI prints.
-import { lstatSync, readFileSync, statSync, type Stats } from "node:fs";
-import { join, sep } from "node:path";
-import {
-  buildKey, forgetState, hostStateOf, isUnchanged, lengthAt, readState, signatureAt, signatureOf, signatureUnchanged, writeState, type BuildState, type HostState, type Signature,
-} from "../rebuild/buildState.js";
-import { isSystemError, UsageError } from "../util/errors.js";
-import type { HostInfo } from "../catalogue/fields.js";
-import { isError, sortProblems, type Problem } from "../catalogue/problems.js";
-import { listCatalogue, readSourceFile, type CatalogueListing } from "../read/readCatalogue.js";
-import { contentText, renderApi, renderHosts, renderPackage, type OutputFile, type RenderedCatalogue, type RenderedPackage } from "../render/renderApi.js";
-import { fileFor } from "../routes/routeTable.js";
-import { schemaValidators, type Validators } from "../catalogue/schemas.js";
+// The `build` command: load the catalogue, render it, write it into the spare slot, publish it and
+// remember what was built. When a previous build left a state this build can trust, the rebuild
+// (src/rebuild/) takes over and reads and writes only what changed. It returns data; the CLI prints.
+import type { Problem } from "../catalogue/problems.js";
+import { buildKey, forgetState, hostStateOf, readState, writeState, type BuildState } from "../rebuild/buildState.js";
+import { rebuildCatalogue } from "../rebuild/rebuildCatalogue.js";
+import { renderApi } from "../render/renderApi.js";
 import { targetById } from "../targets/index.js";
-import type { CatalogueNames, TargetId } from "../targets/target.js";
-import { checkHostsFile, checkLayout, checkManifest, HOSTS_FILE, MANIFEST_EXTENSION, MAX_SOURCE_BYTES, type ManifestRef } from "../validate/catalogueRules.js";
-import { publish, slotDir, withOutput, writeChanges, writeFresh, type LockedOutput } from "../write/writeOutput.js";
-
-/** A rendered package with what the next build compares: its source's signature. */
-export interface CheckedPackage extends RenderedPackage {
-  signature: Signature;
-}
-
-/** A rendered catalogue whose packages also carry their sources' signatures. */
-export interface CheckedCatalogue extends RenderedCatalogue {
-  packages: ReadonlyMap<string, readonly CheckedPackage[]>;
-}
-
-export interface CatalogueCheck {
-  /** Every problem found, errors and warnings, in a stable order. */
-  problems: Problem[];
-  /** The rendered catalogue, present only when there is no error. */
-  catalogue?: CheckedCatalogue;
-  hostsSignature?: Signature;
-  /** The catalogue folder's and each host folder's signature as listed (see BuildState.folders). */
-  folders?: Signature[] | null;
-}
-
-function readListing(catalogueDir: string): CatalogueListing {
-  try {
-    return listCatalogue(catalogueDir);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "there is no such folder" : code === "ENOTDIR" ? "it is not a folder" : (e as Error).message;
-    throw new UsageError(`cannot read the catalogue ${catalogueDir}: ${why}`);
-  }
-}
-
-const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-
-/** Reads, checks and renders one manifest. */
-function processManifest(catalogueDir: string, ref: ManifestRef, validators: Validators): { problems: Problem[]; pkg?: CheckedPackage } {
-  const source = readSourceFile(join(catalogueDir, ref.file), MAX_SOURCE_BYTES);
-  const checked = checkManifest(ref, source, validators);
-  if (!checked.manifest) return { problems: checked.problems };
-  // A valid manifest was read, so its signature was taken.
-  return { problems: checked.problems, pkg: { name: ref.name, json: renderPackage(checked.manifest), signature: source.signature! } };
-}
-
-export interface CheckProgress {
-  (phase: "reading" | "writing", done: number, total: number): void;
-}
-
-/** Reads and checks the whole catalogue, and renders every package. */
-export async function checkCatalogue(catalogueDir: string, onProgress?: CheckProgress): Promise<CatalogueCheck> {
-  const listing = readListing(catalogueDir);
-  const validators = await schemaValidators();
-  const problems: Problem[] = [];
-
-  const hostsEntry = listing.root.find((e) => e.name === HOSTS_FILE);
-  // A hosts.json that is not a regular file is reported by checkLayout; it cannot declare hosts.
-  const hostsSource = hostsEntry?.kind === "file" ? readSourceFile(join(catalogueDir, HOSTS_FILE), MAX_SOURCE_BYTES) : undefined;
-  const hosts = hostsEntry === undefined || hostsSource ? checkHostsFile(hostsSource, validators) : { problems: [] };
-  problems.push(...hosts.problems);
-
-  const layout = checkLayout(listing, hosts.declared);
-  problems.push(...layout.problems);
-
-  const packages = new Map<string, CheckedPackage[]>();
-  layout.manifests.forEach((ref, i) => {
-    const { problems: found, pkg } = processManifest(catalogueDir, ref, validators);
-    if (found.length > 0) problems.push(...found);
-    if (pkg) {
-      let list = packages.get(ref.host);
-      if (!list) packages.set(ref.host, (list = []));
-      list.push(pkg);
-    }
-    onProgress?.("reading", i + 1, layout.manifests.length);
-  });
-  for (const list of packages.values()) list.sort(byName);
-
-  const sorted = sortProblems(problems);
-  if (sorted.some(isError) || !hosts.hostsFile) return { problems: sorted };
-  return {
-    problems: sorted,
-    catalogue: { hosts: hosts.hostsFile.hosts, packages },
-    ...(hostsSource?.signature ? { hostsSignature: hostsSource.signature } : {}),
-    folders: folderSignatures(listing, hosts.hostsFile.hosts.map((h) => h.id)),
-  };
-}
-
-function folderSignatures(listing: CatalogueListing, hosts: readonly string[]): Signature[] | null {
-  const signatures = ["", ...hosts].map((folder) => listing.signatures.get(folder));
-  return signatures.every((s) => s !== undefined) ? (signatures as Signature[]) : null;
-}
+import type { TargetId } from "../targets/target.js";
+import { publish, withOutput, writeFresh, type LockedOutput } from "../write/writeOutput.js";
+import { catalogueNames, loadCatalogue } from "./loadCatalogue.js";
+import { targetFiles } from "./targetFiles.js";
 
 export interface BuildOptions {
   catalogueDir: string;
@@ -113,10 +18,12 @@ export interface BuildOptions {
   targets?: readonly TargetId[];
   /** Ignore what the previous build left and write everything. */
   force?: boolean;
-  onProgress?: CheckProgress;
+  onProgress?: BuildProgress;
   /** The wall clock (tests move it on to see a build that runs long after the last edit). */
   now?: () => number;
 }
+
+export type BuildProgress = (phase: "reading" | "writing", done: number, total: number) => void;
 
 export interface BuildSummary {
   hosts: number;
@@ -133,31 +40,11 @@ export interface BuildSummary {
   filesWritten: number;
 }
 
-export interface BuildResult extends CatalogueCheck {
+export interface BuildResult {
+  /** Every problem found, errors and warnings, in a stable order. */
+  problems: Problem[];
   /** What was built; absent when the catalogue has errors and nothing was written. */
   built?: BuildSummary;
-}
-
-/** The names of a validated catalogue, as the target generators take them. */
-export function catalogueNames(catalogue: RenderedCatalogue): CatalogueNames {
-  return {
-    hosts: catalogue.hosts.map((h) => h.id),
-    packages: new Map([...catalogue.packages].map(([host, list]) => [host, list.map((p) => p.name)])),
-  };
-}
-
-function targetFiles(ids: readonly TargetId[], names: CatalogueNames): OutputFile[] {
-  const files: OutputFile[] = [];
-  const owner = new Map<string, TargetId>();
-  for (const id of new Set(ids)) {
-    for (const file of targetById(id).deployFiles?.(names) ?? []) {
-      const other = owner.get(file.path);
-      if (other) throw new UsageError(`--target ${other} and --target ${id} both write ${file.path}; build one of them at a time`);
-      owner.set(file.path, id);
-      files.push(file);
-    }
-  }
-  return files;
 }
 
 /**
@@ -170,306 +57,52 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   for (const id of targets) targetById(id);
   const key = buildKey(options.catalogueDir, targets);
   return withOutput(options.outDir, async (output) => {
-    if (options.force) return buildFully(options, output, key, "--force");
-    const state = output.live ? readState(output.layout.home, key) : undefined;
-    if (!state) return buildFully(options, output, key, output.live ? "no usable state from the previous build" : "no previous build");
-    if (state.live !== output.live) return buildFully(options, output, key, "the previous build was interrupted");
-    return (await buildChanges(options, output, state)) ?? buildFully(options, output, key, "the hosts changed");
+    const previous = options.force ? { reason: "--force" } : usableState(output, key);
+    if ("reason" in previous) return buildFully(options, output, key, previous.reason);
+    const rebuilt = await rebuildCatalogue({ catalogueDir: options.catalogueDir, targets, now: options.now ?? Date.now }, output, previous.state);
+    return rebuilt ?? buildFully(options, output, key, "the hosts changed");
   });
 }
 
+/** The state a rebuild can start from, or why there is none. */
+function usableState(output: LockedOutput, key: string): { state: BuildState } | { reason: string } {
+  if (!output.live) return { reason: "no previous build" };
+  const state = readState(output.layout.home, key);
+  if (!state) return { reason: "no usable state from the previous build" };
+  if (state.live !== output.live) return { reason: "the previous build was interrupted" };
+  return { state };
+}
+
+/** Loads and renders the whole catalogue, writes it into the spare slot, publishes it and remembers it. */
 async function buildFully(options: BuildOptions, output: LockedOutput, key: string, reason: string): Promise<BuildResult> {
   const snapshotMs = (options.now ?? Date.now)();
-  const check = await checkCatalogue(options.catalogueDir, options.onProgress);
-  if (!check.catalogue) return check;
-  const files = [...renderApi(check.catalogue), ...targetFiles(options.targets ?? [], catalogueNames(check.catalogue))];
+  const { problems, catalogue, sources } = await loadCatalogue(options.catalogueDir, phase(options.onProgress, "reading"));
+  if (!catalogue || !sources) return { problems };
+
+  const files = [...renderApi(catalogue), ...targetFiles(options.targets ?? [], catalogueNames(catalogue))];
   forgetState(output.layout.home);
-  writeFresh(output, files, options.onProgress && ((done, total) => options.onProgress!("writing", done, total)));
+  writeFresh(output, files, phase(options.onProgress, "writing"));
   publish(output);
-  const packages = Object.fromEntries(check.catalogue.hosts.map(({ id }) => [id, hostStateOf(check.catalogue!.packages.get(id) ?? [])]));
+
+  const hosts = catalogue.hosts.map((h) => h.id);
   writeState(output.layout.home, {
     key,
     live: output.spare,
     spare: null,
     snapshotMs,
-    hostsFile: check.hostsSignature!,
-    folders: check.folders ?? null,
-    hosts: check.catalogue.hosts.map((h) => h.id),
-    packages,
-    warnings: check.problems,
+    hostsFile: sources.hostsFile,
+    folders: sources.folders,
+    hosts,
+    packages: Object.fromEntries(hosts.map((id) => [id, hostStateOf(catalogue.packages.get(id) ?? [], sources.packages.get(id) ?? [])])),
+    warnings: problems,
     files: files.length,
   });
-  const count = countPackages(check.catalogue.packages);
-  return { ...check, built: { hosts: check.catalogue.hosts.length, packages: count, files: files.length, mode: "full", reason, changedPackages: count, filesWritten: files.length } };
+  let packages = 0;
+  for (const list of catalogue.packages.values()) packages += list.length;
+  return { problems, built: { hosts: hosts.length, packages, files: files.length, mode: "full", reason, changedPackages: packages, filesWritten: files.length } };
 }
 
-function countPackages(packages: ReadonlyMap<string, readonly unknown[]>): number {
-  let n = 0;
-  for (const list of packages.values()) n += list.length;
-  return n;
-}
-
-/**
- * The elements of a host's new list: fresh packages as strings, and each run of unchanged ones as a
- * slice of the old list file's bytes (a run of neighbours is one slice, commas included), so a
- * list of any size is rewritten without turning it into one string. In the old list, package i
- * starts after "[" and after the comma that follows each package before it.
- */
-function spliceList(oldList: Buffer, old: HostState, list: readonly Entry[]): (string | Uint8Array)[] {
-  const offsets = new Float64Array(old.names.length);
-  for (let i = 0, at = 1; i < old.names.length; i++) {
-    offsets[i] = at;
-    at += lengthAt(old, i) + 1;
-  }
-  const items: (string | Uint8Array)[] = [];
-  let run: [number, number] | undefined;
-  for (const entry of list) {
-    if (entry.fresh) {
-      if (run) items.push(oldList.subarray(run[0], run[1]));
-      run = undefined;
-      items.push(entry.fresh.json);
-      continue;
-    }
-    const start = offsets[entry.old!]!;
-    const end = start + lengthAt(old, entry.old!);
-    if (run && run[1] + 1 === start) run[1] = end;
-    else {
-      if (run) items.push(oldList.subarray(run[0], run[1]));
-      run = [start, end];
-    }
-  }
-  if (run) items.push(oldList.subarray(run[0], run[1]));
-  return items;
-}
-
-function readLive(liveDir: string, path: string): string | undefined {
-  try {
-    return readFileSync(join(liveDir, path), "latin1");
-  } catch {
-    return undefined;
-  }
-}
-
-interface Entry {
-  name: string;
-  /** Index in the previous build's state, when the package existed then. */
-  old?: number;
-  /** Set when the manifest was read again. */
-  fresh?: CheckedPackage;
-}
-
-/**
- * A file's stats, or undefined when the system cannot give them (not there, a parent that is no
- * longer a folder, no permission): the caller then takes the careful path, which reports why.
- */
-function statOrNothing(path: string, follow = false): Stats | undefined {
-  try {
-    return (follow ? statSync : lstatSync)(path, { throwIfNoEntry: false });
-  } catch (e) {
-    if (isSystemError(e)) return undefined;
-    throw e;
-  }
-}
-
-/** Which manifests a rebuild must read, and what it found without reading them. */
-interface Survey {
-  /** Per host, a flag for each package of the last build that is still there with its signature. */
-  kept: Map<string, Uint8Array>;
-  /** Manifests to read: changed ones, with their index in the last build, and new ones. */
-  toRead: { ref: ManifestRef; index: number | undefined }[];
-  /** Problems of the layout, and the warnings of kept manifests (reported again). */
-  problems: Problem[];
-  /** The folders' signatures for the next build. */
-  folders: Signature[] | null;
-}
-
-function warningsByFile(state: BuildState): Map<string, Problem[]> {
-  const byFile = new Map<string, Problem[]>();
-  for (const warning of state.warnings) byFile.set(warning.file, [...(byFile.get(warning.file) ?? []), warning]);
-  return byFile;
-}
-
-/**
- * Sorts one manifest into kept (a package of the last build whose source keeps its signature) or
- * to read. Called for every manifest of the catalogue: at 100,000 packages this is most of a rebuild.
- */
-function surveyOne(survey: Survey, state: BuildState, warnings: Map<string, Problem[]>, ref: ManifestRef, index: number | undefined, stats: Stats | undefined): void {
-  if (index !== undefined && stats && isUnchanged(stats, state.packages[ref.host]!, index, state.snapshotMs)) {
-    survey.kept.get(ref.host)![index] = 1;
-    if (warnings.size > 0) survey.problems.push(...(warnings.get(ref.file) ?? []));
-  } else survey.toRead.push({ ref, index });
-}
-
-function emptySurvey(state: BuildState, folders: Signature[] | null): Survey {
-  return { kept: new Map(state.hosts.map((h) => [h, new Uint8Array(state.packages[h]!.names.length)])), toRead: [], problems: [], folders };
-}
-
-/**
- * The quick survey: while the catalogue folder and every host folder keep their signatures, no
- * entry was added, removed or renamed in them since the last build, whose layout was valid. So the
- * manifests are the last build's names and only their own signatures need a look: no listing, no
- * layout check. Undefined when that cannot be shown (then the catalogue is listed).
- */
-export function surveyKnown(dir: string, state: BuildState): Survey | undefined {
-  const folders = state.folders;
-  if (!folders || folders.length !== state.hosts.length + 1) return undefined;
-  for (let k = 0; k < folders.length; k++) {
-    // The catalogue folder may be a link (it is listed through it); a host folder may not.
-    const now = k === 0 ? statOrNothing(dir, true) : statOrNothing(join(dir, state.hosts[k - 1]!));
-    if (!now?.isDirectory() || !signatureUnchanged(now, folders[k]!, state.snapshotMs)) return undefined;
-  }
-  const survey = emptySurvey(state, folders);
-  const warnings = warningsByFile(state);
-  const prefix = `${dir}${sep}`;
-  for (const host of state.hosts) {
-    const names = state.packages[host]!.names;
-    for (let i = 0; i < names.length; i++) {
-      const file = `${host}/${names[i]}${MANIFEST_EXTENSION}`;
-      const stats = statOrNothing(prefix + file);
-      if (!stats?.isFile()) return undefined;
-      surveyOne(survey, state, warnings, { host, name: names[i]!, file }, i, stats);
-    }
-  }
-  return survey;
-}
-
-/** The full survey: list the catalogue, check its layout, and look up each manifest in the last build. */
-function surveyListing(dir: string, state: BuildState): Survey {
-  const listing = readListing(dir);
-  const indexes = new Map(state.hosts.map((h) => [h, new Map(state.packages[h]!.names.map((name, i) => [name, i]))]));
-  const layout = checkLayout(listing, state.hosts, indexes);
-  const survey = emptySurvey(state, folderSignatures(listing, state.hosts));
-  survey.problems.push(...layout.problems);
-  const warnings = warningsByFile(state);
-  const prefix = `${dir}${sep}`;
-  for (const ref of layout.manifests) {
-    surveyOne(survey, state, warnings, ref, indexes.get(ref.host)!.get(ref.name), statOrNothing(prefix + ref.file));
-  }
-  return survey;
-}
-
-/**
- * The build after a build: signatures decide which manifests to read, the live files decide which
- * outputs changed, and unchanged list entries are cut from the live list by their stored lengths.
- * Returns undefined when the hosts themselves changed, which needs a full build.
- */
-async function buildChanges(options: BuildOptions, output: LockedOutput, state: BuildState): Promise<BuildResult | undefined> {
-  const snapshotMs = (options.now ?? Date.now)();
-  const dir = options.catalogueDir;
-  const live = slotDir(output, output.live!);
-  let validators: Validators | undefined;
-  const problems: Problem[] = [];
-  let stateMoved = false;
-
-  let hostsSignature = state.hostsFile;
-  let hosts: readonly HostInfo[] | undefined;
-  const nowHosts = statOrNothing(join(dir, HOSTS_FILE));
-  if (!nowHosts?.isFile()) return undefined;
-  if (signatureUnchanged(nowHosts, state.hostsFile, state.snapshotMs)) problems.push(...state.warnings.filter((w) => w.file === HOSTS_FILE));
-  else {
-    validators ??= await schemaValidators();
-    const source = readSourceFile(join(dir, HOSTS_FILE), MAX_SOURCE_BYTES);
-    const checked = checkHostsFile(source, validators);
-    if (!checked.hostsFile || checked.hostsFile.hosts.map((h) => h.id).join("/") !== state.hosts.join("/")) return undefined;
-    problems.push(...checked.problems);
-    hosts = checked.hostsFile.hosts;
-    hostsSignature = source.signature ?? signatureOf(nowHosts);
-    stateMoved = true;
-  }
-
-  const survey = surveyKnown(dir, state) ?? surveyListing(dir, state);
-  problems.push(...survey.problems);
-  // Listed again: remember the folders' new signatures, so the next build need not list them.
-  if (survey.folders !== state.folders) stateMoved = true;
-
-  // Per host: which packages of the last build are still there unchanged, and what was read again.
-  const seen = survey.kept;
-  const reread = new Map(state.hosts.map((h) => [h, new Map<number, CheckedPackage>()]));
-  const added = new Map(state.hosts.map((h) => [h, [] as CheckedPackage[]]));
-  for (const { ref, index } of survey.toRead) {
-    validators ??= await schemaValidators();
-    const { problems: found, pkg } = processManifest(dir, ref, validators);
-    problems.push(...found);
-    stateMoved = true;
-    if (pkg && index !== undefined) reread.get(ref.host)!.set(index, pkg);
-    else if (pkg) added.get(ref.host)!.push(pkg);
-  }
-  const sorted = sortProblems(problems);
-  if (sorted.some(isError)) return { problems: sorted };
-
-  const changes = new Map<string, OutputFile["content"] | null>();
-  const packages: Record<string, HostState> = {};
-  let changedPackages = 0;
-  let namesChanged = false;
-  let files = state.files;
-  for (const host of state.hosts) {
-    const old = state.packages[host]!;
-    const kept = seen.get(host)!;
-    const again = reread.get(host)!;
-    const newOnes = added.get(host)!;
-    const path = (name: string) => fileFor("package", { host, name });
-    let listChanged = false;
-    for (let i = 0; i < old.names.length; i++) {
-      if (kept[i] || again.has(i)) continue;
-      changes.set(path(old.names[i]!), null);
-      listChanged = true;
-      files--;
-      changedPackages++;
-    }
-    for (const pkg of again.values()) {
-      if (readLive(live, path(pkg.name)) === pkg.json) continue;
-      changes.set(path(pkg.name), pkg.json);
-      listChanged = true;
-      changedPackages++;
-    }
-    for (const pkg of newOnes) {
-      changes.set(path(pkg.name), pkg.json);
-      listChanged = true;
-      files++;
-      changedPackages++;
-    }
-    if (!listChanged && again.size === 0) {
-      packages[host] = old;
-      continue;
-    }
-    namesChanged ||= newOnes.length > 0 || old.names.some((_, i) => !kept[i] && !again.has(i));
-    // The last build's packages that are still here (in name order already), then the new ones.
-    const list: Entry[] = [];
-    for (let i = 0; i < old.names.length; i++) {
-      const fresh = again.get(i);
-      if (kept[i] || fresh) list.push({ name: old.names[i]!, old: i, ...(fresh ? { fresh } : {}) });
-    }
-    for (const pkg of newOnes) list.push({ name: pkg.name, fresh: pkg });
-    if (newOnes.length > 0) list.sort(byName);
-    if (listChanged) {
-      changes.set(fileFor("packages", { host }), { jsonArray: spliceList(readFileSync(join(live, fileFor("packages", { host }))), old, list) });
-    }
-    packages[host] = hostStateOf(
-      list.map((e) => ({ name: e.name, json: { length: e.fresh ? e.fresh.json.length : lengthAt(old, e.old!) }, signature: e.fresh?.signature ?? signatureAt(old, e.old!) })),
-    );
-  }
-  if (hosts) {
-    const hostsJson = renderHosts(hosts);
-    if (readLive(live, fileFor("hosts")) !== hostsJson) changes.set(fileFor("hosts"), hostsJson);
-  }
-  if (namesChanged) {
-    // Target files may list package names (Netlify's rules do): bring them up to date too.
-    const names: CatalogueNames = { hosts: state.hosts, packages: new Map(Object.entries(packages).map(([h, p]) => [h, p.names])) };
-    for (const file of targetFiles(options.targets ?? [], names)) {
-      if (readLive(live, file.path) !== contentText(file.content)) changes.set(file.path, file.content);
-    }
-  }
-
-  const next: BuildState = { ...state, snapshotMs, hostsFile: hostsSignature, folders: survey.folders, packages, warnings: sorted, files };
-  const summary = { hosts: state.hosts.length, packages: Object.values(packages).reduce((n, p) => n + p.names.length, 0), files, changedPackages, filesWritten: changes.size };
-  if (changes.size === 0) {
-    // Touched but unchanged inputs: remember their new signatures so they are not read again.
-    if (stateMoved) writeState(output.layout.home, next);
-    return { problems: sorted, built: { ...summary, mode: "unchanged" } };
-  }
-  forgetState(output.layout.home);
-  writeChanges(output, state.spare, changes);
-  publish(output);
-  writeState(output.layout.home, { ...next, live: output.spare, spare: [...changes.keys()] });
-  return { problems: sorted, built: { ...summary, mode: "incremental" } };
+/** The progress of one phase, as the step that does it reports it. */
+function phase(onProgress: BuildProgress | undefined, name: "reading" | "writing") {
+  return onProgress && ((done: number, total: number) => onProgress(name, done, total));
 }

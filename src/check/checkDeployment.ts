@@ -1,6 +1,6 @@
 // `shopfront check`: the conformance suite against a deployed API, judged against what the
 // catalogue builds to, with what the host cannot do marked as such rather than failed.
-import { checkCatalogue } from "../build/buildCatalogue.js";
+import { loadCatalogue } from "../build/loadCatalogue.js";
 import { conformanceCases, CONFORMANCE_ROWS, expectedApi, runConformance, type ConformanceRow, type Failure } from "./conformance.js";
 import { UsageError } from "../util/errors.js";
 import type { Problem } from "../catalogue/problems.js";
@@ -46,7 +46,7 @@ export async function checkDeployment(options: CheckOptions): Promise<{ problems
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`${options.baseUrl}: only http and https URLs can be checked`);
   if (url.search || url.hash) throw new UsageError(`${options.baseUrl}: give the API's base URL, without a query or fragment`);
 
-  const { problems, catalogue } = await checkCatalogue(options.catalogueDir);
+  const { problems, catalogue } = await loadCatalogue(options.catalogueDir);
   if (!catalogue) return { problems };
   const api = expectedApi(renderApi(catalogue), catalogue.packages);
   const cases = conformanceCases(api);

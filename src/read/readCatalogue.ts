@@ -2,7 +2,8 @@
 // reported as plain data; deciding what is wrong with it is validateCatalogue's job.
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type Dirent } from "node:fs";
 import { join } from "node:path";
-import { signatureOf, type Signature } from "../rebuild/buildState.js";
+import { UsageError } from "../util/errors.js";
+import { signatureOf, type Signature } from "./signature.js";
 
 export type EntryKind = "file" | "directory" | "symlink" | "other";
 
@@ -36,10 +37,18 @@ function listFolder(dir: string): Entry[] {
     .map((e) => ({ name: e.name, kind: kindOf(e) }));
 }
 
-/** Lists the catalogue folder and each folder in it. Throws only when `dir` itself cannot be listed. */
+/** Lists the catalogue folder and each folder in it. Throws a UsageError only when `dir` itself cannot be listed. */
 export function listCatalogue(dir: string): CatalogueListing {
-  const signatures = new Map([["", signatureOf(statSync(dir))]]);
-  const root = listFolder(dir);
+  let signatures: Map<string, Signature>;
+  let root: Entry[];
+  try {
+    signatures = new Map([["", signatureOf(statSync(dir))]]);
+    root = listFolder(dir);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "there is no such folder" : code === "ENOTDIR" ? "it is not a folder" : (e as Error).message;
+    throw new UsageError(`cannot read the catalogue ${dir}: ${why}`);
+  }
   const folders = new Map<string, Entry[] | { error: string }>();
   for (const entry of root) {
     if (entry.kind !== "directory") continue;
@@ -52,6 +61,12 @@ export function listCatalogue(dir: string): CatalogueListing {
     }
   }
   return { root, folders, signatures };
+}
+
+/** The catalogue folder's signature, then each host folder's, as listed; null when one was not taken. */
+export function folderSignatures(listing: CatalogueListing, hosts: readonly string[]): Signature[] | null {
+  const signatures = ["", ...hosts].map((folder) => listing.signatures.get(folder));
+  return signatures.every((s) => s !== undefined) ? (signatures as Signature[]) : null;
 }
 
 /** A source file's bytes (or why there are none), and its signature for the next build's comparison. */

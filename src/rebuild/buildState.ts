@@ -7,24 +7,14 @@ import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync,
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Problem } from "../catalogue/problems.js";
+import type { Signature } from "../read/signature.js";
+import type { RenderedPackage } from "../render/renderApi.js";
 import { schemaTexts } from "../catalogue/schemas.js";
 import { VERSION } from "../util/version.js";
 import type { Slot } from "../write/writeOutput.js";
 
-/** What identifies a file's content without reading it; a changed ctime catches tools that restore mtime. */
-export interface Signature {
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
-}
-
-export function signatureOf(stats: Stats): Signature {
-  return { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino };
-}
-
 /** Numbers kept per package: its source's signature and its rendered length. */
-export const COLUMNS = 5;
+const COLUMNS = 5;
 const [SIZE, MTIME, CTIME, INO, LENGTH] = [0, 1, 2, 3, 4];
 
 /** A host's packages as built, in list order: names, and COLUMNS numbers for each. */
@@ -33,22 +23,31 @@ export interface HostState {
   columns: Float64Array;
 }
 
-export function hostStateOf(packages: readonly { name: string; json: { length: number }; signature: Signature }[]): HostState {
-  const columns = new Float64Array(packages.length * COLUMNS);
-  packages.forEach((p, i) => {
-    const at = i * COLUMNS;
-    columns[at + SIZE] = p.signature.size;
-    columns[at + MTIME] = p.signature.mtimeMs;
-    columns[at + CTIME] = p.signature.ctimeMs;
-    columns[at + INO] = p.signature.ino;
-    columns[at + LENGTH] = p.json.length;
-  });
-  return { names: packages.map((p) => p.name), columns };
+/** A host's state for `names` in list order; setPackage and copyPackage fill in their numbers. */
+export function newHostState(names: string[]): HostState {
+  return { names, columns: new Float64Array(names.length * COLUMNS) };
 }
 
-export function signatureAt(host: HostState, i: number): Signature {
+/** Records package i's source signature and rendered length. */
+export function setPackage(host: HostState, i: number, signature: Signature, length: number): void {
   const at = i * COLUMNS;
-  return { size: host.columns[at + SIZE]!, mtimeMs: host.columns[at + MTIME]!, ctimeMs: host.columns[at + CTIME]!, ino: host.columns[at + INO]! };
+  host.columns[at + SIZE] = signature.size;
+  host.columns[at + MTIME] = signature.mtimeMs;
+  host.columns[at + CTIME] = signature.ctimeMs;
+  host.columns[at + INO] = signature.ino;
+  host.columns[at + LENGTH] = length;
+}
+
+/** Records for package i what `from` holds for its package j, a package that did not change. */
+export function copyPackage(host: HostState, i: number, from: HostState, j: number): void {
+  for (let k = 0; k < COLUMNS; k++) host.columns[i * COLUMNS + k] = from.columns[j * COLUMNS + k]!;
+}
+
+/** A host's state for its rendered packages, in list order, and their sources' signatures. */
+export function hostStateOf(packages: readonly RenderedPackage[], signatures: readonly Signature[]): HostState {
+  const host = newHostState(packages.map((p) => p.name));
+  packages.forEach((p, i) => setPackage(host, i, signatures[i]!, p.json.length));
+  return host;
 }
 
 export function lengthAt(host: HostState, i: number): number {

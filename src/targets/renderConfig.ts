@@ -1,7 +1,7 @@
 // `shopfront config <target>`: the files that make one host answer every route. A web server's
 // config takes where it serves from and listens; a platform's rules name the catalogue's hosts and
 // packages, so the catalogue is loaded (and must be valid) first.
-import { catalogueNames, checkCatalogue } from "../build/buildCatalogue.js";
+import { catalogueNames, loadCatalogue } from "../build/loadCatalogue.js";
 import type { Problem } from "../catalogue/problems.js";
 import { targetById } from "./index.js";
 import { parseListen, parseRoot } from "./shared/serverOptions.js";
@@ -24,7 +24,7 @@ export async function renderConfig(options: ConfigOptions): Promise<{ problems: 
   const target = targetById(options.target);
   const server = { root: parseRoot(options.root), listen: parseListen(options.listen) };
   if (target.kind === "server") return { problems: [], files: target.config(server, NO_NAMES) };
-  const { problems, catalogue } = await checkCatalogue(options.catalogueDir);
+  const { problems, catalogue } = await loadCatalogue(options.catalogueDir);
   if (!catalogue) return { problems };
   return { problems, files: target.config(server, catalogueNames(catalogue)) };
 }

@@ -187,10 +187,13 @@ function writeContent(path: string, content: OutputFile["content"]): void {
   }
 }
 
-/** Removes what a killed build left in the home folder: a half-made link, a temporary file. */
+/**
+ * Removes what a killed build left in the home folder: a half-made link, a temporary file, a state
+ * not yet renamed into place (writeState in rebuild/buildState.ts writes it as `state.<pid>`).
+ */
 function removeLeftovers(layout: OutputLayout): void {
   for (const name of readdirSync(layout.home)) {
-    if (/^(link|tmp)-\d+$|^state\.json\.\d+$/.test(name)) rmSync(join(layout.home, name), { force: true });
+    if (/^(link|tmp)-\d+$|^state\.\d+$/.test(name)) rmSync(join(layout.home, name), { force: true });
   }
 }
 

@@ -1,0 +1,101 @@
+// The load step every command that reads a catalogue shares: read -> validate -> render. Each valid
+// manifest is rendered as soon as it is validated, so a large catalogue is held as JSON text, never
+// as parsed manifests.
+import { join } from "node:path";
+import { isError, sortProblems, type Problem } from "../catalogue/problems.js";
+import { schemaValidators, type Validators } from "../catalogue/schemas.js";
+import { folderSignatures, listCatalogue, readSourceFile } from "../read/readCatalogue.js";
+import type { Signature } from "../read/signature.js";
+import { renderPackage, type RenderedCatalogue, type RenderedPackage } from "../render/renderApi.js";
+import type { CatalogueNames } from "../targets/target.js";
+import { checkHostsFile, checkLayout, checkManifest, HOSTS_FILE, MAX_SOURCE_BYTES, type ManifestRef } from "../validate/catalogueRules.js";
+
+/** The signatures of the sources a catalogue was loaded from: what a rebuild compares them with. */
+export interface CatalogueSources {
+  hostsFile: Signature;
+  /** The catalogue folder's and each host folder's signature as listed (see BuildState.folders). */
+  folders: Signature[] | null;
+  /** Per host, the signature of each package's manifest, parallel to the catalogue's packages. */
+  packages: ReadonlyMap<string, readonly Signature[]>;
+}
+
+export interface LoadedCatalogue {
+  /** Every problem found, errors and warnings, in a stable order. */
+  problems: Problem[];
+  /** The rendered catalogue, present only when there is no error. */
+  catalogue?: RenderedCatalogue;
+  /** Present with the catalogue. */
+  sources?: CatalogueSources;
+}
+
+/** A valid manifest, rendered, and the signature of the source it was read from. */
+export interface LoadedPackage {
+  pkg: RenderedPackage;
+  signature: Signature;
+}
+
+/** Reads, validates and renders one manifest. */
+export function loadManifest(catalogueDir: string, ref: ManifestRef, validators: Validators): { problems: Problem[]; loaded?: LoadedPackage } {
+  const source = readSourceFile(join(catalogueDir, ref.file), MAX_SOURCE_BYTES);
+  const checked = checkManifest(ref, source, validators);
+  if (!checked.manifest) return { problems: checked.problems };
+  // A valid manifest was read, so its signature was taken.
+  return { problems: checked.problems, loaded: { pkg: { name: ref.name, json: renderPackage(checked.manifest) }, signature: source.signature! } };
+}
+
+/** The order of a host's packages: by name, in code-point order. */
+export function byName(a: { name: string }, b: { name: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/** Reads and validates the whole catalogue, and renders every package. */
+export async function loadCatalogue(catalogueDir: string, onProgress?: (done: number, total: number) => void): Promise<LoadedCatalogue> {
+  const listing = listCatalogue(catalogueDir);
+  const validators = await schemaValidators();
+  const problems: Problem[] = [];
+
+  const hostsEntry = listing.root.find((e) => e.name === HOSTS_FILE);
+  // A hosts.json that is not a regular file is reported by checkLayout; it cannot declare hosts.
+  const hostsSource = hostsEntry?.kind === "file" ? readSourceFile(join(catalogueDir, HOSTS_FILE), MAX_SOURCE_BYTES) : undefined;
+  const hosts = hostsEntry === undefined || hostsSource ? checkHostsFile(hostsSource, validators) : { problems: [] };
+  problems.push(...hosts.problems);
+
+  const layout = checkLayout(listing, hosts.declared);
+  problems.push(...layout.problems);
+
+  const loaded = new Map<string, LoadedPackage[]>();
+  layout.manifests.forEach((ref, i) => {
+    const manifest = loadManifest(catalogueDir, ref, validators);
+    if (manifest.problems.length > 0) problems.push(...manifest.problems);
+    if (manifest.loaded) {
+      let list = loaded.get(ref.host);
+      if (!list) loaded.set(ref.host, (list = []));
+      list.push(manifest.loaded);
+    }
+    onProgress?.(i + 1, layout.manifests.length);
+  });
+
+  const sorted = sortProblems(problems);
+  if (sorted.some(isError) || !hosts.hostsFile) return { problems: sorted };
+  const packages = new Map<string, RenderedPackage[]>();
+  const signatures = new Map<string, Signature[]>();
+  for (const [host, list] of loaded) {
+    list.sort((a, b) => byName(a.pkg, b.pkg));
+    packages.set(host, list.map((l) => l.pkg));
+    signatures.set(host, list.map((l) => l.signature));
+  }
+  return {
+    problems: sorted,
+    catalogue: { hosts: hosts.hostsFile.hosts, packages },
+    // A valid hosts file was read, so its signature was taken.
+    sources: { hostsFile: hostsSource!.signature!, folders: folderSignatures(listing, hosts.hostsFile.hosts.map((h) => h.id)), packages: signatures },
+  };
+}
+
+/** The names of a validated catalogue, as the target generators take them. */
+export function catalogueNames(catalogue: RenderedCatalogue): CatalogueNames {
+  return {
+    hosts: catalogue.hosts.map((h) => h.id),
+    packages: new Map([...catalogue.packages].map(([host, list]) => [host, list.map((p) => p.name)])),
+  };
+}

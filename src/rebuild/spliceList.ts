@@ -1,0 +1,36 @@
+// A host's list file rewritten from the old one: unchanged packages are copied as byte slices, so a
+// list of any size is rebuilt without turning it into one string or parsing it.
+import { lengthAt, type HostState } from "./buildState.js";
+
+/**
+ * The elements of a host's new list, from its elements in order: a string is a package's new JSON,
+ * a number the index of a package kept from the old list. Each run of kept neighbours becomes one
+ * slice of the old list file's bytes, commas included. In the old list, package i starts after "["
+ * and after the comma that follows each package before it; the state holds each one's length.
+ */
+export function spliceList(oldList: Uint8Array, old: HostState, elements: readonly (string | number)[]): (string | Uint8Array)[] {
+  const offsets = new Float64Array(old.names.length);
+  for (let i = 0, at = 1; i < old.names.length; i++) {
+    offsets[i] = at;
+    at += lengthAt(old, i) + 1;
+  }
+  const items: (string | Uint8Array)[] = [];
+  let run: [number, number] | undefined;
+  for (const element of elements) {
+    if (typeof element === "string") {
+      if (run) items.push(oldList.subarray(run[0], run[1]));
+      run = undefined;
+      items.push(element);
+      continue;
+    }
+    const start = offsets[element]!;
+    const end = start + lengthAt(old, element);
+    if (run && run[1] + 1 === start) run[1] = end;
+    else {
+      if (run) items.push(oldList.subarray(run[0], run[1]));
+      run = [start, end];
+    }
+  }
+  if (run) items.push(oldList.subarray(run[0], run[1]));
+  return items;
+}
