@@ -7,7 +7,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option } from "commander";
 import { buildCatalogue } from "./build/buildCatalogue.js";
-import { loadCatalogue } from "./build/loadCatalogue.js";
+import { validateCatalogue } from "./build/validateCatalogue.js";
 import { formatBuildSummary, formatValidSummary } from "./cli/formatBuild.js";
 import { progressBar, progressLine } from "./cli/progress.js";
 import { DEFAULT_CACHE_CONTROL } from "./deploy/planDeploy.js";
@@ -110,14 +110,12 @@ program
   .action(async (options: CatalogueOptions) => {
     const started = performance.now();
     const limit = parseMaxProblems(options.maxProblems);
-    const result = await loadCatalogue(options.catalogue);
-    if (reportProblems(result.problems, options.catalogue, limit) || !result.catalogue) {
+    const { problems, valid } = await validateCatalogue(options.catalogue);
+    if (reportProblems(problems, options.catalogue, limit) || !valid) {
       process.exitCode = EXIT.invalid;
       return;
     }
-    let packages = 0;
-    for (const list of result.catalogue.packages.values()) packages += list.length;
-    if (!options.quiet) process.stdout.write(`${formatValidSummary(result.catalogue.hosts.length, packages, seconds(started))}\n`);
+    if (!options.quiet) process.stdout.write(`${formatValidSummary(valid.hosts, valid.packages, seconds(started))}\n`);
   });
 
 program
@@ -132,8 +130,8 @@ program
     // http-server's response wrapper (union) reads OutgoingMessage._headers, which Node deprecates
     // (DEP0066); the warning is about a dependency, not the user's setup.
     process.noDeprecation = true;
-    const { startPreviewServer } = await import("./serve/servePreview.js");
-    const server = await startPreviewServer({ dir: options.dir, host: options.host, port, log: (line) => process.stdout.write(`${line}\n`) });
+    const { servePreview } = await import("./serve/servePreview.js");
+    const server = await servePreview({ dir: options.dir, host: options.host, port, log: (line) => process.stdout.write(`${line}\n`) });
     process.stdout.write(`serving ${displayPath(options.dir)} at ${server.url} (Ctrl-C to stop)\n`);
     await new Promise<void>((resolve) => process.once("SIGINT", resolve));
     await server.close();

@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPreviewServer, type PreviewServer } from "../src/serve/servePreview.js";
+import { servePreview, type PreviewServer } from "../src/serve/servePreview.js";
 import { buildSite } from "./servers/common.js";
 
 /** Sends one HTTP/1.1 keep-alive request and hangs up the moment the whole body has arrived. */
@@ -60,7 +60,7 @@ describe("the preview server's request log", () => {
   const lines: string[] = [];
   beforeAll(async () => {
     const site = await buildSite();
-    server = await startPreviewServer({ dir: site.root, host: "127.0.0.1", port: 0, log: (line) => lines.push(line) });
+    server = await servePreview({ dir: site.root, host: "127.0.0.1", port: 0, log: (line) => lines.push(line) });
   });
   afterAll(() => server.close());
 

@@ -8,7 +8,7 @@ import { folderSignatures, listCatalogue, readSourceFile } from "../read/readCat
 import type { Signature } from "../read/signature.js";
 import { renderPackage, type RenderedCatalogue, type RenderedPackage } from "../render/renderApi.js";
 import type { CatalogueNames } from "../targets/target.js";
-import { checkHostsFile, checkLayout, checkManifest, HOSTS_FILE, MAX_SOURCE_BYTES, type ManifestRef } from "../validate/catalogueRules.js";
+import { validateHostsFile, validateLayout, validateManifest, HOSTS_FILE, MAX_SOURCE_BYTES, type ManifestRef } from "../validate/catalogueRules.js";
 
 /** The signatures of the sources a catalogue was loaded from: what a rebuild compares them with. */
 export interface CatalogueSources {
@@ -37,7 +37,7 @@ export interface LoadedPackage {
 /** Reads, validates and renders one manifest. */
 export function loadManifest(catalogueDir: string, ref: ManifestRef, validators: Validators): { problems: Problem[]; loaded?: LoadedPackage } {
   const source = readSourceFile(join(catalogueDir, ref.file), MAX_SOURCE_BYTES);
-  const checked = checkManifest(ref, source, validators);
+  const checked = validateManifest(ref, source, validators);
   if (!checked.manifest) return { problems: checked.problems };
   // A valid manifest was read, so its signature was taken.
   return { problems: checked.problems, loaded: { pkg: { name: ref.name, json: renderPackage(checked.manifest) }, signature: source.signature! } };
@@ -55,12 +55,12 @@ export async function loadCatalogue(catalogueDir: string, onProgress?: (done: nu
   const problems: Problem[] = [];
 
   const hostsEntry = listing.root.find((e) => e.name === HOSTS_FILE);
-  // A hosts.json that is not a regular file is reported by checkLayout; it cannot declare hosts.
+  // A hosts.json that is not a regular file is reported by validateLayout; it cannot declare hosts.
   const hostsSource = hostsEntry?.kind === "file" ? readSourceFile(join(catalogueDir, HOSTS_FILE), MAX_SOURCE_BYTES) : undefined;
-  const hosts = hostsEntry === undefined || hostsSource ? checkHostsFile(hostsSource, validators) : { problems: [] };
+  const hosts = hostsEntry === undefined || hostsSource ? validateHostsFile(hostsSource, validators) : { problems: [] };
   problems.push(...hosts.problems);
 
-  const layout = checkLayout(listing, hosts.declared);
+  const layout = validateLayout(listing, hosts.declared);
   problems.push(...layout.problems);
 
   const loaded = new Map<string, LoadedPackage[]>();

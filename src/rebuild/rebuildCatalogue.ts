@@ -9,7 +9,7 @@ import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { readSourceFile } from "../read/readCatalogue.js";
 import { signatureOf, type Signature } from "../read/signature.js";
 import type { TargetId } from "../targets/target.js";
-import { checkHostsFile, HOSTS_FILE, MAX_SOURCE_BYTES } from "../validate/catalogueRules.js";
+import { validateHostsFile, HOSTS_FILE, MAX_SOURCE_BYTES } from "../validate/catalogueRules.js";
 import { publish, slotDir, writeChanges, type LockedOutput } from "../write/writeOutput.js";
 import { forgetState, signatureUnchanged, writeState, type BuildState } from "./buildState.js";
 import { planRebuild, type LiveFiles, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
@@ -75,7 +75,7 @@ async function rereadHostsFile(dir: string, state: BuildState): Promise<HostsFil
   }
   const validators = await schemaValidators();
   const source = readSourceFile(path, MAX_SOURCE_BYTES);
-  const checked = checkHostsFile(source, validators);
+  const checked = validateHostsFile(source, validators);
   if (!checked.hostsFile || checked.hostsFile.hosts.map((h) => h.id).join("/") !== state.hosts.join("/")) return undefined;
   return { signature: source.signature ?? signatureOf(now), problems: checked.problems, hosts: checked.hostsFile.hosts };
 }

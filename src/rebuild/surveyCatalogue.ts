@@ -7,7 +7,7 @@ import type { Problem } from "../catalogue/problems.js";
 import { folderSignatures, listCatalogue } from "../read/readCatalogue.js";
 import type { Signature } from "../read/signature.js";
 import { isSystemError } from "../util/errors.js";
-import { checkLayout, MANIFEST_EXTENSION, type ManifestRef } from "../validate/catalogueRules.js";
+import { validateLayout, MANIFEST_EXTENSION, type ManifestRef } from "../validate/catalogueRules.js";
 import { isUnchanged, signatureUnchanged, type BuildState } from "./buildState.js";
 
 /** Which manifests a rebuild must read, and what it found without reading them. */
@@ -94,7 +94,7 @@ export function surveyKnown(dir: string, state: BuildState): Survey | undefined 
 function surveyListing(dir: string, state: BuildState): Survey {
   const listing = listCatalogue(dir);
   const indexes = new Map(state.hosts.map((h) => [h, new Map(state.packages[h]!.names.map((name, i) => [name, i]))]));
-  const layout = checkLayout(listing, state.hosts, indexes);
+  const layout = validateLayout(listing, state.hosts, indexes);
   const survey = emptySurvey(state, folderSignatures(listing, state.hosts));
   survey.problems.push(...layout.problems);
   const warnings = warningsByFile(state);

@@ -48,7 +48,7 @@ function answer(req: IncomingMessage, res: ServerResponse, status: number, body:
   res.end(req.method === "HEAD" ? undefined : body);
 }
 
-export function startPreviewServer(options: PreviewOptions): Promise<PreviewServer> {
+export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
   const root = resolve(options.dir);
   if (!existsSync(join(root, fileFor("hosts")))) {
     throw new UsageError(`${options.dir} is not a built API (it has no ${fileFor("hosts")}); run shopfront build first`);

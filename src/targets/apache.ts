@@ -6,7 +6,7 @@ import { describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, rou
 import { VERSION } from "../util/version.js";
 import { escapeRegex, fillTemplate, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
 import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
-import { checkServerOptions } from "./shared/serverOptions.js";
+import { parseServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** Where the rewrite rules run: they see URL paths in the server config, paths relative to the folder in a .htaccess. */
@@ -96,7 +96,7 @@ function indent(lines: readonly string[], by = "    "): string[] {
 }
 
 export function renderApacheVirtualHost(options: ServerOptions): string {
-  const { root, listen } = checkServerOptions(options);
+  const { root, listen } = parseServerOptions(options);
   const address = `${listen.host}:${listen.port}`;
   return [
     banner("#", "apache", VERSION),

@@ -6,7 +6,7 @@ import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESP
 import { VERSION } from "../util/version.js";
 import { fillTemplate, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
 import { quote } from "./shared/configText.js";
-import { checkServerOptions } from "./shared/serverOptions.js";
+import { parseServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** The raw query string: `{query}` and `{query.package}` are percent-decoded. */
@@ -37,7 +37,7 @@ function notFound(matcher: string): string[] {
 }
 
 export function renderCaddy(options: ServerOptions): string {
-  const { root, listen } = checkServerOptions(options);
+  const { root, listen } = parseServerOptions(options);
   const out = [
     banner("#", "caddy", VERSION),
     "# A site block for the Caddyfile (Debian: /etc/caddy/Caddyfile). The address has no host name, so",

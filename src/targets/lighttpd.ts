@@ -7,7 +7,7 @@ import { describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESERVED_HOST_IDS, RE
 import { VERSION } from "../util/version.js";
 import { escapeRegex, fillTemplate, NAME_CAPTURE, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
 import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
-import { checkServerOptions } from "./shared/serverOptions.js";
+import { parseServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /**
@@ -56,7 +56,7 @@ function rewriteRules(): string[] {
 }
 
 export function renderLighttpd(options: ServerOptions): string {
-  const { root, listen } = checkServerOptions(options);
+  const { root, listen } = parseServerOptions(options);
   return [
     banner("#", "lighttpd", VERSION),
     "# A fragment for lighttpd.conf (Debian: /etc/lighttpd/conf-enabled/50-shopfront.conf). Build with",

@@ -5,7 +5,7 @@ import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type R
 import { fillTemplate, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
 import { VERSION } from "../util/version.js";
 import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
-import { checkServerOptions } from "./shared/serverOptions.js";
+import { parseServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** nginx's own variable `$host` is the request's Host, so every variable here has a prefix. */
@@ -21,7 +21,7 @@ function variable(name: string): string {
 }
 
 export function renderNginx(options: ServerOptions): string {
-  const { root, listen } = checkServerOptions(options);
+  const { root, listen } = parseServerOptions(options);
   const paths = routePaths();
   const out: string[] = [banner("#", "nginx", VERSION), "# Include it inside http { }. It serves the static API built in the root below.", ""];
 

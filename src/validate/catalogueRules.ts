@@ -25,7 +25,7 @@ export interface ManifestRef {
 export type KnownNames = ReadonlyMap<string, ReadonlyMap<string, number>>;
 
 /** Parses a source file and checks it against a schema; returns the value only when it is valid. */
-function checkJsonFile(source: SourceBytes, validate: ValidateFunction): { value?: unknown; findings: Finding[] } {
+function validateJsonFile(source: SourceBytes, validate: ValidateFunction): { value?: unknown; findings: Finding[] } {
   if ("error" in source) return { findings: [finding("UNREADABLE", "", `cannot be read: ${source.error}`)] };
   if ("tooLarge" in source) {
     return { findings: [finding("FILE_TOO_LARGE", "", `is ${source.tooLarge} bytes; a source file may be at most ${MAX_SOURCE_BYTES}`)] };
@@ -45,7 +45,7 @@ function checkJsonFile(source: SourceBytes, validate: ValidateFunction): { value
   return { value: findings.some((f) => f.severity === "error") ? undefined : parsed.value, findings };
 }
 
-export interface HostsFileCheck {
+export interface HostsFileResult {
   /** The hosts file, when it is valid. */
   hostsFile?: HostsFile;
   /** Host ids to look for folders of, even when the file has other problems. */
@@ -53,9 +53,9 @@ export interface HostsFileCheck {
   problems: Problem[];
 }
 
-export function checkHostsFile(source: SourceBytes | undefined, validators: Validators): HostsFileCheck {
+export function validateHostsFile(source: SourceBytes | undefined, validators: Validators): HostsFileResult {
   if (!source) return { problems: inFile(HOSTS_FILE, [finding("MISSING_HOSTS_FILE", "", "is missing: the catalogue's hosts are declared in hosts.json")]) };
-  const { value, findings } = checkJsonFile(source, validators.hostsFile);
+  const { value, findings } = validateJsonFile(source, validators.hostsFile);
   const raw = (value ?? parseJsonLenient(source)) as Partial<HostsFile> | undefined;
   const hosts = Array.isArray(raw?.hosts) ? raw.hosts : [];
   const ids = hosts.map((h) => (h as { id?: unknown } | null)?.id);
@@ -83,13 +83,13 @@ function parseJsonLenient(source: SourceBytes): unknown {
   return "bytes" in source ? parseJson(source.bytes).value : undefined;
 }
 
-export interface ManifestCheck {
+export interface ManifestResult {
   manifest?: Manifest;
   problems: Problem[];
 }
 
-export function checkManifest(ref: ManifestRef, source: SourceBytes, validators: Validators): ManifestCheck {
-  const { value, findings } = checkJsonFile(source, validators.manifest);
+export function validateManifest(ref: ManifestRef, source: SourceBytes, validators: Validators): ManifestResult {
+  const { value, findings } = validateJsonFile(source, validators.manifest);
   const raw = (value ?? parseJsonLenient(source)) as Partial<Manifest> | undefined;
   const name = raw?.internal_name;
   if (typeof name === "string" && name !== ref.name && isValidName(ref.name)) {
@@ -102,7 +102,7 @@ export function checkManifest(ref: ManifestRef, source: SourceBytes, validators:
   return problems.some((p) => p.severity === "error") ? { problems } : { manifest: value as Manifest, problems };
 }
 
-export interface LayoutCheck {
+export interface LayoutResult {
   manifests: ManifestRef[];
   problems: Problem[];
 }
@@ -115,7 +115,7 @@ export interface LayoutCheck {
  * `known` names passed the same rules in the previous build (the rules are part of the build's key):
  * they are not checked again, and folding for case collisions is done only when a new name appears.
  */
-export function checkLayout(listing: CatalogueListing, declared: readonly string[] | undefined, known?: KnownNames): LayoutCheck {
+export function validateLayout(listing: CatalogueListing, declared: readonly string[] | undefined, known?: KnownNames): LayoutResult {
   const problems: Problem[] = [];
   const manifests: ManifestRef[] = [];
   const add = (file: string, f: Finding) => problems.push({ file, ...f });

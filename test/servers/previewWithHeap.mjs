@@ -4,10 +4,10 @@
 // heap still alive after a full garbage collection: a load test can then tell a leak from V8 growing
 // its heap to the load. (Memory outside the heap, such as socket buffers, is freed too lazily to
 // measure; a leaked Buffer still leaves its object on the heap.)
-import { startPreviewServer } from "../../lib/serve/servePreview.js";
+import { servePreview } from "../../lib/serve/servePreview.js";
 
 process.noDeprecation = true;
-const server = await startPreviewServer({ dir: process.argv[2] ?? "dist", host: "127.0.0.1", port: 0, log: (line) => process.stdout.write(`${line}\n`) });
+const server = await servePreview({ dir: process.argv[2] ?? "dist", host: "127.0.0.1", port: 0, log: (line) => process.stdout.write(`${line}\n`) });
 process.send?.({ url: server.url });
 process.on("message", (message) => {
   if (message === "heap") {

@@ -34,7 +34,7 @@ export function parseListen(value: string): ServerOptions["listen"] {
  * goes into the config is what was checked, and a relative root, which a server would read against
  * its own folder, is refused.
  */
-export function checkServerOptions(options: ServerOptions): ServerOptions {
+export function parseServerOptions(options: ServerOptions): ServerOptions {
   if (!isAbsolute(options.root)) throw new UsageError(`root ${JSON.stringify(options.root)}: a server config needs an absolute path`);
   return { root: parseRoot(options.root), listen: parseListen(`${options.listen.host}:${options.listen.port}`) };
 }
