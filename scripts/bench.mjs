@@ -73,7 +73,10 @@ function editManifest(catalogue, i) {
   const host = readdirSync(catalogue, { withFileTypes: true }).find((e) => e.isDirectory())?.name ?? "primary";
   const files = readdirSync(join(catalogue, host)).sort();
   const file = join(catalogue, host, files[(i * 7919) % files.length] ?? "");
-  writeFileSync(file, readFileSync(file, "utf8").replace(/"version": "([^"]*)"/, (_, v) => `"version": "${v}.${i}"`));
+  writeFileSync(
+    file,
+    readFileSync(file, "utf8").replace(/"version": "([^"]*)"/, (_, v) => `"version": "${v}.${i}"`),
+  );
 }
 
 const results = [];
@@ -83,7 +86,9 @@ for (const place of places) {
     rmSync(base, { recursive: true, force: true });
     mkdirSync(base, { recursive: true });
     const catalogue = join(base, "catalogue");
-    spawnSync(process.execPath, [join(SHARED, "gen-catalogue.mjs"), catalogue, String(size), values.hosts], { stdio: "ignore" });
+    spawnSync(process.execPath, [join(SHARED, "gen-catalogue.mjs"), catalogue, String(size), values.hosts], {
+      stdio: "ignore",
+    });
     const floorOut = join(base, "floor");
     const ours = join(base, "dist");
     /** @type {{ floor: number[], ours: number[], floorRss: number[], oursRss: number[], floorFailed?: string }} */
@@ -102,7 +107,10 @@ for (const place of places) {
           }
         } else {
           removeOutput(ours);
-          const t = mustSucceed(timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", ours]), "shopfront build");
+          const t = mustSucceed(
+            timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", ours]),
+            "shopfront build",
+          );
           cold.ours.push(t.seconds);
           cold.oursRss.push(t.rssMb);
         }
@@ -110,7 +118,8 @@ for (const place of places) {
     }
     rmSync(floorOut, { recursive: true, force: true });
     // The last cold build of ours is in place: rebuild with nothing changed, then after edits.
-    const build = () => mustSucceed(timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", ours]), "shopfront rebuild");
+    const build = () =>
+      mustSucceed(timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", ours]), "shopfront rebuild");
     const noop = Array.from({ length: runs }, build);
     const edits = Array.from({ length: runs + 1 }, (_, i) => {
       editManifest(catalogue, i + 1);
@@ -146,19 +155,53 @@ for (const place of places) {
 
 const pct = (x) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : "-");
 const s = (x) => (Number.isFinite(x) ? `${x.toFixed(2)} s` : "failed");
-const header = ["fs", "packages", "floor cold", "ours cold", "ratio", "no-op", "of floor", "1st edit", "edit", "of floor", "RSS floor/cold/no-op/edit MB"];
-const table = [header, ...results.map((r) => [
-  r.fs, String(r.packages), s(r.floorColdS), s(r.oursColdS), Number.isFinite(r.coldRatio) ? `${r.coldRatio.toFixed(2)}x` : "-", s(r.noopS), pct(r.noopOfFloorCold), s(r.firstEditS), s(r.editS), pct(r.editOfFloorCold),
-  [r.floorRssMb, r.oursColdRssMb, r.noopRssMb, r.editRssMb].map((m) => (Number.isFinite(m) ? m.toFixed(0) : "-")).join("/"),
-])];
+const header = [
+  "fs",
+  "packages",
+  "floor cold",
+  "ours cold",
+  "ratio",
+  "no-op",
+  "of floor",
+  "1st edit",
+  "edit",
+  "of floor",
+  "RSS floor/cold/no-op/edit MB",
+];
+const table = [
+  header,
+  ...results.map((r) => [
+    r.fs,
+    String(r.packages),
+    s(r.floorColdS),
+    s(r.oursColdS),
+    Number.isFinite(r.coldRatio) ? `${r.coldRatio.toFixed(2)}x` : "-",
+    s(r.noopS),
+    pct(r.noopOfFloorCold),
+    s(r.firstEditS),
+    s(r.editS),
+    pct(r.editOfFloorCold),
+    [r.floorRssMb, r.oursColdRssMb, r.noopRssMb, r.editRssMb]
+      .map((m) => (Number.isFinite(m) ? m.toFixed(0) : "-"))
+      .join("/"),
+  ]),
+];
 const widths = header.map((_, c) => Math.max(...table.map((row) => row[c].length)));
 console.log(table.map((row) => row.map((cell, c) => cell.padEnd(widths[c])).join("  ")).join("\n"));
-console.log(`medians of ${runs} runs; cold = empty output folder; edit = one manifest changed (median of ${runs}; 1st edit = the first after a cold build)`);
+console.log(
+  `medians of ${runs} runs; cold = empty output folder; edit = one manifest changed (median of ${runs}; 1st edit = the first after a cold build)`,
+);
 for (const r of results) if (r.floorFailed) console.log(`the floor failed at ${r.fs} ${r.packages}: ${r.floorFailed}`);
 
 const outDir = join(ROOT, "bench-results");
 mkdirSync(outDir, { recursive: true });
-const report = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, memGb: Math.round(totalmem() / 2 ** 30), results };
+const report = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: cpus().length,
+  memGb: Math.round(totalmem() / 2 ** 30),
+  results,
+};
 const file = join(outDir, `bench-${report.date.replace(/[:.]/g, "-")}.json`);
 writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 writeFileSync(join(outDir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);

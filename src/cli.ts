@@ -30,12 +30,15 @@ interface CatalogueOptions {
 const DEFAULT_MAX_PROBLEMS = 100;
 
 function maxProblemsOption(): Option {
-  return new Option("--max-problems <n>", "list at most this many problems, then a count per kind (0: all)").default(String(DEFAULT_MAX_PROBLEMS));
+  return new Option("--max-problems <n>", "list at most this many problems, then a count per kind (0: all)").default(
+    String(DEFAULT_MAX_PROBLEMS),
+  );
 }
 
 function parseMaxProblems(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--max-problems ${value}: expected a whole number, 0 for no limit`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new UsageError(`--max-problems ${value}: expected a whole number, 0 for no limit`);
   return n;
 }
 
@@ -47,21 +50,26 @@ function displayPath(path: string): string {
 }
 
 /** Prints problems to stderr; returns whether any is an error. */
-function reportProblems(problems: readonly Problem[], catalogueDir: string, limit = DEFAULT_MAX_PROBLEMS, building = false): boolean {
+function reportProblems(
+  problems: readonly Problem[],
+  catalogueDir: string,
+  limit = DEFAULT_MAX_PROBLEMS,
+  building = false,
+): boolean {
   const displayFile = (file: string) => {
     const shown = displayPath(resolve(catalogueDir, file));
     return file.endsWith("/") ? `${shown}/` : shown;
   };
   for (const line of formatProblems(problems, displayFile, limit)) process.stderr.write(`${line}\n`);
   const failed = problems.some(isError);
-  if (problems.length > 0) process.stderr.write(`${formatProblemCount(problems)}${failed && building ? "; nothing was written" : ""}\n`);
+  if (problems.length > 0)
+    process.stderr.write(`${formatProblemCount(problems)}${failed && building ? "; nothing was written" : ""}\n`);
   return failed;
 }
 
 function seconds(since: number): string {
   return `${((performance.now() - since) / 1000).toFixed(1)} s`;
 }
-
 
 function targetOption(flags: string, description: string): Option {
   return new Option(flags, description).choices(TARGETS.map((t) => t.id));
@@ -98,7 +106,8 @@ program
       process.exitCode = EXIT.invalid;
       return;
     }
-    if (!options.quiet) process.stdout.write(`${formatBuildSummary(result.built, seconds(started), displayPath(options.out))}\n`);
+    if (!options.quiet)
+      process.stdout.write(`${formatBuildSummary(result.built, seconds(started), displayPath(options.out))}\n`);
   });
 
 program
@@ -126,12 +135,18 @@ program
   .option("--host <host>", "address to listen on", "127.0.0.1")
   .action(async (options: { dir: string; port: string; host: string }) => {
     const port = Number(options.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${options.port}: expected a port number`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new UsageError(`--port ${options.port}: expected a port number`);
     // http-server's response wrapper (union) reads OutgoingMessage._headers, which Node deprecates
     // (DEP0066); the warning is about a dependency, not the user's setup.
     process.noDeprecation = true;
     const { servePreview } = await import("./serve/servePreview.js");
-    const server = await servePreview({ dir: options.dir, host: options.host, port, log: (line) => process.stdout.write(`${line}\n`) });
+    const server = await servePreview({
+      dir: options.dir,
+      host: options.host,
+      port,
+      log: (line) => process.stdout.write(`${line}\n`),
+    });
     process.stdout.write(`serving ${displayPath(options.dir)} at ${server.url} (Ctrl-C to stop)\n`);
     await new Promise<void>((resolve) => process.once("SIGINT", resolve));
     await server.close();
@@ -146,7 +161,12 @@ program
   .option("--catalogue <dir>", "platforms: the catalogue whose names the rules list", "catalogue")
   .option("--out <path>", "write to this file (or folder, for several files) instead of stdout")
   .action(async (id: TargetId, options: { root: string; listen: string; catalogue: string; out?: string }) => {
-    const { problems, files } = await renderConfig({ target: id, root: options.root, listen: options.listen, catalogueDir: options.catalogue });
+    const { problems, files } = await renderConfig({
+      target: id,
+      root: options.root,
+      listen: options.listen,
+      catalogueDir: options.catalogue,
+    });
     if (reportProblems(problems, options.catalogue) || !files) {
       process.exitCode = EXIT.invalid;
       return;
@@ -164,16 +184,25 @@ program
   .description("run the conformance suite against a deployed API and print a table per route form")
   .argument("<base-url>", "the API's base URL, such as https://api.example.org")
   .option("--catalogue <dir>", "the catalogue the deployment was built from", "catalogue")
-  .addOption(targetOption("--target <target>", "the host it is deployed on: what that host cannot do is reported, not failed"))
+  .addOption(
+    targetOption("--target <target>", "the host it is deployed on: what that host cannot do is reported, not failed"),
+  )
   .option("--concurrency <n>", "requests in flight at once", "16")
   .action(async (baseUrl: string, options: { catalogue: string; target?: TargetId; concurrency: string }) => {
     const concurrency = Number(options.concurrency);
-    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new UsageError(`--concurrency ${options.concurrency}: expected 1 to 256`);
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
+      throw new UsageError(`--concurrency ${options.concurrency}: expected 1 to 256`);
     const target = options.target ? targetById(options.target) : undefined;
     const onProgress = progressLine("checked");
     const { checkDeployment } = await import("./check/checkDeployment.js");
     const { formatCheckReport } = await import("./cli/formatCheck.js");
-    const { problems, report } = await checkDeployment({ baseUrl, catalogueDir: options.catalogue, concurrency, ...(target ? { target } : {}), ...(onProgress ? { onProgress } : {}) });
+    const { problems, report } = await checkDeployment({
+      baseUrl,
+      catalogueDir: options.catalogue,
+      concurrency,
+      ...(target ? { target } : {}),
+      ...(onProgress ? { onProgress } : {}),
+    });
     if (reportProblems(problems, options.catalogue) || !report) {
       process.exitCode = EXIT.invalid;
       return;
@@ -184,7 +213,9 @@ program
 
 program
   .command("deploy")
-  .description("upload a built API to S3 (or an S3-compatible store): only what changed, in an order readers never notice")
+  .description(
+    "upload a built API to S3 (or an S3-compatible store): only what changed, in an order readers never notice",
+  )
   .argument("<s3-url>", "s3://BUCKET or s3://BUCKET/PREFIX")
   .option("--dir <dir>", "the built folder", "dist")
   .option("--region <region>", "the bucket's region (default: from the AWS configuration)")
@@ -192,20 +223,35 @@ program
   .option("--delete", "delete objects under the prefix that the build does not have")
   .option("--dry-run", "print the plan and change nothing")
   .option("--cache-control <value>", "Cache-Control of every API object", DEFAULT_CACHE_CONTROL)
-  .action(async (url: string, options: { dir: string; region?: string; endpoint?: string; delete?: boolean; dryRun?: boolean; cacheControl: string }) => {
-    const started = performance.now();
-    // The SDK warns on every run that its releases after January 2027 need Node 22; shopfront
-    // supports Node 20 with the SDK its lockfile names, so the warning says nothing about this run.
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
-    // Loaded here: the SDK takes 0.2 s to import, which no other command should pay.
-    const { deployToS3 } = await import("./deploy/deployToS3.js");
-    const { cloudFrontSetup, formatPlan, formatSummary } = await import("./cli/formatDeploy.js");
-    const onProgress = options.dryRun ? undefined : progressLine("deployed");
-    const result = await deployToS3({ url, ...options, ...(onProgress ? { onProgress } : {}) });
-    const lines = [...(result.dryRun ? formatPlan(result) : []), ...formatSummary(result, displayPath(options.dir), seconds(started))];
-    if (!result.dryRun) lines.push("", ...cloudFrontSetup(result.location));
-    process.stdout.write(`${lines.join("\n")}\n`);
-  });
+  .action(
+    async (
+      url: string,
+      options: {
+        dir: string;
+        region?: string;
+        endpoint?: string;
+        delete?: boolean;
+        dryRun?: boolean;
+        cacheControl: string;
+      },
+    ) => {
+      const started = performance.now();
+      // The SDK warns on every run that its releases after January 2027 need Node 22; shopfront
+      // supports Node 20 with the SDK its lockfile names, so the warning says nothing about this run.
+      process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+      // Loaded here: the SDK takes 0.2 s to import, which no other command should pay.
+      const { deployToS3 } = await import("./deploy/deployToS3.js");
+      const { cloudFrontSetup, formatPlan, formatSummary } = await import("./cli/formatDeploy.js");
+      const onProgress = options.dryRun ? undefined : progressLine("deployed");
+      const result = await deployToS3({ url, ...options, ...(onProgress ? { onProgress } : {}) });
+      const lines = [
+        ...(result.dryRun ? formatPlan(result) : []),
+        ...formatSummary(result, displayPath(options.dir), seconds(started)),
+      ];
+      if (!result.dryRun) lines.push("", ...cloudFrontSetup(result.location));
+      process.stdout.write(`${lines.join("\n")}\n`);
+    },
+  );
 
 function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) {
@@ -218,11 +264,16 @@ function exitCodeFor(error: unknown): number {
   }
   if (error instanceof FailureError || isSystemError(error)) {
     // A file system out of inodes says ENOSPC too, with room to spare on `df -h`.
-    const hint = isSystemError(error) && error.code === "ENOSPC" ? " (out of space or of inodes: see df -h and df -i); the previous output is unchanged" : "";
+    const hint =
+      isSystemError(error) && error.code === "ENOSPC"
+        ? " (out of space or of inodes: see df -h and df -i); the previous output is unchanged"
+        : "";
     process.stderr.write(`error: ${(error as Error).message}${hint}\n`);
     return EXIT.invalid;
   }
-  process.stderr.write(`internal error: this is a bug in shopfront ${VERSION}; please report it with this output.\n${error instanceof Error ? error.stack : String(error)}\n`);
+  process.stderr.write(
+    `internal error: this is a bug in shopfront ${VERSION}; please report it with this output.\n${error instanceof Error ? error.stack : String(error)}\n`,
+  );
   return EXIT.internal;
 }
 

@@ -44,7 +44,15 @@ describe("the output of the basic fixture", () => {
       "v1/themes/package/dark-blue",
       "v1/themes/packages",
     ]);
-    expect(result.built).toEqual({ hosts: 2, packages: 5, files: 9, mode: "full", reason: "no previous build", changedPackages: 5, filesWritten: 9 });
+    expect(result.built).toEqual({
+      hosts: 2,
+      packages: 5,
+      files: 9,
+      mode: "full",
+      reason: "no previous build",
+      changedPackages: 5,
+      filesWritten: 9,
+    });
   });
 
   it("has no v2 file, so a host that cannot route the query answers 404, never the list", () => {
@@ -79,13 +87,19 @@ describe("the output of the basic fixture", () => {
     expect(snake).toContain('"display_name":"Snake \\u2013 Deluxe"');
     expect(snake).toContain("\\u65e5\\u672c\\u8a9e text \\ud83c\\udfae.");
     expect(snake).toContain('a \\"quote\\"');
-    for (const [path, bytes] of tree) expect([...bytes].every((b) => b >= 0x20 && b < 0x7f), path).toBe(true);
+    for (const [path, bytes] of tree)
+      expect(
+        [...bytes].every((b) => b >= 0x20 && b < 0x7f),
+        path,
+      ).toBe(true);
   });
 
   it("lists each host's packages sorted by internal_name in code-point order, each as its own file has it", () => {
     const list = JSON.parse(text("v1/primary/packages")) as { internal_name: string }[];
     expect(list.map((p) => p.internal_name)).toEqual(["240pTest", "ZapShot", "snake", "snake-deluxe"]);
-    expect(text("v1/primary/packages")).toBe(`[${list.map((p) => text(`v1/primary/package/${p.internal_name}`)).join(",")}]`);
+    expect(text("v1/primary/packages")).toBe(
+      `[${list.map((p) => text(`v1/primary/package/${p.internal_name}`)).join(",")}]`,
+    );
     expect(JSON.parse(text("v1/themes/packages"))).toHaveLength(1);
   });
 
@@ -105,7 +119,13 @@ describe("determinism", () => {
   it("a catalogue with an empty host builds an empty list", async () => {
     const catalogueDir = copyFixture("basic");
     writeFiles(catalogueDir, {
-      "hosts.json": { default: "primary", hosts: [{ id: "primary", name: "P", host: "p.example.org", description: "" }, { id: "none", name: "N", host: "n.example.org", description: "" }] },
+      "hosts.json": {
+        default: "primary",
+        hosts: [
+          { id: "primary", name: "P", host: "p.example.org", description: "" },
+          { id: "none", name: "N", host: "n.example.org", description: "" },
+        ],
+      },
       "none/.gitkeep": "",
       "themes/.gitkeep": "",
     });
@@ -121,7 +141,10 @@ describe("atomicity", () => {
     const { outDir } = await build(catalogueDir);
     const before = readTree(outDir);
     const link = readlinkSync(outDir);
-    writeFiles(catalogueDir, { "primary/snake.json": manifest("snake", { zip_size: "x" }), "primary/new.json": manifest("new") });
+    writeFiles(catalogueDir, {
+      "primary/snake.json": manifest("snake", { zip_size: "x" }),
+      "primary/new.json": manifest("new"),
+    });
     const failed = await build(catalogueDir, outDir);
     expect(failed.built).toBeUndefined();
     expect(failed.problems.map((p) => p.code)).toEqual(["WRONG_TYPE"]);
@@ -179,6 +202,7 @@ describe("against the floor", () => {
     const floor = readTree(floorDir);
     const v1 = (tree: Map<string, Buffer>) => [...tree.keys()].filter((p) => p.startsWith("v1/"));
     expect(v1(ours)).toEqual(v1(floor));
-    for (const path of v1(floor)) expect(JSON.parse(ours.get(path)!.toString()), path).toEqual(JSON.parse(floor.get(path)!.toString()));
+    for (const path of v1(floor))
+      expect(JSON.parse(ours.get(path)!.toString()), path).toEqual(JSON.parse(floor.get(path)!.toString()));
   });
 });

@@ -10,7 +10,11 @@ const BIN = join(ROOT, "lib", "cli.js");
 
 function shopfront(cwd: string, ...args: string[]) {
   if (!existsSync(BIN)) throw new Error("lib/cli.js is missing: run `npm run compile` (npm test does)");
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -24,16 +28,22 @@ describe("shopfront (the binary)", () => {
     const cwd = project();
     const run = shopfront(cwd, "build");
     expect(run).toMatchObject({ code: 0, stderr: "" });
-    expect(run.stdout).toMatch(/^built 2 hosts, 5 packages, 9 files in \d+\.\d s into dist \(full build: no previous build\)\n$/);
+    expect(run.stdout).toMatch(
+      /^built 2 hosts, 5 packages, 9 files in \d+\.\d s into dist \(full build: no previous build\)\n$/,
+    );
     expect(readTree(join(cwd, "dist")).size).toBe(9);
   });
 
   it("says what a rebuild reused", () => {
     const cwd = project();
     shopfront(cwd, "build");
-    expect(shopfront(cwd, "build").stdout).toMatch(/^built 2 hosts, 5 packages \(nothing changed\) in \d+\.\d s; dist is up to date\n$/);
+    expect(shopfront(cwd, "build").stdout).toMatch(
+      /^built 2 hosts, 5 packages \(nothing changed\) in \d+\.\d s; dist is up to date\n$/,
+    );
     writeFiles(join(cwd, "catalogue"), { "primary/snake.json": manifest("snake", { version: "2" }) });
-    expect(shopfront(cwd, "build").stdout).toMatch(/^built 2 hosts, 5 packages \(1 changed, 2 files written\) in \d+\.\d s into dist\n$/);
+    expect(shopfront(cwd, "build").stdout).toMatch(
+      /^built 2 hosts, 5 packages \(1 changed, 2 files written\) in \d+\.\d s into dist\n$/,
+    );
     expect(shopfront(cwd, "build", "--force").stdout).toMatch(/\(full build: --force\)\n$/);
   });
 
@@ -70,7 +80,10 @@ describe("shopfront (the binary)", () => {
     expect(run.stdout).toMatch(/^valid: 2 hosts, 5 packages in \d+\.\d s\n$/);
     expect(existsSync(join(cwd, "dist"))).toBe(false);
     writeFileSync(join(cwd, "catalogue", "primary", "snake.json"), "");
-    expect(shopfront(cwd, "validate")).toMatchObject({ code: 1, stderr: expect.stringContaining("catalogue/primary/snake.json: is empty") });
+    expect(shopfront(cwd, "validate")).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("catalogue/primary/snake.json: is empty"),
+    });
   });
 
   it("prints warnings and still builds", () => {
@@ -78,18 +91,32 @@ describe("shopfront (the binary)", () => {
     writeFiles(join(cwd, "catalogue"), { "primary/snake.json": manifest("snake", { updated: 1 }) });
     const run = shopfront(cwd, "build");
     expect(run.code).toBe(0);
-    expect(run.stderr).toContain("catalogue/primary/snake.json: /updated (1) is earlier than /release_date (1300000000) (warning)\n1 warning in 1 file\n");
+    expect(run.stderr).toContain(
+      "catalogue/primary/snake.json: /updated (1) is earlier than /release_date (1300000000) (warning)\n1 warning in 1 file\n",
+    );
   });
 
   it("exits 2 on a usage error", () => {
     const cwd = project();
-    expect(shopfront(cwd, "build", "--no-such-option")).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown option '--no-such-option'") });
-    expect(shopfront(cwd, "build", "--catalogue", "missing")).toMatchObject({ code: 2, stderr: "error: cannot read the catalogue missing: there is no such folder\n" });
+    expect(shopfront(cwd, "build", "--no-such-option")).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("unknown option '--no-such-option'"),
+    });
+    expect(shopfront(cwd, "build", "--catalogue", "missing")).toMatchObject({
+      code: 2,
+      stderr: "error: cannot read the catalogue missing: there is no such folder\n",
+    });
     writeFiles(cwd, { "taken/index.html": "x" });
-    expect(shopfront(cwd, "build", "--out", "taken")).toMatchObject({ code: 2, stderr: expect.stringContaining("is not a shopfront output") });
+    expect(shopfront(cwd, "build", "--out", "taken")).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("is not a shopfront output"),
+    });
   });
 
   it("prints its version", () => {
-    expect(shopfront(project(), "--version")).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/) });
+    expect(shopfront(project(), "--version")).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/),
+    });
   });
 });

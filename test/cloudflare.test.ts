@@ -4,7 +4,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalogue } from "../src/build/loadCatalogue.js";
-import { conformanceCases, CONFORMANCE_ROWS, expectedApi, runConformance, type ConformanceRow, type RunResult } from "../src/check/conformance.js";
+import {
+  conformanceCases,
+  CONFORMANCE_ROWS,
+  expectedApi,
+  runConformance,
+  type ConformanceRow,
+  type RunResult,
+} from "../src/check/conformance.js";
 import { renderApi, renderNotFound } from "../src/render/renderApi.js";
 import { RESPONSE_HEADERS } from "../src/routes/routeTable.js";
 import { loadWorker, pagesAssets, startCloudflare } from "./edge/cloudflare.js";
@@ -36,7 +43,9 @@ describe("Cloudflare Pages worker with emulated assets", () => {
 describe("the Pages deploy root", () => {
   it("holds _headers with the API's headers on every path, and a 404.html with the JSON error body", () => {
     expect(readFileSync(join(site.root, "_headers"), "utf8")).toBe(
-      `/*\n${Object.entries(RESPONSE_HEADERS).map(([name, value]) => `  ${name}: ${value}\n`).join("")}`,
+      `/*\n${Object.entries(RESPONSE_HEADERS)
+        .map(([name, value]) => `  ${name}: ${value}\n`)
+        .join("")}`,
     );
     expect(readFileSync(join(site.root, "404.html"), "utf8")).toBe(renderNotFound());
   });

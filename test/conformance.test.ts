@@ -3,7 +3,14 @@
 // lighttpd, each started on 127.0.0.1 with the generated config and stopped after.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalogue } from "../src/build/loadCatalogue.js";
-import { conformanceCases, CONFORMANCE_ROWS, expectedApi, runConformance, type ConformanceRow, type RunResult } from "../src/check/conformance.js";
+import {
+  conformanceCases,
+  CONFORMANCE_ROWS,
+  expectedApi,
+  runConformance,
+  type ConformanceRow,
+  type RunResult,
+} from "../src/check/conformance.js";
 import { renderApi } from "../src/render/renderApi.js";
 import { servePreview } from "../src/serve/servePreview.js";
 import type { TargetId } from "../src/targets/target.js";
@@ -22,7 +29,11 @@ interface ServerUnderTest {
 }
 
 const SERVERS: ServerUnderTest[] = [
-  { name: "preview server (shopfront serve)", start: (site) => servePreview({ dir: site.root, host: "127.0.0.1", port: 0 }).then((s) => ({ url: s.url, stop: s.close })) },
+  {
+    name: "preview server (shopfront serve)",
+    start: (site) =>
+      servePreview({ dir: site.root, host: "127.0.0.1", port: 0 }).then((s) => ({ url: s.url, stop: s.close })),
+  },
   { name: "nginx", start: startNginx },
   { name: "Apache httpd, <VirtualHost>", start: startApacheVirtualHost },
   {

@@ -4,7 +4,13 @@
 import { spawn } from "node:child_process";
 import { readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { GetObjectCommand, HeadObjectCommand, paginateListObjectsV2, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  paginateListObjectsV2,
+  PutObjectCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../src/build/buildCatalogue.js";
 import { deployToS3, type DeployOptions } from "../src/deploy/deployToS3.js";
@@ -30,7 +36,10 @@ async function rebuild(p: { catalogue: string; dist: string }): Promise<void> {
 
 async function listKeys(client: S3Client, prefix?: string): Promise<string[]> {
   const keys: string[] = [];
-  for await (const page of paginateListObjectsV2({ client }, { Bucket: TEST_BUCKET, ...(prefix ? { Prefix: prefix } : {}) })) {
+  for await (const page of paginateListObjectsV2(
+    { client },
+    { Bucket: TEST_BUCKET, ...(prefix ? { Prefix: prefix } : {}) },
+  )) {
     for (const o of page.Contents ?? []) keys.push(o.Key!);
   }
   return keys.sort();
@@ -39,10 +48,16 @@ async function listKeys(client: S3Client, prefix?: string): Promise<string[]> {
 const uploadedPaths = (result: Awaited<ReturnType<typeof deployToS3>>) => result.plan.phases.flat().map((u) => u.path);
 
 /** Runs the compiled CLI without blocking this process, which serves the proxy. */
-function shopfront(cwd: string, args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function shopfront(
+  cwd: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     // A variable given as undefined is left out of the child's environment.
-    const childEnv = Object.fromEntries(Object.entries({ ...process.env, ...S3_ENV, NO_COLOR: "1", ...env }).filter(([, value]) => value !== undefined));
+    const childEnv = Object.fromEntries(
+      Object.entries({ ...process.env, ...S3_ENV, NO_COLOR: "1", ...env }).filter(([, value]) => value !== undefined),
+    );
     const child = spawn(process.execPath, [BIN, ...args], { cwd, env: childEnv });
     let stdout = "";
     let stderr = "";
@@ -89,7 +104,8 @@ describe("shopfront deploy to a local S3 server", () => {
       expect(result).toMatchObject({ uploaded: 9, deleted: 0, retries: 0 });
       expect(result.plan.skipped).toEqual([".nojekyll", "404.html"]);
       const puts = proxy.requests.filter((r) => r.method === "PUT").map((r) => r.key.replace(/^site\//, ""));
-      const phase = (path: string) => (path === "v1/hosts" ? 2 : path.endsWith("/packages") ? 1 : path === STATE_FILE ? 3 : 0);
+      const phase = (path: string) =>
+        path === "v1/hosts" ? 2 : path.endsWith("/packages") ? 1 : path === STATE_FILE ? 3 : 0;
       expect(puts).toHaveLength(10);
       expect(puts.map(phase)).toEqual([...puts.map(phase)].sort());
       expect(puts.at(-2)).toBe("v1/hosts");
@@ -97,11 +113,19 @@ describe("shopfront deploy to a local S3 server", () => {
 
       const built = readTree(p.dist);
       const keys = await listKeys(client, "site/");
-      expect(keys).toEqual([...[...built.keys()].filter((k) => !["404.html", ".nojekyll"].includes(k)), STATE_FILE].map((k) => `site/${k}`).sort());
+      expect(keys).toEqual(
+        [...[...built.keys()].filter((k) => !["404.html", ".nojekyll"].includes(k)), STATE_FILE]
+          .map((k) => `site/${k}`)
+          .sort(),
+      );
       for (const [path, bytes] of built) {
         if (path === ".nojekyll" || path === "404.html") continue;
         const head = await client.send(new HeadObjectCommand({ Bucket: TEST_BUCKET, Key: `site/${path}` }));
-        expect({ path, type: head.ContentType, cache: head.CacheControl }).toEqual({ path, type: "application/json", cache: DEFAULT_CACHE_CONTROL });
+        expect({ path, type: head.ContentType, cache: head.CacheControl }).toEqual({
+          path,
+          type: "application/json",
+          cache: DEFAULT_CACHE_CONTROL,
+        });
         const got = await client.send(new GetObjectCommand({ Bucket: TEST_BUCKET, Key: `site/${path}` }));
         expect(Buffer.from(await got.Body!.transformToByteArray())).toEqual(bytes);
       }
@@ -125,7 +149,9 @@ describe("shopfront deploy to a local S3 server", () => {
         ["v1/primary/packages", "content"],
       ]);
       expect(result.uploaded).toBe(2);
-      const got = await client.send(new GetObjectCommand({ Bucket: TEST_BUCKET, Key: "site/v1/primary/package/snake" }));
+      const got = await client.send(
+        new GetObjectCommand({ Bucket: TEST_BUCKET, Key: "site/v1/primary/package/snake" }),
+      );
       expect(JSON.parse(await got.Body!.transformToString())).toMatchObject({ version: "1.1" });
     });
 
@@ -134,15 +160,20 @@ describe("shopfront deploy to a local S3 server", () => {
       // The store dates objects to the second: the rewrite must be a second later than the record.
       await new Promise((resolve) => setTimeout(resolve, 1100 - (Date.now() % 1000)));
       const body = readFileSync(join(p.dist, "v1/hosts"));
-      await client.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: key, Body: body, ContentType: "binary/octet-stream" }));
+      await client.send(
+        new PutObjectCommand({ Bucket: TEST_BUCKET, Key: key, Body: body, ContentType: "binary/octet-stream" }),
+      );
       const result = await deploy({ url, dir: p.dist });
       expect(result.plan.phases.flat().map((u) => [u.path, u.reason])).toEqual([["v1/hosts", "unrecorded"]]);
-      expect((await client.send(new HeadObjectCommand({ Bucket: TEST_BUCKET, Key: key }))).ContentType).toBe("application/json");
+      expect((await client.send(new HeadObjectCommand({ Bucket: TEST_BUCKET, Key: key }))).ContentType).toBe(
+        "application/json",
+      );
     });
 
     it("--delete removes a removed package, and nothing outside the prefix", async () => {
       const outside = ["site-old/v1/hosts", "sitev1/hosts", "other/site/v1/hosts", "v1/hosts", "keep.txt"];
-      for (const key of outside) await client.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: key, Body: "not the deploy's" }));
+      for (const key of outside)
+        await client.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: key, Body: "not the deploy's" }));
       rmSync(join(p.catalogue, "primary", "ZapShot.json"));
       await rebuild(p);
       const removed = "site/v1/primary/package/ZapShot";
@@ -187,7 +218,10 @@ describe("shopfront deploy to a local S3 server", () => {
     const catalogue = join(tempDir(), "catalogue");
     const names = Array.from({ length: 1050 }, (_, i) => `pkg${String(i).padStart(4, "0")}`);
     writeFiles(catalogue, {
-      "hosts.json": { default: "primary", hosts: [{ id: "primary", name: "Many", host: "many.example.org", description: "More than a page of keys." }] },
+      "hosts.json": {
+        default: "primary",
+        hosts: [{ id: "primary", name: "Many", host: "many.example.org", description: "More than a page of keys." }],
+      },
       ...Object.fromEntries(names.map((name) => [`primary/${name}.json`, manifest(name)])),
     });
     const p = { catalogue, dist: join(catalogue, "..", "dist") };
@@ -245,7 +279,9 @@ describe("shopfront deploy refuses bad input before it sends anything", () => {
   it("a folder that is no build, or holds a link", async () => {
     const dir = tempDir();
     const deploy = (folder: string) => deployToS3({ url: `s3://${TEST_BUCKET}/x`, dir: folder, endpoint: nowhere });
-    await expect(deploy(join(dir, "missing"))).rejects.toThrow(`${join(dir, "missing")} does not exist; run shopfront build first`);
+    await expect(deploy(join(dir, "missing"))).rejects.toThrow(
+      `${join(dir, "missing")} does not exist; run shopfront build first`,
+    );
     await expect(deploy(dir)).rejects.toThrow("is not a built API (it has no v1/hosts)");
     const linked = (await project()).dist;
     symlinkSync("/etc/passwd", join(linked, "v1", "passwd"));
@@ -269,31 +305,51 @@ describe("shopfront deploy (the binary)", () => {
     expect(dry).toMatchObject({ code: 0, stderr: "" });
     expect(dry.stdout.split("\n")).toEqual([
       "package files and the 404 body:",
-      ...["404.json", "v1/primary/package/240pTest", "v1/primary/package/ZapShot", "v1/primary/package/snake", "v1/primary/package/snake-deluxe", "v1/themes/package/dark-blue"].map(
-        (path) => `  upload cli/${path} (not in the bucket)`,
-      ),
+      ...[
+        "404.json",
+        "v1/primary/package/240pTest",
+        "v1/primary/package/ZapShot",
+        "v1/primary/package/snake",
+        "v1/primary/package/snake-deluxe",
+        "v1/themes/package/dark-blue",
+      ].map((path) => `  upload cli/${path} (not in the bucket)`),
       "package lists:",
       "  upload cli/v1/primary/packages (not in the bucket)",
       "  upload cli/v1/themes/packages (not in the bucket)",
       "host list:",
       "  upload cli/v1/hosts (not in the bucket)",
-      expect.stringMatching(/^dry run of dist to s3:\/\/shopfront-test\/cli: would upload 9 \(\d+\.\d kB\), leave 0 unchanged, delete 0; nothing was changed$/),
+      expect.stringMatching(
+        /^dry run of dist to s3:\/\/shopfront-test\/cli: would upload 9 \(\d+\.\d kB\), leave 0 unchanged, delete 0; nothing was changed$/,
+      ),
       "",
     ]);
 
     const run = await shopfront(cwd, ["deploy", url, "--endpoint", store.url]);
     expect(run).toMatchObject({ code: 0, stderr: "" });
-    expect(run.stdout).toMatch(/^deployed dist to s3:\/\/shopfront-test\/cli: 9 uploaded \(\d+\.\d kB\), 0 unchanged, 0 deleted in \d+\.\d s\n\n/);
+    expect(run.stdout).toMatch(
+      /^deployed dist to s3:\/\/shopfront-test\/cli: 9 uploaded \(\d+\.\d kB\), 0 unchanged, 0 deleted in \d+\.\d s\n\n/,
+    );
     expect(run.stdout).toContain("`shopfront config cloudfront --out cloudfront/`");
     expect(run.stdout).toContain("event type viewer-request");
-    expect(run.stdout).toContain("custom error responses for 403 and 404, each with response page path /404.json and response code 404");
+    expect(run.stdout).toContain(
+      "custom error responses for 403 and 404, each with response page path /404.json and response code 404",
+    );
   });
 
   it("exits 2 on a bad bucket, prefix or folder, before sending anything", async () => {
     const cwd = tempDir();
-    expect(await shopfront(cwd, ["deploy", "s3://Bad_Bucket"])).toMatchObject({ code: 2, stderr: expect.stringContaining('the bucket name "Bad_Bucket" is not valid') });
-    expect(await shopfront(cwd, ["deploy", `s3://${TEST_BUCKET}/a/../b`])).toMatchObject({ code: 2, stderr: expect.stringContaining('has a ".." segment') });
-    expect(await shopfront(cwd, ["deploy", `s3://${TEST_BUCKET}`, "--endpoint", store.url])).toMatchObject({ code: 2, stderr: "error: dist does not exist; run shopfront build first\n" });
+    expect(await shopfront(cwd, ["deploy", "s3://Bad_Bucket"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('the bucket name "Bad_Bucket" is not valid'),
+    });
+    expect(await shopfront(cwd, ["deploy", `s3://${TEST_BUCKET}/a/../b`])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('has a ".." segment'),
+    });
+    expect(await shopfront(cwd, ["deploy", `s3://${TEST_BUCKET}`, "--endpoint", store.url])).toMatchObject({
+      code: 2,
+      stderr: "error: dist does not exist; run shopfront build first\n",
+    });
   });
 
   it("exits 2 without a region and 1 without credentials, saying where they come from", async () => {
@@ -304,9 +360,14 @@ describe("shopfront deploy (the binary)", () => {
       stdout: "",
       stderr: "error: no AWS region: pass --region, or set AWS_REGION or a region in ~/.aws/config\n",
     });
-    const noCredentials = await shopfront(cwd, args, { AWS_ACCESS_KEY_ID: undefined, AWS_SECRET_ACCESS_KEY: undefined });
+    const noCredentials = await shopfront(cwd, args, {
+      AWS_ACCESS_KEY_ID: undefined,
+      AWS_SECRET_ACCESS_KEY: undefined,
+    });
     expect(noCredentials).toMatchObject({ code: 1, stdout: "" });
-    expect(noCredentials.stderr).toMatch(/^error: no AWS credentials \(.+\); shopfront reads them like the AWS CLI: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE/);
+    expect(noCredentials.stderr).toMatch(
+      /^error: no AWS credentials \(.+\); shopfront reads them like the AWS CLI: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE/,
+    );
   });
 
   it("a store that stops mid-deploy: exit 1 with what failed; the same command again completes", async () => {
@@ -323,8 +384,12 @@ describe("shopfront deploy (the binary)", () => {
     await store.stop();
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe("");
-    expect(failed.stderr).toMatch(/^error: uploading stopped\/v1\/(primary|themes)\/packages failed \(tried 6 times\): the store could not be reached: connect ECONNREFUSED /);
-    expect(failed.stderr).toMatch(/\n6 of 9 uploads had finished; nothing was deleted\. Run the same command again to finish the deploy\.\n$/);
+    expect(failed.stderr).toMatch(
+      /^error: uploading stopped\/v1\/(primary|themes)\/packages failed \(tried 6 times\): the store could not be reached: connect ECONNREFUSED /,
+    );
+    expect(failed.stderr).toMatch(
+      /\n6 of 9 uploads had finished; nothing was deleted\. Run the same command again to finish the deploy\.\n$/,
+    );
 
     store = await startS3Store(store.dir);
     const rerun = await shopfront(cwd, ["deploy", url, "--endpoint", store.url]);
@@ -335,6 +400,8 @@ describe("shopfront deploy (the binary)", () => {
     } finally {
       client.destroy();
     }
-    expect((await shopfront(cwd, ["deploy", url, "--endpoint", store.url])).stdout).toMatch(/: 0 uploaded \(0 B\), 9 unchanged, 0 deleted/);
+    expect((await shopfront(cwd, ["deploy", url, "--endpoint", store.url])).stdout).toMatch(
+      /: 0 uploaded \(0 B\), 9 unchanged, 0 deleted/,
+    );
   });
 });

@@ -43,7 +43,8 @@ export function writeFiles(root: string, files: Record<string, unknown>): void {
   for (const [path, content] of Object.entries(files)) {
     const full = join(root, path);
     mkdirSync(dirname(full), { recursive: true });
-    const data = typeof content === "string" || content instanceof Uint8Array ? content : `${JSON.stringify(content, null, 2)}\n`;
+    const data =
+      typeof content === "string" || content instanceof Uint8Array ? content : `${JSON.stringify(content, null, 2)}\n`;
     writeFileSync(full, data);
   }
 }

@@ -27,33 +27,58 @@ describe("the README's hosting table", () => {
   });
 
   it("shows a host's limits: GitHub Pages serves v1 only and cannot force the type", () => {
-    const pages = renderHostingTable().split("\n").find((line) => line.startsWith("| GitHub Pages |"))!;
-    expect(pages).toContain("| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt; | no | yes |");
+    const pages = renderHostingTable()
+      .split("\n")
+      .find((line) => line.startsWith("| GitHub Pages |"))!;
+    expect(pages).toContain(
+      "| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt; | no | yes |",
+    );
     expect(pages).toContain("Cloudflare Worker or rule in front");
   });
 });
 
 describe("names that break the name rule", () => {
-  const HOSTILE = ["../hostile", "hostile name", "hostile\n/*  /secret  200!", "hostile%2e", "hostile/x", 'hostile"q', "hostile$x", ".hostile", "hostile.", "nul.hostile", "h".repeat(65)];
+  const HOSTILE = [
+    "../hostile",
+    "hostile name",
+    "hostile\n/*  /secret  200!",
+    "hostile%2e",
+    "hostile/x",
+    'hostile"q',
+    "hostile$x",
+    ".hostile",
+    "hostile.",
+    "nul.hostile",
+    "h".repeat(65),
+  ];
   const options: ServerOptions = { root: "/srv/api/dist", listen: { host: "127.0.0.1", port: 8080 } };
-  const as = (host: string, name: string): CatalogueNames => ({ hosts: ["primary", host], packages: new Map([["primary", ["snake", name]], [host, []]]) });
+  const as = (host: string, name: string): CatalogueNames => ({
+    hosts: ["primary", host],
+    packages: new Map([
+      ["primary", ["snake", name]],
+      [host, []],
+    ]),
+  });
 
-  it.each(TARGETS.map((t) => [t.id, t] as const))("never reach a file %s generates: it refuses them or leaves them out", (_, target) => {
-    for (const hostile of HOSTILE) {
-      for (const names of [as("themes", hostile), as(hostile, "ok")]) {
-        for (const generate of [() => target.config(options, names), () => target.deployFiles?.(names) ?? []]) {
-          let files: { content: unknown }[] = [];
-          try {
-            files = generate();
-          } catch (e) {
-            expect((e as Error).message).toMatch(/does not match the name rule/);
-            continue;
+  it.each(TARGETS.map((t) => [t.id, t] as const))(
+    "never reach a file %s generates: it refuses them or leaves them out",
+    (_, target) => {
+      for (const hostile of HOSTILE) {
+        for (const names of [as("themes", hostile), as(hostile, "ok")]) {
+          for (const generate of [() => target.config(options, names), () => target.deployFiles?.(names) ?? []]) {
+            let files: { content: unknown }[] = [];
+            try {
+              files = generate();
+            } catch (e) {
+              expect((e as Error).message).toMatch(/does not match the name rule/);
+              continue;
+            }
+            for (const file of files) expect(String(file.content)).not.toContain(hostile);
           }
-          for (const file of files) expect(String(file.content)).not.toContain(hostile);
         }
       }
-    }
-  });
+    },
+  );
 
   it("make the generators that take names throw, rather than write a rule for them", () => {
     const netlify = TARGETS.find((t) => t.id === "netlify")!;

@@ -1,7 +1,18 @@
 // Builds after builds: whatever sequence of edits, the incremental output equals a full build of the
 // same catalogue byte for byte; the cache is never trusted across tools, schemas or killed builds.
 import { execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildCatalogue, type BuildOptions } from "../src/build/buildCatalogue.js";
@@ -47,20 +58,74 @@ describe("incremental builds", () => {
 
     const edits: [string, (dir: string) => void, string][] = [
       ["nothing", () => {}, "unchanged"],
-      ["one manifest's text", (d) => writeFiles(d, { "primary/snake.json": manifest("snake", { version: "2.0" }) }), "incremental"],
-      ["another manifest (the spare slot must catch up with the last edit too)", (d) => writeFiles(d, { "themes/dark-blue.json": manifest("dark-blue", { category: "themes", package_type: "thm" }) }), "incremental"],
+      [
+        "one manifest's text",
+        (d) => writeFiles(d, { "primary/snake.json": manifest("snake", { version: "2.0" }) }),
+        "incremental",
+      ],
+      [
+        "another manifest (the spare slot must catch up with the last edit too)",
+        (d) =>
+          writeFiles(d, {
+            "themes/dark-blue.json": manifest("dark-blue", { category: "themes", package_type: "thm" }),
+          }),
+        "incremental",
+      ],
       ["a new package", (d) => writeFiles(d, { "primary/new-one.json": manifest("new-one") }), "incremental"],
       ["a removed package", (d) => rmSync(join(d, "primary", "240pTest.json")), "incremental"],
-      ["a package added to the empty host", (d) => writeFiles(d, { "empty/first.json": manifest("first") }), "incremental"],
+      [
+        "a package added to the empty host",
+        (d) => writeFiles(d, { "empty/first.json": manifest("first") }),
+        "incremental",
+      ],
       ["the last package of a host removed", (d) => rmSync(join(d, "empty", "first.json")), "incremental"],
-      ["a manifest rewritten with the same content", (d) => writeFiles(d, { "primary/snake.json": readFileSync(join(d, "primary/snake.json")) }), "unchanged"],
-      ["a host's description", (d) => writeFiles(d, { "hosts.json": { ...(readJson(hostsPath(d)) as object), hosts: (readJson(hostsPath(d)) as { hosts: object[] }).hosts.map((h, i) => (i === 0 ? { ...h, description: "New words." } : h)) } }), "incremental"],
-      ["the order of the hosts", (d) => writeFiles(d, { "hosts.json": { ...(readJson(hostsPath(d)) as object), hosts: [...(readJson(hostsPath(d)) as { hosts: object[] }).hosts].reverse() } }), "full"],
-      ["non-ASCII text", (d) => writeFiles(d, { "primary/json.json": manifest("json", { long_description: "Ærø – 日本語 🎮" }) }), "incremental"],
-      ["a renamed package (same inode, new name)", (d) => {
-        renameSync(join(d, "primary/snake.json"), join(d, "primary/snake-2.json"));
-        writeFiles(d, { "primary/snake-2.json": { ...(readJson(join(d, "primary/snake-2.json")) as object), internal_name: "snake-2" } });
-      }, "incremental"],
+      [
+        "a manifest rewritten with the same content",
+        (d) => writeFiles(d, { "primary/snake.json": readFileSync(join(d, "primary/snake.json")) }),
+        "unchanged",
+      ],
+      [
+        "a host's description",
+        (d) =>
+          writeFiles(d, {
+            "hosts.json": {
+              ...(readJson(hostsPath(d)) as object),
+              hosts: (readJson(hostsPath(d)) as { hosts: object[] }).hosts.map((h, i) =>
+                i === 0 ? { ...h, description: "New words." } : h,
+              ),
+            },
+          }),
+        "incremental",
+      ],
+      [
+        "the order of the hosts",
+        (d) =>
+          writeFiles(d, {
+            "hosts.json": {
+              ...(readJson(hostsPath(d)) as object),
+              hosts: [...(readJson(hostsPath(d)) as { hosts: object[] }).hosts].reverse(),
+            },
+          }),
+        "full",
+      ],
+      [
+        "non-ASCII text",
+        (d) => writeFiles(d, { "primary/json.json": manifest("json", { long_description: "Ærø – 日本語 🎮" }) }),
+        "incremental",
+      ],
+      [
+        "a renamed package (same inode, new name)",
+        (d) => {
+          renameSync(join(d, "primary/snake.json"), join(d, "primary/snake-2.json"));
+          writeFiles(d, {
+            "primary/snake-2.json": {
+              ...(readJson(join(d, "primary/snake-2.json")) as object),
+              internal_name: "snake-2",
+            },
+          });
+        },
+        "incremental",
+      ],
     ];
     for (const [what, edit, mode] of edits) {
       edit(catalogue);
@@ -75,11 +140,29 @@ describe("incremental builds", () => {
     const out = join(tempDir(), "dist");
     await build(catalogue, out);
     writeFiles(catalogue, { "primary/snake.json": manifest("snake", { zip_size: 7 }) });
-    expect(await build(catalogue, out)).toMatchObject({ mode: "incremental", changedPackages: 1, filesWritten: 2, packages: 5, files: 9 });
+    expect(await build(catalogue, out)).toMatchObject({
+      mode: "incremental",
+      changedPackages: 1,
+      filesWritten: 2,
+      packages: 5,
+      files: 9,
+    });
     writeFiles(catalogue, { "primary/added.json": manifest("added") });
-    expect(await build(catalogue, out)).toMatchObject({ mode: "incremental", changedPackages: 1, filesWritten: 2, packages: 6, files: 10 });
+    expect(await build(catalogue, out)).toMatchObject({
+      mode: "incremental",
+      changedPackages: 1,
+      filesWritten: 2,
+      packages: 6,
+      files: 10,
+    });
     rmSync(join(catalogue, "primary", "added.json"));
-    expect(await build(catalogue, out)).toMatchObject({ mode: "incremental", changedPackages: 1, filesWritten: 2, packages: 5, files: 9 });
+    expect(await build(catalogue, out)).toMatchObject({
+      mode: "incremental",
+      changedPackages: 1,
+      filesWritten: 2,
+      packages: 5,
+      files: 9,
+    });
   });
 
   it("notice an edit that keeps size and mtime (the ctime moves)", async () => {
@@ -162,16 +245,32 @@ describe("the build cache", () => {
     const state = parseState(readFileSync(statePath))!;
     writeFileSync(statePath, serializeState({ ...state, key: "written by another version" }));
     writeFiles(catalogue, { "primary/snake.json": manifest("snake", { version: "3" }) });
-    expect(await build(catalogue, out)).toMatchObject({ mode: "full", reason: "no usable state from the previous build" });
+    expect(await build(catalogue, out)).toMatchObject({
+      mode: "full",
+      reason: "no usable state from the previous build",
+    });
     expect(readTree(out)).toEqual(await fullTree(catalogue));
   });
 
   it("survives a round trip through its file, empty hosts included", () => {
     const state = {
-      key: "k", live: "a" as const, spare: ["v1/hosts"], snapshotMs: 1.5, hostsFile: { size: 1, mtimeMs: 2.25, ctimeMs: 3.125, ino: 4 }, hosts: ["p", "e"],
-      folders: [{ size: 4096, mtimeMs: 5.5, ctimeMs: 6.25, ino: 7 }, { size: 0, mtimeMs: 8, ctimeMs: 9.75, ino: 10 }, { size: 1, mtimeMs: 2, ctimeMs: 3, ino: 11 }],
-      packages: { p: { names: ["x", "y"], columns: Float64Array.from([1, 2.5, 3.5, 4, 5, 6, 7.75, 8.5, 9, 10]) }, e: { names: [], columns: new Float64Array(0) } },
-      warnings: [], files: 3,
+      key: "k",
+      live: "a" as const,
+      spare: ["v1/hosts"],
+      snapshotMs: 1.5,
+      hostsFile: { size: 1, mtimeMs: 2.25, ctimeMs: 3.125, ino: 4 },
+      hosts: ["p", "e"],
+      folders: [
+        { size: 4096, mtimeMs: 5.5, ctimeMs: 6.25, ino: 7 },
+        { size: 0, mtimeMs: 8, ctimeMs: 9.75, ino: 10 },
+        { size: 1, mtimeMs: 2, ctimeMs: 3, ino: 11 },
+      ],
+      packages: {
+        p: { names: ["x", "y"], columns: Float64Array.from([1, 2.5, 3.5, 4, 5, 6, 7.75, 8.5, 9, 10]) },
+        e: { names: [], columns: new Float64Array(0) },
+      },
+      warnings: [],
+      files: 3,
     };
     expect(parseState(serializeState(state))).toEqual(state);
   });
@@ -180,7 +279,9 @@ describe("the build cache", () => {
     const catalogue = copyFixture("basic");
     const out = join(tempDir(), "dist");
     await build(catalogue, out);
-    const deadPid = execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+    const deadPid = execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
+      encoding: "utf8",
+    });
     const leftover = join(out, "..", ".dist.shopfront", `state.${deadPid}`);
     writeFileSync(leftover, "shopfront-state 3\n12");
     expect((await build(catalogue, out)).mode).toBe("unchanged");
@@ -228,23 +329,31 @@ describe("a rebuild that does not list the catalogue", () => {
     expect(survey?.toRead).toEqual([]);
     expect([...survey!.kept.values()].map((flags) => [...flags])).toEqual([[1, 1, 1, 1], [1]]);
     writeFiles(catalogue, { "primary/snake.json": manifest("snake", { version: "9" }) });
-    expect(surveyKnown(catalogue, state())?.toRead.map((r) => r.ref)).toEqual([{ host: "primary", name: "snake", file: "primary/snake.json" }]);
+    expect(surveyKnown(catalogue, state())?.toRead.map((r) => r.ref)).toEqual([
+      { host: "primary", name: "snake", file: "primary/snake.json" },
+    ]);
   });
 
   it.each<[string, (dir: string) => void]>([
     ["a manifest is added", (d) => writeFiles(d, { "primary/added.json": manifest("added") })],
     ["a manifest is removed", (d) => rmSync(join(d, "primary/snake.json"))],
     ["a manifest is renamed", (d) => renameSync(join(d, "primary/snake.json"), join(d, "primary/snake-2.json"))],
-    ["a manifest is replaced by a link", (d) => {
-      rmSync(join(d, "primary/snake.json"));
-      symlinkSync(join(d, "primary/ZapShot.json"), join(d, "primary/snake.json"));
-    }],
+    [
+      "a manifest is replaced by a link",
+      (d) => {
+        rmSync(join(d, "primary/snake.json"));
+        symlinkSync(join(d, "primary/ZapShot.json"), join(d, "primary/snake.json"));
+      },
+    ],
     ["a stray file lands in a host folder", (d) => writeFiles(d, { "primary/notes.txt": "x" })],
     ["an undeclared folder lands in the catalogue", (d) => mkdirSync(join(d, "extra"))],
-    ["a host folder is swapped for another", (d) => {
-      renameSync(join(d, "themes"), join(d, "themes-old"));
-      cpSync(join(d, "themes-old"), join(d, "themes"), { recursive: true });
-    }],
+    [
+      "a host folder is swapped for another",
+      (d) => {
+        renameSync(join(d, "themes"), join(d, "themes-old"));
+        cpSync(join(d, "themes-old"), join(d, "themes"), { recursive: true });
+      },
+    ],
   ])("gives way to a listing when %s", async (_, edit) => {
     const { catalogue, state } = await settledBuild();
     edit(catalogue);
@@ -259,7 +368,9 @@ describe("a rebuild that does not list the catalogue", () => {
     await build(catalogue, out, { now: settled });
     rmSync(parent, { recursive: true });
     writeFileSync(parent, "a file where a folder was");
-    await expect(buildCatalogue({ catalogueDir: catalogue, outDir: out, now: settled })).rejects.toThrow(`cannot read the catalogue ${catalogue}: `);
+    await expect(buildCatalogue({ catalogueDir: catalogue, outDir: out, now: settled })).rejects.toThrow(
+      `cannot read the catalogue ${catalogue}: `,
+    );
   });
 
   it("gives way to a listing when a folder moved just before the last build, and is taken after it", async () => {
@@ -286,7 +397,11 @@ describe("a killed incremental build", () => {
     const old = readTree(out);
     // Edit a third of the manifests so the incremental build has real work to be killed in.
     const names = [...readTree(join(catalogue, "primary")).keys()].filter((_, i) => i % 3 === 0);
-    for (const name of names) writeFileSync(join(catalogue, "primary", name), readFileSync(join(catalogue, "primary", name), "utf8").replace('"version": "', '"version": "9.'));
+    for (const name of names)
+      writeFileSync(
+        join(catalogue, "primary", name),
+        readFileSync(join(catalogue, "primary", name), "utf8").replace('"version": "', '"version": "9.'),
+      );
     const fresh = await fullTree(catalogue);
     for (const delay of [60, 120, 200, 300]) {
       const child = spawn(process.execPath, [join(ROOT, "lib", "cli.js"), ...cli]);
@@ -296,7 +411,10 @@ describe("a killed incremental build", () => {
       child.kill("SIGKILL");
       await exited;
       const now = readTree(out);
-      expect(now.size === old.size && [...now].every(([p, b]) => old.get(p)?.equals(b)) || [...now].every(([p, b]) => fresh.get(p)?.equals(b)) && now.size === fresh.size).toBe(true);
+      expect(
+        (now.size === old.size && [...now].every(([p, b]) => old.get(p)?.equals(b))) ||
+          ([...now].every(([p, b]) => fresh.get(p)?.equals(b)) && now.size === fresh.size),
+      ).toBe(true);
     }
     await build(catalogue, out);
     expect(readTree(out)).toEqual(fresh);

@@ -34,14 +34,17 @@ function run(catalogue: string, out: string): Promise<{ code: number | null; std
 
 /** Starts a build, kills it after `ms` and says whether the kill landed before it finished. */
 async function killedBuild(catalogue: string, out: string, ms: number): Promise<boolean> {
-  const child = spawn(process.execPath, [BIN, "build", "--quiet", "--catalogue", catalogue, "--out", out], { stdio: "ignore" });
+  const child = spawn(process.execPath, [BIN, "build", "--quiet", "--catalogue", catalogue, "--out", out], {
+    stdio: "ignore",
+  });
   const timer = setTimeout(() => child.kill("SIGKILL"), ms);
   const signal = await new Promise<string | null>((r) => child.once("close", (_, s) => r(s)));
   clearTimeout(timer);
   return signal === "SIGKILL";
 }
 
-const moments = (duration: number) => Array.from({ length: MOMENTS }, (_, i) => Math.round(((i + 0.5) / MOMENTS) * duration));
+const moments = (duration: number) =>
+  Array.from({ length: MOMENTS }, (_, i) => Math.round(((i + 0.5) / MOMENTS) * duration));
 
 let a: string;
 let b: string;
@@ -56,10 +59,20 @@ beforeAll(() => {
   cpSync(a, b, { recursive: true });
   const files = readdirSync(join(b, "primary")).sort();
   files.forEach((f, i) => {
-    if (i % 3 === 0) writeFileSync(join(b, "primary", f), readFileSync(join(b, "primary", f), "utf8").replace('"version": "', '"version": "edited-'));
+    if (i % 3 === 0)
+      writeFileSync(
+        join(b, "primary", f),
+        readFileSync(join(b, "primary", f), "utf8").replace('"version": "', '"version": "edited-'),
+      );
   });
   rmSync(join(b, "primary", files[1]!));
-  writeFileSync(join(b, "primary", "added_one.json"), readFileSync(join(b, "primary", files[0]!), "utf8").replace(/"internal_name": "[^"]*"/, '"internal_name": "added_one"'));
+  writeFileSync(
+    join(b, "primary", "added_one.json"),
+    readFileSync(join(b, "primary", files[0]!), "utf8").replace(
+      /"internal_name": "[^"]*"/,
+      '"internal_name": "added_one"',
+    ),
+  );
   for (const catalogue of [a, b]) {
     const out = join(dir, `ref-${catalogue === a ? "a" : "b"}`);
     build(catalogue, out);

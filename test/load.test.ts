@@ -39,7 +39,10 @@ function rssMb(): number {
 
 beforeAll(async () => {
   const site = await buildSite();
-  child = fork(join(ROOT, "test", "servers", "previewWithHeap.mjs"), [site.root], { execArgv: ["--expose-gc"], stdio: ["ignore", "pipe", "inherit", "ipc"] });
+  child = fork(join(ROOT, "test", "servers", "previewWithHeap.mjs"), [site.root], {
+    execArgv: ["--expose-gc"],
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
+  });
   child.stdout!.resume();
   server = await reply<{ url: string }>();
 });
@@ -89,7 +92,9 @@ describe("the preview server under load", () => {
       expect(result["4xx"]).toBeGreaterThan(PER_ROUND / 8);
       rss.push(rssMb());
       heap.push(await heapMb());
-      figures.push(`round ${round + 1}: ${Math.round(PER_ROUND / seconds)} requests/s, p99 ${result.latency.p99} ms, RSS ${rss[round]!.toFixed(0)} MB, heap after GC ${heap[round]!.toFixed(1)} MB`);
+      figures.push(
+        `round ${round + 1}: ${Math.round(PER_ROUND / seconds)} requests/s, p99 ${result.latency.p99} ms, RSS ${rss[round]!.toFixed(0)} MB, heap after GC ${heap[round]!.toFixed(1)} MB`,
+      );
     }
     console.log(`preview server load (${ROUNDS} x ${PER_ROUND} requests, 16 connections):\n${figures.join("\n")}`);
     // After the first round has warmed it up, what stays alive stays the same (within a few hundred

@@ -10,7 +10,14 @@ import { parseAllRedirects } from "@netlify/redirect-parser";
 import { parsePlain, type Matcher } from "netlify-redirector";
 import { beforeAll, describe, expect, it } from "vitest";
 import { catalogueNames, loadCatalogue } from "../src/build/loadCatalogue.js";
-import { conformanceCases, CONFORMANCE_ROWS, expectedApi, judge, type ExpectedApi, type Failure } from "../src/check/conformance.js";
+import {
+  conformanceCases,
+  CONFORMANCE_ROWS,
+  expectedApi,
+  judge,
+  type ExpectedApi,
+  type Failure,
+} from "../src/check/conformance.js";
 import { isValidName } from "../src/catalogue/names.js";
 import { renderApi } from "../src/render/renderApi.js";
 import { NOT_FOUND_FILE, RESPONSE_HEADERS } from "../src/routes/routeTable.js";
@@ -41,7 +48,11 @@ beforeAll(async () => {
 describe("_redirects, parsed by @netlify/redirect-parser", () => {
   let redirects: ParsedRedirect[];
   beforeAll(async () => {
-    const parsed = await parseAllRedirects({ redirectsFiles: [join(dir, "_redirects")], configRedirects: [], minimal: false });
+    const parsed = await parseAllRedirects({
+      redirectsFiles: [join(dir, "_redirects")],
+      configRedirects: [],
+      minimal: false,
+    });
     expect(parsed.errors).toEqual([]);
     redirects = parsed.redirects as ParsedRedirect[];
   });
@@ -72,10 +83,17 @@ describe("_redirects, parsed by @netlify/redirect-parser", () => {
 });
 
 describe("the number of rules", () => {
-  const oneHost = (count: number): CatalogueNames => ({ hosts: ["h"], packages: new Map([["h", Array.from({ length: count }, (_, i) => `p${i}`)]]) });
+  const oneHost = (count: number): CatalogueNames => ({
+    hosts: ["h"],
+    packages: new Map([["h", Array.from({ length: count }, (_, i) => `p${i}`)]]),
+  });
 
   it("stays within the 10,000 from which Netlify asks for placeholders, or the target refuses with a usage error", () => {
-    expect(renderNetlifyRedirects(oneHost(4997)).split("\n").filter((l) => l !== "" && !l.startsWith("#"))).toHaveLength(MAX_NETLIFY_RULES);
+    expect(
+      renderNetlifyRedirects(oneHost(4997))
+        .split("\n")
+        .filter((l) => l !== "" && !l.startsWith("#")),
+    ).toHaveLength(MAX_NETLIFY_RULES);
     expect(() => renderNetlifyRedirects(oneHost(4998))).toThrow(UsageError);
     expect(() => renderNetlifyRedirects(oneHost(4998))).toThrow(/10002 Netlify rules .* cloudflare or cloudfront/);
   });
@@ -83,7 +101,11 @@ describe("the number of rules", () => {
 
 describe("_headers, parsed by @netlify/headers-parser", () => {
   it("sets the API's headers on every path", async () => {
-    const { headers, errors } = await parseAllHeaders({ headersFiles: [join(dir, "_headers")], configHeaders: [], minimal: false });
+    const { headers, errors } = await parseAllHeaders({
+      headersFiles: [join(dir, "_headers")],
+      configHeaders: [],
+      minimal: false,
+    });
     expect(errors).toEqual([]);
     expect(headers).toEqual([{ for: "/*", forRegExp: expect.any(RegExp), values: RESPONSE_HEADERS }]);
   });
@@ -94,7 +116,8 @@ describe("the rules, matched by Netlify's redirect engine (netlify-redirector)",
   let headerRules: { forRegExp: RegExp; values: Record<string, string> }[];
   beforeAll(async () => {
     matcher = await parsePlain(renderNetlifyRedirects(names), {});
-    headerRules = (await parseAllHeaders({ headersFiles: [join(dir, "_headers")], configHeaders: [], minimal: false })).headers as typeof headerRules;
+    headerRules = (await parseAllHeaders({ headersFiles: [join(dir, "_headers")], configHeaders: [], minimal: false }))
+      .headers as typeof headerRules;
   });
 
   /** What Netlify answers, with the engine's match served from the build and the parsed _headers applied. */
@@ -107,12 +130,21 @@ describe("the rules, matched by Netlify's redirect engine (netlify-redirector)",
     } catch {
       // %zz and the like: matched as sent.
     }
-    const match = matcher.match({ scheme: "http", host: url.hostname, path, query: url.search.slice(1), getHeader: () => "", getCookie: () => "" });
+    const match = matcher.match({
+      scheme: "http",
+      host: url.hostname,
+      path,
+      query: url.search.slice(1),
+      getHeader: () => "",
+      getCookie: () => "",
+    });
     const file = match ? match.to.slice(1) : path.slice(1);
     const body = api.files.get(file);
     const status = body === undefined ? 404 : (match?.status ?? 200);
     const headers: Record<string, string> = {};
-    for (const rule of headerRules) if (rule.forRegExp.test(url.pathname)) for (const [k, v] of Object.entries(rule.values)) headers[k.toLowerCase()] = v;
+    for (const rule of headerRules)
+      if (rule.forRegExp.test(url.pathname))
+        for (const [k, v] of Object.entries(rule.values)) headers[k.toLowerCase()] = v;
     return { status, headers, body: Buffer.from(body ?? "", "latin1") };
   }
 
@@ -141,8 +173,23 @@ describe("the rules, matched by Netlify's redirect engine (netlify-redirector)",
   });
 
   it("rewrites a hostile package value to the 404, never into a path", () => {
-    for (const query of ["package=../../hosts", "package=..%2F..%2Fhosts", "package=%2e%2e", "package=", "package=snake%2F..%2F..%2Fhosts"]) {
-      expect(matcher.match({ scheme: "http", host: "h", path: "/v2/primary/packages", query, getHeader: () => "", getCookie: () => "" })).toMatchObject({ to: `/${NOT_FOUND_FILE}`, status: 404 });
+    for (const query of [
+      "package=../../hosts",
+      "package=..%2F..%2Fhosts",
+      "package=%2e%2e",
+      "package=",
+      "package=snake%2F..%2F..%2Fhosts",
+    ]) {
+      expect(
+        matcher.match({
+          scheme: "http",
+          host: "h",
+          path: "/v2/primary/packages",
+          query,
+          getHeader: () => "",
+          getCookie: () => "",
+        }),
+      ).toMatchObject({ to: `/${NOT_FOUND_FILE}`, status: 404 });
     }
   });
 });

@@ -69,13 +69,20 @@ describe(".github/workflows/pages.yml", () => {
   it("on a push, runs the README's commands in order and uploads the output folder", () => {
     expect(build!.if).toBe("github.event_name != 'pull_request'");
     expect(runs(build!)).toEqual(documentedCommands());
-    expect(documentedCommands()).toEqual(["npm ci", "npx shopfront validate", "npx shopfront build --target github-pages"]);
+    expect(documentedCommands()).toEqual([
+      "npm ci",
+      "npx shopfront validate",
+      "npx shopfront build --target github-pages",
+    ]);
     expect(build!.steps.at(-1)).toEqual({ uses: "actions/upload-pages-artifact@v4", with: { path: "dist" } });
   });
 
   it("sets up Node.js 20 with the npm cache", () => {
     for (const job of [validate!, build!]) {
-      expect(job.steps.find((s) => s.uses?.startsWith("actions/setup-node@"))!.with).toEqual({ "node-version": 20, cache: "npm" });
+      expect(job.steps.find((s) => s.uses?.startsWith("actions/setup-node@"))!.with).toEqual({
+        "node-version": 20,
+        cache: "npm",
+      });
     }
   });
 

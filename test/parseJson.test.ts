@@ -6,7 +6,10 @@ const codes = (text: string | Uint8Array) => parse(text).findings.map((f) => f.c
 
 describe("parseJson", () => {
   it("parses valid JSON with no findings", () => {
-    expect(parse('{"a": [1, {"b": "x"}], "c": null}')).toEqual({ value: { a: [1, { b: "x" }], c: null }, findings: [] });
+    expect(parse('{"a": [1, {"b": "x"}], "c": null}')).toEqual({
+      value: { a: [1, { b: "x" }], c: null },
+      findings: [],
+    });
   });
 
   it.each([
@@ -19,7 +22,7 @@ describe("parseJson", () => {
     ['{"a": "\\x"}', 1, 8, "invalid escape"],
     ['{"a": 01}', 1, 8, "expected ',' or '}'"],
     ['{"a": 1} {', 1, 10, "after the end of the JSON value"],
-    ['[1, 2,]', 1, 7, "trailing comma before ']'"],
+    ["[1, 2,]", 1, 7, "trailing comma before ']'"],
     ['{"a": 1', 1, 8, "the end of the file"],
   ])("reports a syntax error in %j at line %i, column %i", (text, line, column, message) => {
     const { findings, value } = parse(text);

@@ -1,7 +1,19 @@
 // The deploy planner and the S3 location, pure: no store, no disk.
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CACHE_CONTROL, parseDeployState, phaseOf, planDeploy, renderDeployState, STATE_FILE, type DeployState, type LocalFile, type ObjectRecord, type PlanInput, type RemoteObject } from "../src/deploy/planDeploy.js";
+import {
+  DEFAULT_CACHE_CONTROL,
+  parseDeployState,
+  phaseOf,
+  planDeploy,
+  renderDeployState,
+  STATE_FILE,
+  type DeployState,
+  type LocalFile,
+  type ObjectRecord,
+  type PlanInput,
+  type RemoteObject,
+} from "../src/deploy/planDeploy.js";
 import { formatS3Url, parseS3Url } from "../src/deploy/s3Location.js";
 import { UsageError } from "../src/util/errors.js";
 
@@ -44,7 +56,14 @@ function deployed(files: readonly LocalFile[]): { remote: RemoteObject[]; state:
 }
 
 function plan(input: Partial<PlanInput>) {
-  return planDeploy({ location: LOCATION, files: BUILD, remote: [], cacheControl: DEFAULT_CACHE_CONTROL, delete: false, ...input });
+  return planDeploy({
+    location: LOCATION,
+    files: BUILD,
+    remote: [],
+    cacheControl: DEFAULT_CACHE_CONTROL,
+    delete: false,
+    ...input,
+  });
 }
 
 const uploadKeys = (p: ReturnType<typeof plan>) => p.phases.map((phase) => phase.map((u) => u.key));
@@ -53,11 +72,20 @@ describe("planDeploy", () => {
   it("uploads per-package files and the 404 body first, then the lists, then the host list, each phase sorted", () => {
     const p = plan({});
     expect(uploadKeys(p)).toEqual([
-      ["api/404.json", "api/v1/primary/package/ZapShot", "api/v1/primary/package/snake", "api/v1/themes/package/dark-blue"],
+      [
+        "api/404.json",
+        "api/v1/primary/package/ZapShot",
+        "api/v1/primary/package/snake",
+        "api/v1/themes/package/dark-blue",
+      ],
       ["api/v1/primary/packages", "api/v1/themes/packages"],
       ["api/v1/hosts"],
     ]);
-    expect(p.phases.flat().every((u) => u.reason === "new" && u.contentType === JSON_TYPE && u.cacheControl === DEFAULT_CACHE_CONTROL)).toBe(true);
+    expect(
+      p.phases
+        .flat()
+        .every((u) => u.reason === "new" && u.contentType === JSON_TYPE && u.cacheControl === DEFAULT_CACHE_CONTROL),
+    ).toBe(true);
   });
 
   it("skips the files that only other hosts read", () => {
@@ -72,7 +100,9 @@ describe("planDeploy", () => {
   });
 
   it("uploads a file whose content changed, whatever its size or date", () => {
-    const changed = BUILD.map((f) => (f.path === "v1/primary/packages" ? file(f.path, "0123456789abcdef0123456789abcdef") : f));
+    const changed = BUILD.map((f) =>
+      f.path === "v1/primary/packages" ? file(f.path, "0123456789abcdef0123456789abcdef") : f,
+    );
     const p = plan({ ...deployed(BUILD), files: changed });
     expect(p.phases.flat().map((u) => [u.key, u.reason])).toEqual([["api/v1/primary/packages", "content"]]);
   });
@@ -86,7 +116,10 @@ describe("planDeploy", () => {
   it("uploads a file recorded with another Content-Type", () => {
     const bucket = deployed(BUILD);
     const hosts = BUILD.find((f) => f.path === "v1/hosts")!;
-    const objects = new Map(bucket.state.objects).set("v1/hosts", record(hosts, { contentType: "binary/octet-stream" }));
+    const objects = new Map(bucket.state.objects).set(
+      "v1/hosts",
+      record(hosts, { contentType: "binary/octet-stream" }),
+    );
     const p = plan({ ...bucket, state: { ...bucket.state, objects } });
     expect(p.phases.flat().map((u) => [u.key, u.reason])).toEqual([["api/v1/hosts", "metadata"]]);
   });
@@ -101,7 +134,11 @@ describe("planDeploy", () => {
   it("uploads an object written after the record (same bytes, metadata unknown) or replaced since (another ETag)", () => {
     const bucket = deployed(BUILD);
     const remote = bucket.remote.map((o) =>
-      o.key === "api/v1/hosts" ? { ...o, lastModified: LATER } : o.key === "api/404.json" ? { ...o, etag: '"ffff"' } : o,
+      o.key === "api/v1/hosts"
+        ? { ...o, lastModified: LATER }
+        : o.key === "api/404.json"
+          ? { ...o, etag: '"ffff"' }
+          : o,
     );
     const p = plan({ ...bucket, remote });
     expect(p.phases.flat().map((u) => [u.key, u.reason])).toEqual([
@@ -150,7 +187,14 @@ describe("phaseOf", () => {
     expect(phaseOf("v1/hosts")).toBe(2);
   });
 
-  it.each(["v1/primary/package/..", "v1/primary/package/con", "v2/primary/packages", "v1/hosts/x", "index.html", STATE_FILE])("%s is not an API file", (path) => {
+  it.each([
+    "v1/primary/package/..",
+    "v1/primary/package/con",
+    "v2/primary/packages",
+    "v1/hosts/x",
+    "index.html",
+    STATE_FILE,
+  ])("%s is not an API file", (path) => {
     expect(phaseOf(path)).toBeUndefined();
   });
 });
@@ -161,12 +205,16 @@ describe("the deploy record", () => {
     expect(parseDeployState(renderDeployState(objects), RECORDED)).toEqual({ objects, writtenAt: RECORDED });
   });
 
-  it.each(["", "not json", "[]", "null", '{"shopfront":"deploy-state","version":2,"objects":{}}', '{"shopfront":"deploy-state","version":1,"objects":{"v1/hosts":{"md5":1}}}'])(
-    "is ignored when it is %j, so every file is uploaded",
-    (text) => {
-      expect(parseDeployState(text, RECORDED)).toBeUndefined();
-    },
-  );
+  it.each([
+    "",
+    "not json",
+    "[]",
+    "null",
+    '{"shopfront":"deploy-state","version":2,"objects":{}}',
+    '{"shopfront":"deploy-state","version":1,"objects":{"v1/hosts":{"md5":1}}}',
+  ])("is ignored when it is %j, so every file is uploaded", (text) => {
+    expect(parseDeployState(text, RECORDED)).toBeUndefined();
+  });
 });
 
 describe("parseS3Url", () => {

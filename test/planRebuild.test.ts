@@ -20,13 +20,24 @@ function lastBuild(): { state: BuildState; live: Map<string, string> } {
   let ino = 10;
   for (const [host, names] of Object.entries(built)) {
     const rendered = names.map((name) => ({ name, json: json(name) }));
-    packages[host] = hostStateOf(rendered, rendered.map(() => signature(ino++)));
+    packages[host] = hostStateOf(
+      rendered,
+      rendered.map(() => signature(ino++)),
+    );
     live.set(listFile(host), `[${rendered.map((p) => p.json).join(",")}]`);
     for (const p of rendered) live.set(packageFile(host, p.name), p.json);
   }
   const state: BuildState = {
-    key: "k", live: "a", spare: null, snapshotMs: 50_000, hostsFile: signature(1), folders: null,
-    hosts: Object.keys(built), packages, warnings: [], files: 8,
+    key: "k",
+    live: "a",
+    spare: null,
+    snapshotMs: 50_000,
+    hostsFile: signature(1),
+    folders: null,
+    hosts: Object.keys(built),
+    packages,
+    warnings: [],
+    files: 8,
   };
   return { state, live };
 }
@@ -37,11 +48,13 @@ function liveFiles(files: ReadonlyMap<string, string>): LiveFiles {
 
 /** A survey that found every package of the last build in place but those of `moved`. */
 function survey(state: BuildState, moved: Record<string, number[]> = {}) {
-  const kept = new Map(state.hosts.map((host) => {
-    const flags = new Uint8Array(state.packages[host]!.names.length).fill(1);
-    for (const i of moved[host] ?? []) flags[i] = 0;
-    return [host, flags] as const;
-  }));
+  const kept = new Map(
+    state.hosts.map((host) => {
+      const flags = new Uint8Array(state.packages[host]!.names.length).fill(1);
+      for (const i of moved[host] ?? []) flags[i] = 0;
+      return [host, flags] as const;
+    }),
+  );
   return { kept, folders: state.folders };
 }
 
@@ -49,27 +62,50 @@ function inputs(state: BuildState, packages: RereadPackage[] = []) {
   return { snapshotMs: 100_000, hostsFile: state.hostsFile, packages, problems: [], targets: [] };
 }
 
-const reread = (host: string, name: string, index: number | undefined, version = "1"): RereadPackage =>
-  ({ host, index, pkg: { name, json: json(name, version) }, signature: signature(99) });
+const reread = (host: string, name: string, index: number | undefined, version = "1"): RereadPackage => ({
+  host,
+  index,
+  pkg: { name, json: json(name, version) },
+  signature: signature(99),
+});
 
 describe("planRebuild", () => {
   it("plans nothing when nothing moved: mode unchanged, no writes, the state as it was", () => {
     const { state, live } = lastBuild();
     const plan = planRebuild(state, survey(state), inputs(state), liveFiles(live));
     expect(plan.writes.size).toBe(0);
-    expect(plan.summary).toEqual({ hosts: 2, packages: 4, files: 8, mode: "unchanged", changedPackages: 0, filesWritten: 0 });
+    expect(plan.summary).toEqual({
+      hosts: 2,
+      packages: 4,
+      files: 8,
+      mode: "unchanged",
+      changedPackages: 0,
+      filesWritten: 0,
+    });
     expect(plan.stateMoved).toBe(false);
     expect(plan.state.packages).toEqual(state.packages);
   });
 
   it("writes a changed package's file and its host's list, and remembers its new signature", () => {
     const { state, live } = lastBuild();
-    const plan = planRebuild(state, survey(state, { primary: [1] }), inputs(state, [reread("primary", "b", 1, "2")]), liveFiles(live));
+    const plan = planRebuild(
+      state,
+      survey(state, { primary: [1] }),
+      inputs(state, [reread("primary", "b", 1, "2")]),
+      liveFiles(live),
+    );
     expect(plan.changed).toEqual([{ host: "primary", name: "b" }]);
     expect([...plan.writes.keys()]).toEqual([packageFile("primary", "b"), listFile("primary")]);
     expect(plan.writes.get(packageFile("primary", "b"))).toBe(json("b", "2"));
     expect(contentText(plan.writes.get(listFile("primary"))!)).toBe(`[${json("a")},${json("b", "2")},${json("c")}]`);
-    expect(plan.summary).toEqual({ hosts: 2, packages: 4, files: 8, mode: "incremental", changedPackages: 1, filesWritten: 2 });
+    expect(plan.summary).toEqual({
+      hosts: 2,
+      packages: 4,
+      files: 8,
+      mode: "incremental",
+      changedPackages: 1,
+      filesWritten: 2,
+    });
     const primary = plan.state.packages.primary!;
     expect(isUnchanged(signature(99), primary, 1, plan.state.snapshotMs + 60_000)).toBe(true);
     expect(lengthAt(primary, 1)).toBe(json("b", "2").length);
@@ -82,22 +118,48 @@ describe("planRebuild", () => {
     expect(plan.removed).toEqual([{ host: "primary", name: "b" }]);
     expect(plan.writes.get(packageFile("primary", "b"))).toBeNull();
     expect(contentText(plan.writes.get(listFile("primary"))!)).toBe(`[${json("a")},${json("c")}]`);
-    expect(plan.summary).toEqual({ hosts: 2, packages: 3, files: 7, mode: "incremental", changedPackages: 1, filesWritten: 2 });
+    expect(plan.summary).toEqual({
+      hosts: 2,
+      packages: 3,
+      files: 7,
+      mode: "incremental",
+      changedPackages: 1,
+      filesWritten: 2,
+    });
     expect(plan.state.packages.primary!.names).toEqual(["a", "c"]);
   });
 
   it("writes a new package and puts it in its host's list in name order", () => {
     const { state, live } = lastBuild();
-    const plan = planRebuild(state, survey(state), inputs(state, [reread("primary", "bb", undefined)]), liveFiles(live));
+    const plan = planRebuild(
+      state,
+      survey(state),
+      inputs(state, [reread("primary", "bb", undefined)]),
+      liveFiles(live),
+    );
     expect(plan.added).toEqual([{ host: "primary", name: "bb" }]);
-    expect(contentText(plan.writes.get(listFile("primary"))!)).toBe(`[${json("a")},${json("b")},${json("bb")},${json("c")}]`);
-    expect(plan.summary).toEqual({ hosts: 2, packages: 5, files: 9, mode: "incremental", changedPackages: 1, filesWritten: 2 });
+    expect(contentText(plan.writes.get(listFile("primary"))!)).toBe(
+      `[${json("a")},${json("b")},${json("bb")},${json("c")}]`,
+    );
+    expect(plan.summary).toEqual({
+      hosts: 2,
+      packages: 5,
+      files: 9,
+      mode: "incremental",
+      changedPackages: 1,
+      filesWritten: 2,
+    });
     expect(plan.state.packages.primary!.names).toEqual(["a", "b", "bb", "c"]);
   });
 
   it("writes nothing for a package read again with the same output, but remembers its new signature", () => {
     const { state, live } = lastBuild();
-    const plan = planRebuild(state, survey(state, { primary: [1] }), inputs(state, [reread("primary", "b", 1)]), liveFiles(live));
+    const plan = planRebuild(
+      state,
+      survey(state, { primary: [1] }),
+      inputs(state, [reread("primary", "b", 1)]),
+      liveFiles(live),
+    );
     expect(plan.writes.size).toBe(0);
     expect(plan.summary).toMatchObject({ mode: "unchanged", changedPackages: 0, filesWritten: 0 });
     expect(plan.stateMoved).toBe(true);

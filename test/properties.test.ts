@@ -46,13 +46,30 @@ interface Catalogue {
 }
 
 const catalogueArb: fc.Arbitrary<Catalogue> = fc
-  .uniqueArray(name.filter((n) => n.toLowerCase() !== "hosts"), { minLength: 1, maxLength: 3, selector: (n) => n.toLowerCase() })
+  .uniqueArray(
+    name.filter((n) => n.toLowerCase() !== "hosts"),
+    { minLength: 1, maxLength: 3, selector: (n) => n.toLowerCase() },
+  )
   .chain((ids) =>
     fc.record({
-      hosts: fc.tuple(...ids.map((id, i) => fc.record({ id: fc.constant(id), name: nonEmpty(30), host: fc.constant(`host${i}.example.org`), description: text(false, 80) }))),
+      hosts: fc.tuple(
+        ...ids.map((id, i) =>
+          fc.record({
+            id: fc.constant(id),
+            name: nonEmpty(30),
+            host: fc.constant(`host${i}.example.org`),
+            description: text(false, 80),
+          }),
+        ),
+      ),
       packages: fc.record(
         Object.fromEntries(
-          ids.map((id) => [id, fc.uniqueArray(name, { maxLength: 6, selector: (n) => n.toLowerCase() }).chain((names) => fc.tuple(...names.map(manifestOf)))]),
+          ids.map((id) => [
+            id,
+            fc
+              .uniqueArray(name, { maxLength: 6, selector: (n) => n.toLowerCase() })
+              .chain((names) => fc.tuple(...names.map(manifestOf))),
+          ]),
         ),
       ),
     }),
@@ -60,10 +77,14 @@ const catalogueArb: fc.Arbitrary<Catalogue> = fc
 
 function writeCatalogue(dir: string, catalogue: Catalogue): void {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "hosts.json"), JSON.stringify({ default: catalogue.hosts[0]!.id, hosts: catalogue.hosts }, null, 2));
+  writeFileSync(
+    join(dir, "hosts.json"),
+    JSON.stringify({ default: catalogue.hosts[0]!.id, hosts: catalogue.hosts }, null, 2),
+  );
   for (const { id } of catalogue.hosts) {
     mkdirSync(join(dir, id));
-    for (const m of catalogue.packages[id] ?? []) writeFileSync(join(dir, id, `${String(m.internal_name)}.json`), JSON.stringify(m, null, 2));
+    for (const m of catalogue.packages[id] ?? [])
+      writeFileSync(join(dir, id, `${String(m.internal_name)}.json`), JSON.stringify(m, null, 2));
   }
 }
 
@@ -86,9 +107,12 @@ describe("valid catalogues", () => {
         const out = join(dir, "dist");
         const hosts = JSON.parse(readFileSync(join(out, "v1", "hosts"), "latin1"));
         expect(hosts.repos).toEqual(catalogue.hosts.map((h) => h.id));
-        for (const h of catalogue.hosts) expect(hosts.repositories[h.id]).toEqual({ description: h.description, host: h.host, name: h.name });
+        for (const h of catalogue.hosts)
+          expect(hosts.repositories[h.id]).toEqual({ description: h.description, host: h.host, name: h.name });
         for (const { id } of catalogue.hosts) {
-          const manifests = [...(catalogue.packages[id] ?? [])].sort((a, b) => byCodePoint(String(a.internal_name), String(b.internal_name)));
+          const manifests = [...(catalogue.packages[id] ?? [])].sort((a, b) =>
+            byCodePoint(String(a.internal_name), String(b.internal_name)),
+          );
           const listText = readFileSync(join(out, "v1", id, "packages"), "latin1");
           expect(/^[\x20-\x7e]*$/.test(listText)).toBe(true);
           expect(JSON.parse(listText)).toEqual(manifests.map((m) => ({ ...m, ...NO_STATS })));
@@ -132,14 +156,35 @@ describe("valid catalogues", () => {
 type Corruption = (text: string, field: string) => string | Uint8Array;
 
 const corruptions: Record<string, fc.Arbitrary<Corruption>> = {
-  "a value of the wrong type": fc.constantFrom<unknown>(null, true, [], {}, "text", 1.5).map((v) => (t, f) => { const m = JSON.parse(t); m[f] = typeof m[f] === "string" && typeof v === "string" ? 12 : v; return JSON.stringify(m); }),
-  "a missing field": fc.constant((t, f) => { const m = JSON.parse(t); delete m[f]; return JSON.stringify(m); }),
-  "an unknown field": fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !(k in MANIFEST_FIELDS)).map((k) => (t) => JSON.stringify({ ...JSON.parse(t), [k]: 1 })),
-  "a truncated file": fc.double({ min: 0.05, max: 0.95, noNaN: true }).map((at) => (t) => t.slice(0, Math.floor(t.trimEnd().length * at))),
-  "invalid UTF-8": fc.integer({ min: 0x80, max: 0xff }).filter((b) => b < 0xc2 || b > 0xf4).map((byte) => (t) => Buffer.concat([Buffer.from(t.slice(0, 1)), Buffer.from([byte]), Buffer.from(t.slice(1))])),
+  "a value of the wrong type": fc.constantFrom<unknown>(null, true, [], {}, "text", 1.5).map((v) => (t, f) => {
+    const m = JSON.parse(t);
+    m[f] = typeof m[f] === "string" && typeof v === "string" ? 12 : v;
+    return JSON.stringify(m);
+  }),
+  "a missing field": fc.constant((t, f) => {
+    const m = JSON.parse(t);
+    delete m[f];
+    return JSON.stringify(m);
+  }),
+  "an unknown field": fc
+    .string({ minLength: 1, maxLength: 12 })
+    .filter((k) => !(k in MANIFEST_FIELDS))
+    .map((k) => (t) => JSON.stringify({ ...JSON.parse(t), [k]: 1 })),
+  "a truncated file": fc
+    .double({ min: 0.05, max: 0.95, noNaN: true })
+    .map((at) => (t) => t.slice(0, Math.floor(t.trimEnd().length * at))),
+  "invalid UTF-8": fc
+    .integer({ min: 0x80, max: 0xff })
+    .filter((b) => b < 0xc2 || b > 0xf4)
+    .map((byte) => (t) => Buffer.concat([Buffer.from(t.slice(0, 1)), Buffer.from([byte]), Buffer.from(t.slice(1))])),
   "a duplicate key": fc.constant((t, f) => t.replace("{", `{${JSON.stringify(f)}: 0, `)),
-  "an invalid name": fc.string({ maxLength: 70 }).filter((s) => !isValidName(s)).map((n) => (t) => JSON.stringify({ ...JSON.parse(t), internal_name: n })),
-  "a number out of range": fc.constantFrom(-1, 2 ** 31, 2 ** 53 + 2).map((n) => (t) => JSON.stringify({ ...JSON.parse(t), zip_size: n })),
+  "an invalid name": fc
+    .string({ maxLength: 70 })
+    .filter((s) => !isValidName(s))
+    .map((n) => (t) => JSON.stringify({ ...JSON.parse(t), internal_name: n })),
+  "a number out of range": fc
+    .constantFrom(-1, 2 ** 31, 2 ** 53 + 2)
+    .map((n) => (t) => JSON.stringify({ ...JSON.parse(t), zip_size: n })),
 };
 
 describe("invalid catalogues", () => {
@@ -147,7 +192,9 @@ describe("invalid catalogues", () => {
     await fc.assert(
       fc.asyncProperty(
         catalogueArb.filter((c) => Object.values(c.packages).some((p) => p.length > 0)),
-        fc.constantFrom(...Object.keys(corruptions)).chain((kind) => corruptions[kind]!.map((corrupt) => ({ kind, corrupt }))),
+        fc
+          .constantFrom(...Object.keys(corruptions))
+          .chain((kind) => corruptions[kind]!.map((corrupt) => ({ kind, corrupt }))),
         fc.constantFrom(...Object.keys(MANIFEST_FIELDS)),
         fc.nat(),
         async (catalogue, { corrupt }, field, pick) => {
@@ -157,7 +204,9 @@ describe("invalid catalogues", () => {
           const out = join(dir, "dist");
           await buildCatalogue({ catalogueDir, outDir: out });
           const before = digest(out);
-          const all = catalogue.hosts.flatMap(({ id }) => (catalogue.packages[id] ?? []).map((m) => join(catalogueDir, id, `${String(m.internal_name)}.json`)));
+          const all = catalogue.hosts.flatMap(({ id }) =>
+            (catalogue.packages[id] ?? []).map((m) => join(catalogueDir, id, `${String(m.internal_name)}.json`)),
+          );
           const file = all[pick % all.length]!;
           writeFileSync(file, corrupt(readFileSync(file, "utf8"), field));
           const result = await buildCatalogue({ catalogueDir, outDir: out });
@@ -172,38 +221,71 @@ describe("invalid catalogues", () => {
 
   it("through the binary: exit 1 and no stack trace", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...Object.keys(corruptions)).chain((kind) => corruptions[kind]!), fc.constantFrom(...Object.keys(MANIFEST_FIELDS)), (corrupt, field) => {
-        const dir = tempDir();
-        writeCatalogue(join(dir, "catalogue"), { hosts: [{ id: "primary", name: "P", host: "p.example.org", description: "" }], packages: { primary: [{ ...fixedManifest }] } });
-        const file = join(dir, "catalogue", "primary", "one.json");
-        writeFileSync(file, corrupt(readFileSync(file, "utf8"), field));
-        const run = spawnSync(process.execPath, [join(ROOT, "lib", "cli.js"), "build"], { cwd: dir, encoding: "utf8" });
-        expect(run.status).toBe(1);
-        expect(run.stderr).not.toMatch(/\n\s+at |internal error/);
-      }),
+      fc.property(
+        fc.constantFrom(...Object.keys(corruptions)).chain((kind) => corruptions[kind]!),
+        fc.constantFrom(...Object.keys(MANIFEST_FIELDS)),
+        (corrupt, field) => {
+          const dir = tempDir();
+          writeCatalogue(join(dir, "catalogue"), {
+            hosts: [{ id: "primary", name: "P", host: "p.example.org", description: "" }],
+            packages: { primary: [{ ...fixedManifest }] },
+          });
+          const file = join(dir, "catalogue", "primary", "one.json");
+          writeFileSync(file, corrupt(readFileSync(file, "utf8"), field));
+          const run = spawnSync(process.execPath, [join(ROOT, "lib", "cli.js"), "build"], {
+            cwd: dir,
+            encoding: "utf8",
+          });
+          expect(run.status).toBe(1);
+          expect(run.stderr).not.toMatch(/\n\s+at |internal error/);
+        },
+      ),
       { numRuns: 25 },
     );
   });
 
   it("a package file name is accepted exactly when it passes the name rule", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 80, unit: "grapheme" }).filter((s) => !s.includes("/") && !s.includes("\0") && !s.startsWith(".") && Buffer.byteLength(s) < 200), async (fileName) => {
-        const dir = tempDir();
-        writeCatalogue(join(dir, "catalogue"), { hosts: [{ id: "primary", name: "P", host: "p.example.org", description: "" }], packages: { primary: [] } });
-        writeFileSync(join(dir, "catalogue", "primary", `${fileName}.json`), JSON.stringify({ ...fixedManifest, internal_name: fileName }));
-        const result = await buildCatalogue({ catalogueDir: join(dir, "catalogue"), outDir: join(dir, "dist") });
-        if (isValidName(fileName)) expect(result.built?.packages).toBe(1);
-        else {
-          expect(result.built).toBeUndefined();
-          expect(result.problems.some((p) => p.code === "INVALID_NAME" || p.code === "RESERVED_NAME")).toBe(true);
-        }
-      }),
+      fc.asyncProperty(
+        fc
+          .string({ minLength: 1, maxLength: 80, unit: "grapheme" })
+          .filter((s) => !s.includes("/") && !s.includes("\0") && !s.startsWith(".") && Buffer.byteLength(s) < 200),
+        async (fileName) => {
+          const dir = tempDir();
+          writeCatalogue(join(dir, "catalogue"), {
+            hosts: [{ id: "primary", name: "P", host: "p.example.org", description: "" }],
+            packages: { primary: [] },
+          });
+          writeFileSync(
+            join(dir, "catalogue", "primary", `${fileName}.json`),
+            JSON.stringify({ ...fixedManifest, internal_name: fileName }),
+          );
+          const result = await buildCatalogue({ catalogueDir: join(dir, "catalogue"), outDir: join(dir, "dist") });
+          if (isValidName(fileName)) expect(result.built?.packages).toBe(1);
+          else {
+            expect(result.built).toBeUndefined();
+            expect(result.problems.some((p) => p.code === "INVALID_NAME" || p.code === "RESERVED_NAME")).toBe(true);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });
 });
 
 const fixedManifest = {
-  category: "games", coder: "c", contributors: "", controllers: "w", display_name: "One", extracted: 1, internal_name: "one",
-  long_description: "", package_type: "dol", release_date: 1, short_description: "s", updated: 2, version: "1", zip_size: 1,
+  category: "games",
+  coder: "c",
+  contributors: "",
+  controllers: "w",
+  display_name: "One",
+  extracted: 1,
+  internal_name: "one",
+  long_description: "",
+  package_type: "dol",
+  release_date: 1,
+  short_description: "s",
+  updated: 2,
+  version: "1",
+  zip_size: 1,
 };

@@ -24,14 +24,19 @@ function sends(target: Target, row: ConformanceRow): string {
 
 function cannot(target: Target): string {
   const rows = Object.entries(target.cannot) as [ConformanceRow, string][];
-  return rows.length === 0 ? "nothing" : rows.map(([row, why]) => `**${text(CONFORMANCE_ROWS[row])}**: ${text(why)}`).join("<br>");
+  return rows.length === 0
+    ? "nothing"
+    : rows.map(([row, why]) => `**${text(CONFORMANCE_ROWS[row])}**: ${text(why)}`).join("<br>");
 }
 
 export function renderHostingTable(): string {
   const lines = [
     "| host | endpoints served | `Content-Type: application/json` | `Access-Control-Allow-Origin: *` | cannot, and why | set up |",
     "|---|---|---|---|---|---|",
-    ...TARGETS.map((t) => `| ${text(t.title)} | ${endpoints(t)} | ${sends(t, "content-type")} | ${sends(t, "cors")} | ${cannot(t)} | ${t.usage} |`),
+    ...TARGETS.map(
+      (t) =>
+        `| ${text(t.title)} | ${endpoints(t)} | ${sends(t, "content-type")} | ${sends(t, "cors")} | ${cannot(t)} | ${t.usage} |`,
+    ),
   ];
   return `${lines.join("\n")}\n`;
 }

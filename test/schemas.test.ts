@@ -9,7 +9,13 @@ import { isValidName, NAME_PATTERN } from "../src/catalogue/names.js";
 import { readSchema, SCHEMA_DIR, SCHEMA_FILES, schemaValidators, type SchemaName } from "../src/catalogue/schemas.js";
 import { manifest, ROOT, SHARED } from "./helpers.js";
 
-type JsonSchema = { properties?: Record<string, JsonSchema>; required?: string[]; type?: string; $ref?: string; items?: JsonSchema };
+type JsonSchema = {
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  type?: string;
+  $ref?: string;
+  items?: JsonSchema;
+};
 
 /** The JSON type a property of a schema accepts, following $refs within the schema files. */
 function typeOf(schema: JsonSchema, file: string): string | undefined {
@@ -22,9 +28,14 @@ function typeOf(schema: JsonSchema, file: string): string | undefined {
   return typeOf(node as JsonSchema, target);
 }
 
-function fieldTypes(name: SchemaName, at: (s: JsonSchema) => JsonSchema = (s) => s): Record<string, string | undefined> {
+function fieldTypes(
+  name: SchemaName,
+  at: (s: JsonSchema) => JsonSchema = (s) => s,
+): Record<string, string | undefined> {
   const schema = at(readSchema(name) as JsonSchema);
-  return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, typeOf(v, SCHEMA_FILES[name])]));
+  return Object.fromEntries(
+    Object.entries(schema.properties ?? {}).map(([k, v]) => [k, typeOf(v, SCHEMA_FILES[name])]),
+  );
 }
 
 describe("schemas", () => {
@@ -69,10 +80,48 @@ describe("schemas", () => {
 });
 
 describe("the name rule", () => {
-  const valid = ["240pSuite", "usbloader_gx", "Achtung_Wii_Kurve", "a", "_", "x.y", "v1.0-beta", "primary", "themes", "a".repeat(64), "CONSOLE", "nullptr", "com10", "lpt", "config.json"];
+  const valid = [
+    "240pSuite",
+    "usbloader_gx",
+    "Achtung_Wii_Kurve",
+    "a",
+    "_",
+    "x.y",
+    "v1.0-beta",
+    "primary",
+    "themes",
+    "a".repeat(64),
+    "CONSOLE",
+    "nullptr",
+    "com10",
+    "lpt",
+    "config.json",
+  ];
   const invalid = [
-    "", ".", "..", ".hidden", "-flag", "trailing.", "a/b", "a\\b", "%2e%2e", "a b", "é", "a".repeat(65),
-    "con", "CON", "Con", "nul.txt", "NUL.tar.gz", "com1", "COM9", "lpt0", "aux", "prn.json", "a\u0000b", "a\nb",
+    "",
+    ".",
+    "..",
+    ".hidden",
+    "-flag",
+    "trailing.",
+    "a/b",
+    "a\\b",
+    "%2e%2e",
+    "a b",
+    "é",
+    "a".repeat(65),
+    "con",
+    "CON",
+    "Con",
+    "nul.txt",
+    "NUL.tar.gz",
+    "com1",
+    "COM9",
+    "lpt0",
+    "aux",
+    "prn.json",
+    "a\u0000b",
+    "a\nb",
   ];
 
   it.each(valid)("accepts %j", (name) => expect(isValidName(name)).toBe(true));

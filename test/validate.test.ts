@@ -10,7 +10,12 @@ import { copyFixture, manifest, tempDir, writeFiles } from "./helpers.js";
 type Change = (dir: string) => void;
 
 const hostsFile = (hosts: object[], defaultHost = "primary") => ({ default: defaultHost, hosts });
-const host = (id: string) => ({ id, name: `${id} repository`, host: `${id}.example.org`, description: `The ${id} host.` });
+const host = (id: string) => ({
+  id,
+  name: `${id} repository`,
+  host: `${id}.example.org`,
+  description: `The ${id} host.`,
+});
 
 async function problemsAfter(change: Change) {
   const dir = copyFixture("basic");
@@ -19,20 +24,31 @@ async function problemsAfter(change: Change) {
   return { ...result, summary: result.problems.map((p) => [p.code, p.file, p.pointer]) };
 }
 
-const put = (files: Record<string, unknown>): Change => (dir) => writeFiles(dir, files);
+const put =
+  (files: Record<string, unknown>): Change =>
+  (dir) =>
+    writeFiles(dir, files);
 
 describe("a valid catalogue", () => {
   it("has no problems and renders every package, sorted in code-point order", async () => {
     const { problems, catalogue } = await problemsAfter(() => {});
     expect(problems).toEqual([]);
     expect(catalogue!.hosts.map((h) => h.id)).toEqual(["primary", "themes"]);
-    expect(catalogue!.packages.get("primary")!.map((p) => p.name)).toEqual(["240pTest", "ZapShot", "snake", "snake-deluxe"]);
+    expect(catalogue!.packages.get("primary")!.map((p) => p.name)).toEqual([
+      "240pTest",
+      "ZapShot",
+      "snake",
+      "snake-deluxe",
+    ]);
     expect(catalogue!.packages.get("themes")!.map((p) => p.name)).toEqual(["dark-blue"]);
   });
 
   it("may have a host with no packages (its folder kept by a hidden placeholder)", async () => {
     const { problems, catalogue } = await problemsAfter((dir) => {
-      writeFiles(dir, { "hosts.json": hostsFile([host("primary"), host("themes"), host("empty")]), "empty/.gitkeep": "" });
+      writeFiles(dir, {
+        "hosts.json": hostsFile([host("primary"), host("themes"), host("empty")]),
+        "empty/.gitkeep": "",
+      });
     });
     expect(problems).toEqual([]);
     expect(catalogue!.packages.get("empty") ?? []).toEqual([]);
@@ -41,29 +57,120 @@ describe("a valid catalogue", () => {
 
 describe("manifest rules", () => {
   it.each<[string, Change, [string, string, string][]]>([
-    ["a string size", put({ "primary/snake.json": manifest("snake", { zip_size: "1024" }) }), [["WRONG_TYPE", "primary/snake.json", "/zip_size"]]],
-    ["a fractional size", put({ "primary/snake.json": manifest("snake", { extracted: 1.5 }) }), [["WRONG_TYPE", "primary/snake.json", "/extracted"]]],
-    ["a negative size", put({ "primary/snake.json": manifest("snake", { zip_size: -1 }) }), [["OUT_OF_RANGE", "primary/snake.json", "/zip_size"]]],
-    ["a size beyond 2^31-1", put({ "primary/snake.json": manifest("snake", { zip_size: 2 ** 31 }) }), [["OUT_OF_RANGE", "primary/snake.json", "/zip_size"]]],
-    ["a date in milliseconds", put({ "primary/snake.json": manifest("snake", { release_date: 1300000000000, updated: 1300000000001 }) }), [["OUT_OF_RANGE", "primary/snake.json", "/release_date"], ["OUT_OF_RANGE", "primary/snake.json", "/updated"]]],
-    ["a date as a string", put({ "primary/snake.json": manifest("snake", { release_date: "2011-03-13" }) }), [["WRONG_TYPE", "primary/snake.json", "/release_date"]]],
-    ["a missing field", put({ "primary/snake.json": manifest("snake", { version: undefined }) }), [["MISSING_FIELD", "primary/snake.json", "/version"]]],
-    ["a computed field", put({ "primary/snake.json": manifest("snake", { downloads: 5 }) }), [["UNKNOWN_FIELD", "primary/snake.json", "/downloads"]]],
-    ["an unknown field", put({ "primary/snake.json": manifest("snake", { zipsize: 5 }) }), [["UNKNOWN_FIELD", "primary/snake.json", "/zipsize"]]],
-    ["an unknown category", put({ "primary/snake.json": manifest("snake", { category: "game" }) }), [["NOT_ALLOWED", "primary/snake.json", "/category"]]],
-    ["an unknown package type", put({ "primary/snake.json": manifest("snake", { package_type: "exe" }) }), [["NOT_ALLOWED", "primary/snake.json", "/package_type"]]],
-    ["an unknown controller letter", put({ "primary/snake.json": manifest("snake", { controllers: "wx" }) }), [["BAD_FORMAT", "primary/snake.json", "/controllers"]]],
-    ["an empty display name", put({ "primary/snake.json": manifest("snake", { display_name: "" }) }), [["BAD_LENGTH", "primary/snake.json", "/display_name"]]],
-    ["a line break in a one-line field", put({ "primary/snake.json": manifest("snake", { short_description: "a\nb" }) }), [["BAD_FORMAT", "primary/snake.json", "/short_description"]]],
-    ["a NUL character in the text", put({ "primary/snake.json": manifest("snake", { long_description: "a\u0000b" }) }), [["BAD_FORMAT", "primary/snake.json", "/long_description"]]],
-    ["a null value", put({ "primary/snake.json": manifest("snake", { coder: null }) }), [["WRONG_TYPE", "primary/snake.json", "/coder"]]],
-    ["an array instead of an object", put({ "primary/snake.json": [manifest("snake")] }), [["WRONG_TYPE", "primary/snake.json", ""]]],
-    ["internal_name not the file name", put({ "primary/snake.json": manifest("Snake") }), [["NAME_MISMATCH", "primary/snake.json", "/internal_name"]]],
-    ["malformed JSON", put({ "primary/snake.json": '{"internal_name": "snake",}' }), [["JSON_SYNTAX", "primary/snake.json", ""]]],
+    [
+      "a string size",
+      put({ "primary/snake.json": manifest("snake", { zip_size: "1024" }) }),
+      [["WRONG_TYPE", "primary/snake.json", "/zip_size"]],
+    ],
+    [
+      "a fractional size",
+      put({ "primary/snake.json": manifest("snake", { extracted: 1.5 }) }),
+      [["WRONG_TYPE", "primary/snake.json", "/extracted"]],
+    ],
+    [
+      "a negative size",
+      put({ "primary/snake.json": manifest("snake", { zip_size: -1 }) }),
+      [["OUT_OF_RANGE", "primary/snake.json", "/zip_size"]],
+    ],
+    [
+      "a size beyond 2^31-1",
+      put({ "primary/snake.json": manifest("snake", { zip_size: 2 ** 31 }) }),
+      [["OUT_OF_RANGE", "primary/snake.json", "/zip_size"]],
+    ],
+    [
+      "a date in milliseconds",
+      put({ "primary/snake.json": manifest("snake", { release_date: 1300000000000, updated: 1300000000001 }) }),
+      [
+        ["OUT_OF_RANGE", "primary/snake.json", "/release_date"],
+        ["OUT_OF_RANGE", "primary/snake.json", "/updated"],
+      ],
+    ],
+    [
+      "a date as a string",
+      put({ "primary/snake.json": manifest("snake", { release_date: "2011-03-13" }) }),
+      [["WRONG_TYPE", "primary/snake.json", "/release_date"]],
+    ],
+    [
+      "a missing field",
+      put({ "primary/snake.json": manifest("snake", { version: undefined }) }),
+      [["MISSING_FIELD", "primary/snake.json", "/version"]],
+    ],
+    [
+      "a computed field",
+      put({ "primary/snake.json": manifest("snake", { downloads: 5 }) }),
+      [["UNKNOWN_FIELD", "primary/snake.json", "/downloads"]],
+    ],
+    [
+      "an unknown field",
+      put({ "primary/snake.json": manifest("snake", { zipsize: 5 }) }),
+      [["UNKNOWN_FIELD", "primary/snake.json", "/zipsize"]],
+    ],
+    [
+      "an unknown category",
+      put({ "primary/snake.json": manifest("snake", { category: "game" }) }),
+      [["NOT_ALLOWED", "primary/snake.json", "/category"]],
+    ],
+    [
+      "an unknown package type",
+      put({ "primary/snake.json": manifest("snake", { package_type: "exe" }) }),
+      [["NOT_ALLOWED", "primary/snake.json", "/package_type"]],
+    ],
+    [
+      "an unknown controller letter",
+      put({ "primary/snake.json": manifest("snake", { controllers: "wx" }) }),
+      [["BAD_FORMAT", "primary/snake.json", "/controllers"]],
+    ],
+    [
+      "an empty display name",
+      put({ "primary/snake.json": manifest("snake", { display_name: "" }) }),
+      [["BAD_LENGTH", "primary/snake.json", "/display_name"]],
+    ],
+    [
+      "a line break in a one-line field",
+      put({ "primary/snake.json": manifest("snake", { short_description: "a\nb" }) }),
+      [["BAD_FORMAT", "primary/snake.json", "/short_description"]],
+    ],
+    [
+      "a NUL character in the text",
+      put({ "primary/snake.json": manifest("snake", { long_description: "a\u0000b" }) }),
+      [["BAD_FORMAT", "primary/snake.json", "/long_description"]],
+    ],
+    [
+      "a null value",
+      put({ "primary/snake.json": manifest("snake", { coder: null }) }),
+      [["WRONG_TYPE", "primary/snake.json", "/coder"]],
+    ],
+    [
+      "an array instead of an object",
+      put({ "primary/snake.json": [manifest("snake")] }),
+      [["WRONG_TYPE", "primary/snake.json", ""]],
+    ],
+    [
+      "internal_name not the file name",
+      put({ "primary/snake.json": manifest("Snake") }),
+      [["NAME_MISMATCH", "primary/snake.json", "/internal_name"]],
+    ],
+    [
+      "malformed JSON",
+      put({ "primary/snake.json": '{"internal_name": "snake",}' }),
+      [["JSON_SYNTAX", "primary/snake.json", ""]],
+    ],
     ["an empty file", put({ "primary/snake.json": "" }), [["EMPTY_FILE", "primary/snake.json", ""]]],
-    ["invalid UTF-8", put({ "primary/snake.json": Buffer.from([0x7b, 0xff, 0x7d]) }), [["INVALID_UTF8", "primary/snake.json", ""]]],
-    ["a duplicate key", put({ "primary/snake.json": JSON.stringify(manifest("snake")).replace("{", '{"zip_size": 99999999,') }), [["DUPLICATE_KEY", "primary/snake.json", "/zip_size"]]],
-    ["a file over 1 MiB", put({ "primary/snake.json": " ".repeat(1024 * 1024 + 1) }), [["FILE_TOO_LARGE", "primary/snake.json", ""]]],
+    [
+      "invalid UTF-8",
+      put({ "primary/snake.json": Buffer.from([0x7b, 0xff, 0x7d]) }),
+      [["INVALID_UTF8", "primary/snake.json", ""]],
+    ],
+    [
+      "a duplicate key",
+      put({ "primary/snake.json": JSON.stringify(manifest("snake")).replace("{", '{"zip_size": 99999999,') }),
+      [["DUPLICATE_KEY", "primary/snake.json", "/zip_size"]],
+    ],
+    [
+      "a file over 1 MiB",
+      put({ "primary/snake.json": " ".repeat(1024 * 1024 + 1) }),
+      [["FILE_TOO_LARGE", "primary/snake.json", ""]],
+    ],
   ])("reports %s", async (_, change, expected) => {
     const { summary, catalogue } = await problemsAfter(change);
     expect(summary).toEqual(expected);
@@ -86,7 +193,14 @@ describe("manifest rules", () => {
 
   it("explains what it expected and what it found", async () => {
     const { problems } = await problemsAfter(
-      put({ "primary/snake.json": manifest("snake", { zip_size: "12", downloads: 0, release_date: 1300000000000, relase_date: 1 }) }),
+      put({
+        "primary/snake.json": manifest("snake", {
+          zip_size: "12",
+          downloads: 0,
+          release_date: 1300000000000,
+          relase_date: 1,
+        }),
+      }),
     );
     const messages = Object.fromEntries(problems.map((p) => [p.pointer, p.message]));
     expect(messages["/zip_size"]).toBe('must be integer (is string "12")');
@@ -129,19 +243,79 @@ describe("hosts.json and folder rules", () => {
   it.each<[string, Change, [string, string, string][]]>([
     ["a missing hosts.json", (dir) => unlinkSync(join(dir, "hosts.json")), [["MISSING_HOSTS_FILE", "hosts.json", ""]]],
     ["an undeclared folder", (dir) => mkdirSync(join(dir, "extras")), [["UNDECLARED_HOST_FOLDER", "extras/", ""]]],
-    ["a declared host without a folder", (dir) => rmSync(join(dir, "themes"), { recursive: true }), [["MISSING_HOST_FOLDER", "hosts.json", "/hosts/1/id"]]],
-    ["a host folder that is a file", (dir) => (rmSync(join(dir, "themes"), { recursive: true }), writeFileSync(join(dir, "themes"), "")), [["NOT_A_FOLDER", "themes", ""]]],
-    ["a default that is not declared", put({ "hosts.json": hostsFile([host("primary"), host("themes")], "main") }), [["UNKNOWN_DEFAULT_HOST", "hosts.json", "/default"]]],
-    ["a host id 'hosts'", put({ "hosts.json": hostsFile([host("primary"), host("themes"), host("hosts")]), "hosts/.gitkeep": "" }), [["RESERVED_HOST_ID", "hosts.json", "/hosts/2/id"]]],
-    ["a host declared twice", put({ "hosts.json": hostsFile([host("primary"), host("themes"), host("Themes")]), "Themes/.gitkeep": "" }), [["DUPLICATE_HOST", "hosts.json", "/hosts/2/id"]]],
-    ["an invalid host id", put({ "hosts.json": hostsFile([host("primary"), host("themes"), { ...host("up"), id: "../up" }]) }), [["INVALID_NAME", "hosts.json", "/hosts/2/id"]]],
-    ["an invalid network host name", put({ "hosts.json": hostsFile([host("primary"), { ...host("themes"), host: "bad host!" }]) }), [["BAD_FORMAT", "hosts.json", "/hosts/1/host"]]],
-    ["no hosts at all", put({ "hosts.json": hostsFile([], "primary") }), [["BAD_LENGTH", "hosts.json", "/hosts"], ["UNDECLARED_HOST_FOLDER", "primary/", ""], ["UNDECLARED_HOST_FOLDER", "themes/", ""], ["UNKNOWN_DEFAULT_HOST", "hosts.json", "/default"]]],
-    ["a manifest outside any host folder", put({ "snake.json": manifest("snake") }), [["UNEXPECTED_ENTRY", "snake.json", ""]]],
-    ["a file that is not a manifest", put({ "primary/notes.txt": "hello" }), [["UNEXPECTED_ENTRY", "primary/notes.txt", ""]]],
-    ["a folder inside a host folder", (dir) => mkdirSync(join(dir, "primary", "sub")), [["UNEXPECTED_ENTRY", "primary/sub/", ""]]],
-    ["a symbolic link to a file outside", (dir) => symlinkSync("/etc/hostname", join(dir, "primary", "linked.json")), [["SYMLINK", "primary/linked.json", ""]]],
-    ["a host folder that is a symbolic link", (dir) => (rmSync(join(dir, "themes"), { recursive: true }), symlinkSync(join(dir, "primary"), join(dir, "themes"))), [["SYMLINK", "themes", ""]]],
+    [
+      "a declared host without a folder",
+      (dir) => rmSync(join(dir, "themes"), { recursive: true }),
+      [["MISSING_HOST_FOLDER", "hosts.json", "/hosts/1/id"]],
+    ],
+    [
+      "a host folder that is a file",
+      (dir) => (rmSync(join(dir, "themes"), { recursive: true }), writeFileSync(join(dir, "themes"), "")),
+      [["NOT_A_FOLDER", "themes", ""]],
+    ],
+    [
+      "a default that is not declared",
+      put({ "hosts.json": hostsFile([host("primary"), host("themes")], "main") }),
+      [["UNKNOWN_DEFAULT_HOST", "hosts.json", "/default"]],
+    ],
+    [
+      "a host id 'hosts'",
+      put({ "hosts.json": hostsFile([host("primary"), host("themes"), host("hosts")]), "hosts/.gitkeep": "" }),
+      [["RESERVED_HOST_ID", "hosts.json", "/hosts/2/id"]],
+    ],
+    [
+      "a host declared twice",
+      put({ "hosts.json": hostsFile([host("primary"), host("themes"), host("Themes")]), "Themes/.gitkeep": "" }),
+      [["DUPLICATE_HOST", "hosts.json", "/hosts/2/id"]],
+    ],
+    [
+      "an invalid host id",
+      put({ "hosts.json": hostsFile([host("primary"), host("themes"), { ...host("up"), id: "../up" }]) }),
+      [["INVALID_NAME", "hosts.json", "/hosts/2/id"]],
+    ],
+    [
+      "an invalid network host name",
+      put({ "hosts.json": hostsFile([host("primary"), { ...host("themes"), host: "bad host!" }]) }),
+      [["BAD_FORMAT", "hosts.json", "/hosts/1/host"]],
+    ],
+    [
+      "no hosts at all",
+      put({ "hosts.json": hostsFile([], "primary") }),
+      [
+        ["BAD_LENGTH", "hosts.json", "/hosts"],
+        ["UNDECLARED_HOST_FOLDER", "primary/", ""],
+        ["UNDECLARED_HOST_FOLDER", "themes/", ""],
+        ["UNKNOWN_DEFAULT_HOST", "hosts.json", "/default"],
+      ],
+    ],
+    [
+      "a manifest outside any host folder",
+      put({ "snake.json": manifest("snake") }),
+      [["UNEXPECTED_ENTRY", "snake.json", ""]],
+    ],
+    [
+      "a file that is not a manifest",
+      put({ "primary/notes.txt": "hello" }),
+      [["UNEXPECTED_ENTRY", "primary/notes.txt", ""]],
+    ],
+    [
+      "a folder inside a host folder",
+      (dir) => mkdirSync(join(dir, "primary", "sub")),
+      [["UNEXPECTED_ENTRY", "primary/sub/", ""]],
+    ],
+    [
+      "a symbolic link to a file outside",
+      (dir) => symlinkSync("/etc/hostname", join(dir, "primary", "linked.json")),
+      [["SYMLINK", "primary/linked.json", ""]],
+    ],
+    [
+      "a host folder that is a symbolic link",
+      (dir) => (
+        rmSync(join(dir, "themes"), { recursive: true }),
+        symlinkSync(join(dir, "primary"), join(dir, "themes"))
+      ),
+      [["SYMLINK", "themes", ""]],
+    ],
   ])("reports %s", async (_, change, expected) => {
     const { summary, catalogue } = await problemsAfter(change);
     expect(summary.sort()).toEqual(expected.sort());
@@ -149,7 +323,9 @@ describe("hosts.json and folder rules", () => {
   });
 
   it("still checks every manifest when hosts.json is broken", async () => {
-    const { summary } = await problemsAfter(put({ "hosts.json": "{", "primary/snake.json": manifest("snake", { zip_size: "x" }) }));
+    const { summary } = await problemsAfter(
+      put({ "hosts.json": "{", "primary/snake.json": manifest("snake", { zip_size: "x" }) }),
+    );
     expect(summary).toEqual([
       ["JSON_SYNTAX", "hosts.json", ""],
       ["WRONG_TYPE", "primary/snake.json", "/zip_size"],

@@ -4,7 +4,13 @@
 // matches those routes, is not published: the last block applies the compiled routes the way
 // Vercel's docs describe (files first, then rewrites in order, has/missing on the query, a rewrite's
 // destination must be a file), and the README says that this matching is emulated, not Vercel's.
-import { getTransformedRoutes, headersSchema, rewritesSchema, type GetRoutesProps, type Route } from "@vercel/routing-utils";
+import {
+  getTransformedRoutes,
+  headersSchema,
+  rewritesSchema,
+  type GetRoutesProps,
+  type Route,
+} from "@vercel/routing-utils";
 import { Ajv } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadCatalogue } from "../src/build/loadCatalogue.js";
@@ -19,7 +25,10 @@ const config = JSON.parse(renderVercelConfig()) as Required<Pick<GetRoutesProps,
 describe("vercel.json, by @vercel/routing-utils", () => {
   it("is valid against Vercel's schemas for rewrites and headers", () => {
     const ajv = new Ajv({ allErrors: true, strict: false });
-    for (const [schema, value] of [[rewritesSchema, config.rewrites], [headersSchema, config.headers]] as const) {
+    for (const [schema, value] of [
+      [rewritesSchema, config.rewrites],
+      [headersSchema, config.headers],
+    ] as const) {
       const validate = ajv.compile(schema);
       expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
     }
@@ -28,10 +37,22 @@ describe("vercel.json, by @vercel/routing-utils", () => {
   it("compiles into routes whose parameters and query value only match valid names", () => {
     const { routes, error } = getTransformedRoutes(config);
     expect(error).toBeNull();
-    const v2 = routes!.find((r): r is Route & { src: string; has: { value: string }[] } => "has" in r && r.has !== undefined)!;
+    const v2 = routes!.find(
+      (r): r is Route & { src: string; has: { value: string }[] } => "has" in r && r.has !== undefined,
+    )!;
     const src = new RegExp(v2.src);
-    expect(["/v2/primary/packages", "/v2/primary/packages/", "/v2/mirror.eu/packages"].every((p) => src.test(p))).toBe(true);
-    expect(["/v2/../packages", "/v2/a%2Fb/packages", "/v2//packages", "/v2/.x/packages", `/v2/${"x".repeat(65)}/packages`].some((p) => src.test(p))).toBe(false);
+    expect(["/v2/primary/packages", "/v2/primary/packages/", "/v2/mirror.eu/packages"].every((p) => src.test(p))).toBe(
+      true,
+    );
+    expect(
+      [
+        "/v2/../packages",
+        "/v2/a%2Fb/packages",
+        "/v2//packages",
+        "/v2/.x/packages",
+        `/v2/${"x".repeat(65)}/packages`,
+      ].some((p) => src.test(p)),
+    ).toBe(false);
     const value = new RegExp(v2.has[0]!.value);
     expect(["snake", "chart.js", "240pTest", "_under"].every((v) => value.test(v))).toBe(true);
     expect(["", "..", "../x", "..%2Fx", "a/b", "x.", `${"x".repeat(65)}`].some((v) => value.test(v))).toBe(false);
@@ -68,20 +89,29 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
         (route.has ?? []).every((c) => {
           // With a repeated key, the last value counts, as in Next.js's matchHas that Vercel's routing follows.
           const value = query.filter(([k]) => c.type === "query" && k === c.key).pop()?.[1];
-          const hit = value === undefined ? null : "value" in c && c.value !== undefined ? new RegExp(c.value as string).exec(value) : [value];
+          const hit =
+            value === undefined
+              ? null
+              : "value" in c && c.value !== undefined
+                ? new RegExp(c.value as string).exec(value)
+                : [value];
           Object.assign(groups, hit && "groups" in hit ? hit.groups : {});
           return hit !== null;
         }) && (route.missing ?? []).every((c) => !query.some(([k]) => c.type === "query" && k === c.key));
       if (!conditionsHold) continue;
       Object.assign(headers, route.headers);
       if (route.dest && filesystem) {
-        const dest = route.dest.replace(/\$(\d+|[A-Za-z_]\w*)/g, (_, ref: string) => (/^\d+$/.test(ref) ? match[Number(ref)] ?? "" : groups[ref] ?? ""));
+        const dest = route.dest.replace(/\$(\d+|[A-Za-z_]\w*)/g, (_, ref: string) =>
+          /^\d+$/.test(ref) ? (match[Number(ref)] ?? "") : (groups[ref] ?? ""),
+        );
         body = files(dest);
         break;
       }
     }
     const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-    return body === undefined ? { status: 404, headers: lower, body: Buffer.from(renderNotFound()) } : { status: 200, headers: lower, body: Buffer.from(body, "latin1") };
+    return body === undefined
+      ? { status: 404, headers: lower, body: Buffer.from(renderNotFound()) }
+      : { status: 200, headers: lower, body: Buffer.from(body, "latin1") };
   }
 
   it("answers every GET of the conformance suite right, and fails only where the target declares it cannot", () => {
@@ -99,6 +129,8 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
   });
 
   it("sets the API's headers on every path", () => {
-    expect(respond("/v1/hosts").headers).toEqual(Object.fromEntries(Object.entries(RESPONSE_HEADERS).map(([k, v]) => [k.toLowerCase(), v])));
+    expect(respond("/v1/hosts").headers).toEqual(
+      Object.fromEntries(Object.entries(RESPONSE_HEADERS).map(([k, v]) => [k.toLowerCase(), v])),
+    );
   });
 });

@@ -59,7 +59,11 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   return withOutput(options.outDir, async (output) => {
     const previous = options.force ? { reason: "--force" } : usableState(output, key);
     if ("reason" in previous) return buildFully(options, output, key, previous.reason);
-    const rebuilt = await rebuildCatalogue({ catalogueDir: options.catalogueDir, targets, now: options.now ?? Date.now }, output, previous.state);
+    const rebuilt = await rebuildCatalogue(
+      { catalogueDir: options.catalogueDir, targets, now: options.now ?? Date.now },
+      output,
+      previous.state,
+    );
     return rebuilt ?? buildFully(options, output, key, "the hosts changed");
   });
 }
@@ -74,9 +78,17 @@ function usableState(output: LockedOutput, key: string): { state: BuildState } |
 }
 
 /** Loads and renders the whole catalogue, writes it into the spare slot, publishes it and remembers it. */
-async function buildFully(options: BuildOptions, output: LockedOutput, key: string, reason: string): Promise<BuildResult> {
+async function buildFully(
+  options: BuildOptions,
+  output: LockedOutput,
+  key: string,
+  reason: string,
+): Promise<BuildResult> {
   const snapshotMs = (options.now ?? Date.now)();
-  const { problems, catalogue, sources } = await loadCatalogue(options.catalogueDir, phase(options.onProgress, "reading"));
+  const { problems, catalogue, sources } = await loadCatalogue(
+    options.catalogueDir,
+    phase(options.onProgress, "reading"),
+  );
   if (!catalogue || !sources) return { problems };
 
   const files = [...renderApi(catalogue), ...targetFiles(options.targets ?? [], catalogueNames(catalogue))];
@@ -93,13 +105,26 @@ async function buildFully(options: BuildOptions, output: LockedOutput, key: stri
     hostsFile: sources.hostsFile,
     folders: sources.folders,
     hosts,
-    packages: Object.fromEntries(hosts.map((id) => [id, hostStateOf(catalogue.packages.get(id) ?? [], sources.packages.get(id) ?? [])])),
+    packages: Object.fromEntries(
+      hosts.map((id) => [id, hostStateOf(catalogue.packages.get(id) ?? [], sources.packages.get(id) ?? [])]),
+    ),
     warnings: problems,
     files: files.length,
   });
   let packages = 0;
   for (const list of catalogue.packages.values()) packages += list.length;
-  return { problems, built: { hosts: hosts.length, packages, files: files.length, mode: "full", reason, changedPackages: packages, filesWritten: files.length } };
+  return {
+    problems,
+    built: {
+      hosts: hosts.length,
+      packages,
+      files: files.length,
+      mode: "full",
+      reason,
+      changedPackages: packages,
+      filesWritten: files.length,
+    },
+  };
 }
 
 /** The progress of one phase, as the step that does it reports it. */

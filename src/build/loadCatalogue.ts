@@ -8,7 +8,14 @@ import { folderSignatures, listCatalogue, readSourceFile } from "../read/readCat
 import type { Signature } from "../read/signature.js";
 import { renderPackage, type RenderedCatalogue, type RenderedPackage } from "../render/renderApi.js";
 import type { CatalogueNames } from "../targets/target.js";
-import { validateHostsFile, validateLayout, validateManifest, HOSTS_FILE, MAX_SOURCE_BYTES, type ManifestRef } from "../validate/catalogueRules.js";
+import {
+  validateHostsFile,
+  validateLayout,
+  validateManifest,
+  HOSTS_FILE,
+  MAX_SOURCE_BYTES,
+  type ManifestRef,
+} from "../validate/catalogueRules.js";
 
 /** The signatures of the sources a catalogue was loaded from: what a rebuild compares them with. */
 export interface CatalogueSources {
@@ -35,12 +42,19 @@ export interface LoadedPackage {
 }
 
 /** Reads, validates and renders one manifest. */
-export function loadManifest(catalogueDir: string, ref: ManifestRef, validators: Validators): { problems: Problem[]; loaded?: LoadedPackage } {
+export function loadManifest(
+  catalogueDir: string,
+  ref: ManifestRef,
+  validators: Validators,
+): { problems: Problem[]; loaded?: LoadedPackage } {
   const source = readSourceFile(join(catalogueDir, ref.file), MAX_SOURCE_BYTES);
   const checked = validateManifest(ref, source, validators);
   if (!checked.manifest) return { problems: checked.problems };
   // A valid manifest was read, so its signature was taken.
-  return { problems: checked.problems, loaded: { pkg: { name: ref.name, json: renderPackage(checked.manifest) }, signature: source.signature! } };
+  return {
+    problems: checked.problems,
+    loaded: { pkg: { name: ref.name, json: renderPackage(checked.manifest) }, signature: source.signature! },
+  };
 }
 
 /** The order of a host's packages: by name, in code-point order. */
@@ -49,14 +63,18 @@ export function byName(a: { name: string }, b: { name: string }): number {
 }
 
 /** Reads and validates the whole catalogue, and renders every package. */
-export async function loadCatalogue(catalogueDir: string, onProgress?: (done: number, total: number) => void): Promise<LoadedCatalogue> {
+export async function loadCatalogue(
+  catalogueDir: string,
+  onProgress?: (done: number, total: number) => void,
+): Promise<LoadedCatalogue> {
   const listing = listCatalogue(catalogueDir);
   const validators = await schemaValidators();
   const problems: Problem[] = [];
 
   const hostsEntry = listing.root.find((e) => e.name === HOSTS_FILE);
   // A hosts.json that is not a regular file is reported by validateLayout; it cannot declare hosts.
-  const hostsSource = hostsEntry?.kind === "file" ? readSourceFile(join(catalogueDir, HOSTS_FILE), MAX_SOURCE_BYTES) : undefined;
+  const hostsSource =
+    hostsEntry?.kind === "file" ? readSourceFile(join(catalogueDir, HOSTS_FILE), MAX_SOURCE_BYTES) : undefined;
   const hosts = hostsEntry === undefined || hostsSource ? validateHostsFile(hostsSource, validators) : { problems: [] };
   problems.push(...hosts.problems);
 
@@ -81,14 +99,27 @@ export async function loadCatalogue(catalogueDir: string, onProgress?: (done: nu
   const signatures = new Map<string, Signature[]>();
   for (const [host, list] of loaded) {
     list.sort((a, b) => byName(a.pkg, b.pkg));
-    packages.set(host, list.map((l) => l.pkg));
-    signatures.set(host, list.map((l) => l.signature));
+    packages.set(
+      host,
+      list.map((l) => l.pkg),
+    );
+    signatures.set(
+      host,
+      list.map((l) => l.signature),
+    );
   }
   return {
     problems: sorted,
     catalogue: { hosts: hosts.hostsFile.hosts, packages },
     // A valid hosts file was read, so its signature was taken.
-    sources: { hostsFile: hostsSource!.signature!, folders: folderSignatures(listing, hosts.hostsFile.hosts.map((h) => h.id)), packages: signatures },
+    sources: {
+      hostsFile: hostsSource!.signature!,
+      folders: folderSignatures(
+        listing,
+        hosts.hostsFile.hosts.map((h) => h.id),
+      ),
+      packages: signatures,
+    },
   };
 }
 

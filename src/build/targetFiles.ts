@@ -11,7 +11,10 @@ export function targetFiles(ids: readonly TargetId[], names: CatalogueNames): Ou
   for (const id of new Set(ids)) {
     for (const file of targetById(id).deployFiles?.(names) ?? []) {
       const other = owner.get(file.path);
-      if (other) throw new UsageError(`--target ${other} and --target ${id} both write ${file.path}; build one of them at a time`);
+      if (other)
+        throw new UsageError(
+          `--target ${other} and --target ${id} both write ${file.path}; build one of them at a time`,
+        );
       owner.set(file.path, id);
       files.push(file);
     }

@@ -1,7 +1,14 @@
 // `shopfront check`: the conformance suite against a deployed API, judged against what the
 // catalogue builds to, with what the host cannot do marked as such rather than failed.
 import { loadCatalogue } from "../build/loadCatalogue.js";
-import { conformanceCases, CONFORMANCE_ROWS, expectedApi, runConformance, type ConformanceRow, type Failure } from "./conformance.js";
+import {
+  conformanceCases,
+  CONFORMANCE_ROWS,
+  expectedApi,
+  runConformance,
+  type ConformanceRow,
+  type Failure,
+} from "./conformance.js";
 import { UsageError } from "../util/errors.js";
 import type { Problem } from "../catalogue/problems.js";
 import { renderApi } from "../render/renderApi.js";
@@ -41,16 +48,26 @@ export async function checkDeployment(options: CheckOptions): Promise<{ problems
   try {
     url = new URL(options.baseUrl);
   } catch {
-    throw new UsageError(`${JSON.stringify(options.baseUrl)} is not a URL; expected one such as https://api.example.org`);
+    throw new UsageError(
+      `${JSON.stringify(options.baseUrl)} is not a URL; expected one such as https://api.example.org`,
+    );
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`${options.baseUrl}: only http and https URLs can be checked`);
-  if (url.search || url.hash) throw new UsageError(`${options.baseUrl}: give the API's base URL, without a query or fragment`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`${options.baseUrl}: only http and https URLs can be checked`);
+  if (url.search || url.hash)
+    throw new UsageError(`${options.baseUrl}: give the API's base URL, without a query or fragment`);
 
   const { problems, catalogue } = await loadCatalogue(options.catalogueDir);
   if (!catalogue) return { problems };
   const api = expectedApi(renderApi(catalogue), catalogue.packages);
   const cases = conformanceCases(api);
-  const result = await runConformance({ baseUrl: url.href, api, cases, concurrency: options.concurrency ?? 16, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+  const result = await runConformance({
+    baseUrl: url.href,
+    api,
+    cases,
+    concurrency: options.concurrency ?? 16,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
 
   const cannot = options.target?.cannot ?? {};
   const rows = (Object.keys(CONFORMANCE_ROWS) as ConformanceRow[]).map((row): ReportRow => {

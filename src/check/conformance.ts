@@ -53,7 +53,10 @@ export interface ExpectedApi {
   packages: ReadonlyMap<string, readonly string[]>;
 }
 
-export function expectedApi(files: readonly OutputFile[], packages: ReadonlyMap<string, readonly { name: string }[]>): ExpectedApi {
+export function expectedApi(
+  files: readonly OutputFile[],
+  packages: ReadonlyMap<string, readonly { name: string }[]>,
+): ExpectedApi {
   return {
     files: new Map(files.map((f) => [f.path, contentText(f.content)])),
     packages: new Map([...packages].map(([host, list]) => [host, list.map((p) => p.name)])),
@@ -120,8 +123,25 @@ export function conformanceCases(api: ExpectedApi): ConformanceCase[] {
     add("not-found", urlFor("packages", { host }), notFound);
     add("not-found", urlFor("v2-packages", { host }), notFound);
   }
-  for (const target of ["/", "/v1", "/v1/", "/v3/hosts", "/v1/hosts.json", "/v1/hosts/packages", "/404.json", "/index.html"]) add("not-found", target, notFound);
-  for (const target of ["/../secret.txt", "/v1/../../secret.txt", "/%2e%2e/secret.txt", "/v1/%2e%2e/%2e%2e/secret.txt", "/..%2F..%2Fsecret.txt"]) add("traversal", target, safe);
+  for (const target of [
+    "/",
+    "/v1",
+    "/v1/",
+    "/v3/hosts",
+    "/v1/hosts.json",
+    "/v1/hosts/packages",
+    "/404.json",
+    "/index.html",
+  ])
+    add("not-found", target, notFound);
+  for (const target of [
+    "/../secret.txt",
+    "/v1/../../secret.txt",
+    "/%2e%2e/secret.txt",
+    "/v1/%2e%2e/%2e%2e/secret.txt",
+    "/..%2F..%2Fsecret.txt",
+  ])
+    add("traversal", target, safe);
   const refused: Expectation = { kind: "refused" };
   add("traversal", "/v1/%zz/packages", safe);
   add("traversal", "/v1/%/packages", safe);
@@ -129,10 +149,12 @@ export function conformanceCases(api: ExpectedApi): ConformanceCase[] {
   add("traversal", `/v1/${"a".repeat(10_000)}/packages`, refused);
   add("traversal", `/${"../".repeat(2_000)}secret.txt`, refused);
   const [firstHost] = api.packages.keys();
-  if (firstHost !== undefined) add("traversal", `${urlFor("v2-packages", { host: firstHost })}?package=${"b".repeat(10_000)}`, refused);
+  if (firstHost !== undefined)
+    add("traversal", `${urlFor("v2-packages", { host: firstHost })}?package=${"b".repeat(10_000)}`, refused);
   add("methods", urlFor("hosts"), file(fileFor("hosts")), "HEAD");
   add("methods", urlFor("hosts"), { kind: "preflight" }, "OPTIONS");
-  for (const method of ["POST", "PUT", "DELETE"] as const) add("methods", urlFor("hosts"), { kind: "method-not-allowed" }, method);
+  for (const method of ["POST", "PUT", "DELETE"] as const)
+    add("methods", urlFor("hosts"), { kind: "method-not-allowed" }, method);
   return cases;
 }
 
@@ -149,11 +171,20 @@ export function sendRaw(baseUrl: string, method: string, target: string, timeout
   const prefix = base.pathname.replace(/\/$/, "");
   return new Promise((resolve, reject) => {
     const req = send(
-      { method, host: base.hostname, port: base.port, path: `${prefix}${target}`, headers: { host: base.host, connection: "close" }, timeout: timeoutMs },
+      {
+        method,
+        host: base.hostname,
+        port: base.port,
+        path: `${prefix}${target}`,
+        headers: { host: base.host, connection: "close" },
+        timeout: timeoutMs,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
         res.on("error", reject);
       },
     );
@@ -171,7 +202,10 @@ export interface Failure {
 }
 
 function mediaType(headers: IncomingHttpHeaders): string {
-  return String(headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  return String(headers["content-type"] ?? "")
+    .split(";")[0]!
+    .trim()
+    .toLowerCase();
 }
 
 function describeBody(body: Buffer): string {
@@ -194,9 +228,15 @@ export function headerRowsFor(c: ConformanceCase, status: number): ConformanceRo
 }
 
 /** What is wrong with one response, as failures per row (none when it is right). */
-export function judge(c: ConformanceCase, res: HttpResponse, api: ExpectedApi, anyFile: ReadonlySet<string>): Failure[] {
+export function judge(
+  c: ConformanceCase,
+  res: HttpResponse,
+  api: ExpectedApi,
+  anyFile: ReadonlySet<string>,
+): Failure[] {
   const failures: Failure[] = [];
-  const fail = (row: ConformanceRow, reason: string) => failures.push({ row, target: c.target, method: c.method, reason });
+  const fail = (row: ConformanceRow, reason: string) =>
+    failures.push({ row, target: c.target, method: c.method, reason });
   const isHead = c.method === "HEAD";
   const { expect } = c;
   const status = res.status;
@@ -205,12 +245,15 @@ export function judge(c: ConformanceCase, res: HttpResponse, api: ExpectedApi, a
   else if (expect.kind === "file") {
     const wanted = api.files.get(expect.file)!;
     if (status !== 200) fail(c.row, `status ${status}, expected 200 with ${expect.file}`);
-    else if (!isHead && res.body.toString("latin1") !== wanted) fail(c.row, `body ${describeBody(res.body)} is not ${expect.file}`);
+    else if (!isHead && res.body.toString("latin1") !== wanted)
+      fail(c.row, `body ${describeBody(res.body)} is not ${expect.file}`);
     else if (isHead && res.body.length > 0) fail(c.row, "HEAD answered with a body");
   } else if (expect.kind === "not-found") {
-    if (status !== 404) fail(c.row, `status ${status}${status === 200 ? ` with body ${describeBody(res.body)}` : ""}, expected 404`);
+    if (status !== 404)
+      fail(c.row, `status ${status}${status === 200 ? ` with body ${describeBody(res.body)}` : ""}, expected 404`);
   } else if (expect.kind === "safe") {
-    if (status === 200 && !anyFile.has(res.body.toString("latin1"))) fail(c.row, `status 200 with body ${describeBody(res.body)}, which is no file of the API`);
+    if (status === 200 && !anyFile.has(res.body.toString("latin1")))
+      fail(c.row, `status 200 with body ${describeBody(res.body)}, which is no file of the API`);
     else if (status !== 200 && status !== 404 && status !== 400) fail(c.row, `status ${status}, expected 404 (or 400)`);
   } else if (expect.kind === "refused") {
     if (status < 400 || status >= 500) fail(c.row, `status ${status}, expected a 4xx refusal`);
@@ -222,12 +265,19 @@ export function judge(c: ConformanceCase, res: HttpResponse, api: ExpectedApi, a
 
   const rows = headerRowsFor(c, status);
   if (rows.includes("content-type") && mediaType(res.headers) !== RESPONSE_HEADERS["Content-Type"]) {
-    fail("content-type", `Content-Type is ${res.headers["content-type"] === undefined ? "missing" : JSON.stringify(res.headers["content-type"])}`);
+    fail(
+      "content-type",
+      `Content-Type is ${res.headers["content-type"] === undefined ? "missing" : JSON.stringify(res.headers["content-type"])}`,
+    );
   }
   if (rows.includes("cors") && res.headers["access-control-allow-origin"] !== "*") {
-    fail("cors", `Access-Control-Allow-Origin is ${res.headers["access-control-allow-origin"] === undefined ? "missing" : JSON.stringify(res.headers["access-control-allow-origin"])}`);
+    fail(
+      "cors",
+      `Access-Control-Allow-Origin is ${res.headers["access-control-allow-origin"] === undefined ? "missing" : JSON.stringify(res.headers["access-control-allow-origin"])}`,
+    );
   }
-  if (rows.includes("error-body") && !isErrorBody(res.body)) fail("error-body", `404 body ${describeBody(res.body)} is not the JSON error object`);
+  if (rows.includes("error-body") && !isErrorBody(res.body))
+    fail("error-body", `404 body ${describeBody(res.body)} is not the JSON error object`);
   return failures;
 }
 
@@ -258,7 +308,10 @@ export interface RunResult {
 /** Sends every case with bounded concurrency and judges every response. */
 export async function runConformance(options: RunOptions): Promise<RunResult> {
   const anyFile = new Set(options.api.files.values());
-  const checked = Object.fromEntries(Object.keys(CONFORMANCE_ROWS).map((row) => [row, 0])) as Record<ConformanceRow, number>;
+  const checked = Object.fromEntries(Object.keys(CONFORMANCE_ROWS).map((row) => [row, 0])) as Record<
+    ConformanceRow,
+    number
+  >;
   const failures: Failure[] = [];
   let done = 0;
   await forEachConcurrently(options.cases, Math.max(1, options.concurrency ?? 8), async (c) => {
@@ -268,7 +321,12 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       for (const row of headerRowsFor(c, res.status)) checked[row]++;
       failures.push(...judge(c, res, options.api, anyFile));
     } catch (e) {
-      failures.push({ row: c.row, target: c.target, method: c.method, reason: `request failed: ${(e as Error).message}` });
+      failures.push({
+        row: c.row,
+        target: c.target,
+        method: c.method,
+        reason: `request failed: ${(e as Error).message}`,
+      });
     }
     options.onProgress?.(++done, options.cases.length);
   });

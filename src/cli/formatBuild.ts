@@ -6,7 +6,8 @@ import { plural } from "./formatProblems.js";
 export function formatBuildSummary(built: BuildSummary, time: string, out: string): string {
   const what = `built ${plural(built.hosts, "host")}, ${plural(built.packages, "package")}`;
   if (built.mode === "unchanged") return `${what} (nothing changed) in ${time}; ${out} is up to date`;
-  if (built.mode === "incremental") return `${what} (${built.changedPackages} changed, ${plural(built.filesWritten, "file")} written) in ${time} into ${out}`;
+  if (built.mode === "incremental")
+    return `${what} (${built.changedPackages} changed, ${plural(built.filesWritten, "file")} written) in ${time} into ${out}`;
   return `${what}, ${plural(built.files, "file")} in ${time} into ${out} (full build: ${built.reason})`;
 }
 

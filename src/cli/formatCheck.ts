@@ -14,6 +14,8 @@ export function formatCheckReport(report: CheckReport, targetTitle?: string): st
     return `${r.title.padEnd(width)}  ${what}`;
   });
   const failed = report.rows.filter((r) => r.outcome === "fail").length;
-  lines.push(`${report.requests} requests; ${failed === 0 ? "everything this host can serve is right" : `${failed} of ${report.rows.length} checks failed`}`);
+  lines.push(
+    `${report.requests} requests; ${failed === 0 ? "everything this host can serve is right" : `${failed} of ${report.rows.length} checks failed`}`,
+  );
   return lines;
 }

@@ -6,7 +6,6 @@ import type { DeployResult } from "../deploy/deployToS3.js";
 import { PHASES, UPLOAD_REASONS } from "../deploy/planDeploy.js";
 import { formatS3Url, type S3Location } from "../deploy/s3Location.js";
 
-
 export function formatBytes(bytes: number): string {
   if (bytes < 1000) return `${bytes} B`;
   const units = ["kB", "MB", "GB"];
@@ -52,8 +51,12 @@ export function formatSummary(result: DeployResult, dir: string, seconds: string
       `deployed ${dir} to ${where}: ${result.uploaded} uploaded (${formatBytes(result.bytes)}), ${plan.unchanged.length} unchanged, ${result.deleted} deleted in ${seconds}${retried}`,
     );
   }
-  if (plan.skipped.length > 0) lines.push(`skipped ${plural(plan.skipped.length, "file")} that only other hosts read: ${plan.skipped.join(", ")}`);
-  if (plan.kept.length > 0) lines.push(`kept ${plural(plan.kept.length, "object")} under ${where} that the build does not have (--delete removes them)`);
+  if (plan.skipped.length > 0)
+    lines.push(`skipped ${plural(plan.skipped.length, "file")} that only other hosts read: ${plan.skipped.join(", ")}`);
+  if (plan.kept.length > 0)
+    lines.push(
+      `kept ${plural(plan.kept.length, "object")} under ${where} that the build does not have (--delete removes them)`,
+    );
   return lines;
 }
 

@@ -17,7 +17,9 @@ export function plural(n: number, word: string): string {
 function countParts(problems: readonly Problem[]): string {
   const errors = problems.filter(isError).length;
   const warnings = problems.length - errors;
-  return [errors > 0 ? plural(errors, "error") : "", warnings > 0 ? plural(warnings, "warning") : ""].filter(Boolean).join(" and ");
+  return [errors > 0 ? plural(errors, "error") : "", warnings > 0 ? plural(warnings, "warning") : ""]
+    .filter(Boolean)
+    .join(" and ");
 }
 
 /** `2 errors and 1 warning in 3 files` */
@@ -30,7 +32,11 @@ export function formatProblemCount(problems: readonly Problem[]): string {
  * limit) only the first `limit` are listed, errors before warnings, then how many more there are
  * and how many of each kind.
  */
-export function formatProblems(problems: readonly Problem[], displayFile: (file: string) => string, limit: number): string[] {
+export function formatProblems(
+  problems: readonly Problem[],
+  displayFile: (file: string) => string,
+  limit: number,
+): string[] {
   if (limit === 0 || problems.length <= limit) return problems.map((p) => formatProblem(p, displayFile));
   const shown = [...problems.filter(isError), ...problems.filter((p) => !isError(p))].slice(0, limit);
   const listed = new Set(shown);

@@ -12,7 +12,9 @@ export function progressBar(): ((phase: string, done: number, total: number) => 
     last = now;
     const width = 30;
     const filled = Math.round((done / total) * width);
-    process.stderr.write(`\r${phase.padEnd(7)} [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${done}/${total}${done === total ? "\n" : ""}`);
+    process.stderr.write(
+      `\r${phase.padEnd(7)} [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${done}/${total}${done === total ? "\n" : ""}`,
+    );
   };
 }
 

@@ -17,7 +17,20 @@ import {
 import { FailureError, UsageError } from "../util/errors.js";
 import { forEachConcurrently } from "../util/forEachConcurrently.js";
 import { RESPONSE_HEADERS } from "../routes/routeTable.js";
-import { DEFAULT_CACHE_CONTROL, normalizeEtag, parseDeployState, planDeploy, renderDeployState, STATE_FILE, type DeployPlan, type DeployState, type LocalFile, type ObjectRecord, type RemoteObject, type Upload } from "./planDeploy.js";
+import {
+  DEFAULT_CACHE_CONTROL,
+  normalizeEtag,
+  parseDeployState,
+  planDeploy,
+  renderDeployState,
+  STATE_FILE,
+  type DeployPlan,
+  type DeployState,
+  type LocalFile,
+  type ObjectRecord,
+  type RemoteObject,
+  type Upload,
+} from "./planDeploy.js";
 import { readBuild } from "./readBuild.js";
 import { formatS3Url, keyPrefix, objectKey, parseS3Url, type S3Location } from "./s3Location.js";
 
@@ -56,7 +69,9 @@ const DELETE_BATCH = 1000;
 
 function checkCacheControl(value: string): string {
   if (!/^[\x20-\x7e]{1,1024}$/.test(value) || value.trim() === "") {
-    throw new UsageError(`--cache-control ${JSON.stringify(value)}: expected a header value such as "${DEFAULT_CACHE_CONTROL}"`);
+    throw new UsageError(
+      `--cache-control ${JSON.stringify(value)}: expected a header value such as "${DEFAULT_CACHE_CONTROL}"`,
+    );
   }
   return value;
 }
@@ -66,11 +81,16 @@ function checkEndpoint(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`--endpoint ${JSON.stringify(value)} is not a URL; expected one such as http://127.0.0.1:9000`);
+    throw new UsageError(
+      `--endpoint ${JSON.stringify(value)} is not a URL; expected one such as http://127.0.0.1:9000`,
+    );
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`--endpoint ${value}: expected an http or https URL`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`--endpoint ${value}: expected an http or https URL`);
   if (url.username || url.password || url.search || url.hash) {
-    throw new UsageError(`--endpoint ${value}: give the store's base URL without credentials, query or fragment (credentials come from the AWS chain)`);
+    throw new UsageError(
+      `--endpoint ${value}: give the store's base URL without credentials, query or fragment (credentials come from the AWS chain)`,
+    );
   }
   return url.href;
 }
@@ -78,7 +98,8 @@ function checkEndpoint(value: string): string {
 /** Hints for the store's answers a maintainer can act on. */
 const HINTS: Record<string, string> = {
   NoSuchBucket: "create the bucket first (shopfront does not create buckets)",
-  AccessDenied: "the credentials need s3:ListBucket on the bucket and s3:GetObject, s3:PutObject and s3:DeleteObject on its objects (README, Publishing)",
+  AccessDenied:
+    "the credentials need s3:ListBucket on the bucket and s3:GetObject, s3:PutObject and s3:DeleteObject on its objects (README, Publishing)",
   InvalidAccessKeyId: "the store does not know these credentials",
   SignatureDoesNotMatch: "the secret key does not match the access key",
   BadDigest: "a file changed while it was uploaded (a build running at the same time?); run the deploy again",
@@ -116,7 +137,6 @@ async function resolveClientConfig(client: S3Client): Promise<void> {
   }
 }
 
-
 export async function deployToS3(options: DeployOptions): Promise<DeployResult> {
   const location = parseS3Url(options.url);
   const cacheControl = checkCacheControl(options.cacheControl ?? DEFAULT_CACHE_CONTROL);
@@ -127,7 +147,9 @@ export async function deployToS3(options: DeployOptions): Promise<DeployResult> 
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
     ...(options.region ? { region: options.region } : {}),
-    ...(options.endpoint ? { endpoint: checkEndpoint(options.endpoint), forcePathStyle: true } : { followRegionRedirects: true }),
+    ...(options.endpoint
+      ? { endpoint: checkEndpoint(options.endpoint), forcePathStyle: true }
+      : { followRegionRedirects: true }),
   };
   const build = readBuild(options.dir);
   const client = new S3Client(config);
@@ -150,7 +172,10 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
   const { location } = d;
   const where = formatS3Url(location);
   let retries = 0;
-  const send = async <T extends { $metadata: { attempts?: number } }>(what: string, call: () => Promise<T>): Promise<T> => {
+  const send = async <T extends { $metadata: { attempts?: number } }>(
+    what: string,
+    call: () => Promise<T>,
+  ): Promise<T> => {
     try {
       const output = await call();
       retries += (output.$metadata.attempts ?? 1) - 1;
@@ -163,10 +188,14 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
   const remote: RemoteObject[] = [];
   try {
     const prefix = keyPrefix(location);
-    for await (const page of paginateListObjectsV2({ client }, { Bucket: location.bucket, ...(prefix ? { Prefix: prefix } : {}) })) {
+    for await (const page of paginateListObjectsV2(
+      { client },
+      { Bucket: location.bucket, ...(prefix ? { Prefix: prefix } : {}) },
+    )) {
       retries += (page.$metadata.attempts ?? 1) - 1;
       for (const o of page.Contents ?? []) {
-        if (o.Key !== undefined && o.ETag !== undefined && o.LastModified !== undefined) remote.push({ key: o.Key, etag: o.ETag, lastModified: o.LastModified });
+        if (o.Key !== undefined && o.ETag !== undefined && o.LastModified !== undefined)
+          remote.push({ key: o.Key, etag: o.ETag, lastModified: o.LastModified });
       }
     }
   } catch (error) {
@@ -178,13 +207,30 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
   let stateText: string | undefined;
   let state: DeployState | undefined;
   if (stateObject) {
-    const got = await send(`reading ${stateKey}`, () => client.send(new GetObjectCommand({ Bucket: location.bucket, Key: stateKey })));
+    const got = await send(`reading ${stateKey}`, () =>
+      client.send(new GetObjectCommand({ Bucket: location.bucket, Key: stateKey })),
+    );
     stateText = await got.Body?.transformToString("utf8");
     state = stateText === undefined ? undefined : parseDeployState(stateText, stateObject.lastModified);
   }
 
-  const plan = planDeploy({ location, files: d.files, remote, ...(state ? { state } : {}), cacheControl: d.cacheControl, delete: d.delete ?? false });
-  const result: DeployResult = { location, plan, dryRun: d.dryRun ?? false, uploaded: 0, bytes: 0, deleted: 0, retries };
+  const plan = planDeploy({
+    location,
+    files: d.files,
+    remote,
+    ...(state ? { state } : {}),
+    cacheControl: d.cacheControl,
+    delete: d.delete ?? false,
+  });
+  const result: DeployResult = {
+    location,
+    plan,
+    dryRun: d.dryRun ?? false,
+    uploaded: 0,
+    bytes: 0,
+    deleted: 0,
+    retries,
+  };
   if (d.dryRun) return result;
 
   const uploads = plan.phases.reduce((n, phase) => n + phase.length, 0);
@@ -195,9 +241,23 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
     const body = readFileSync(join(d.root, u.path));
     const md5 = Buffer.from(u.md5, "hex").toString("base64");
     const put = await send(`uploading ${u.key}`, () =>
-      client.send(new PutObjectCommand({ Bucket: location.bucket, Key: u.key, Body: body, ContentMD5: md5, ContentType: u.contentType, CacheControl: u.cacheControl })),
+      client.send(
+        new PutObjectCommand({
+          Bucket: location.bucket,
+          Key: u.key,
+          Body: body,
+          ContentMD5: md5,
+          ContentType: u.contentType,
+          CacheControl: u.cacheControl,
+        }),
+      ),
     );
-    records.set(u.path, { md5: u.md5, etag: normalizeEtag(put.ETag ?? u.md5), contentType: u.contentType, cacheControl: u.cacheControl });
+    records.set(u.path, {
+      md5: u.md5,
+      etag: normalizeEtag(put.ETag ?? u.md5),
+      contentType: u.contentType,
+      cacheControl: u.cacheControl,
+    });
     result.uploaded++;
     result.bytes += u.size;
     d.onProgress?.(++done, total);
@@ -213,7 +273,15 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
   const nextState = renderDeployState(records);
   if (result.uploaded > 0 || nextState !== stateText) {
     await send(`writing ${stateKey}`, () =>
-      client.send(new PutObjectCommand({ Bucket: location.bucket, Key: stateKey, Body: nextState, ContentType: RESPONSE_HEADERS["Content-Type"], CacheControl: "no-store" })),
+      client.send(
+        new PutObjectCommand({
+          Bucket: location.bucket,
+          Key: stateKey,
+          Body: nextState,
+          ContentType: RESPONSE_HEADERS["Content-Type"],
+          CacheControl: "no-store",
+        }),
+      ),
     );
   }
 
@@ -222,15 +290,23 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
     const keys = plan.deletions.slice(i, i + DELETE_BATCH);
     // The planner only deletes under the prefix; this is the last gate before the store.
     const outside = keys.find((key) => !key.startsWith(prefix) || key === stateKey);
-    if (outside !== undefined) throw new Error(`internal: refusing to delete ${outside}, which is not a file of the deploy under ${where}`);
+    if (outside !== undefined)
+      throw new Error(`internal: refusing to delete ${outside}, which is not a file of the deploy under ${where}`);
     const out = await send(`deleting ${keys.length} objects under ${where}`, () =>
-      client.send(new DeleteObjectsCommand({ Bucket: location.bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } })),
+      client.send(
+        new DeleteObjectsCommand({
+          Bucket: location.bucket,
+          Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true },
+        }),
+      ),
     );
     const failed = out.Errors ?? [];
     result.deleted += keys.length - failed.length;
     if (failed.length > 0) {
       const first = failed[0]!;
-      throw new FailureError(`deleting under ${where}: ${failed.length} objects were not deleted; the first, ${first.Key}: ${first.Code}: ${first.Message}`);
+      throw new FailureError(
+        `deleting under ${where}: ${failed.length} objects were not deleted; the first, ${first.Key}: ${first.Code}: ${first.Message}`,
+      );
     }
     done += keys.length;
     d.onProgress?.(done, total);
@@ -241,5 +317,7 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
 
 function withProgress(error: unknown, progress: string): unknown {
   if (!(error instanceof FailureError)) return error;
-  return new FailureError(`${error.message}\n${progress}; nothing was deleted. Run the same command again to finish the deploy.`);
+  return new FailureError(
+    `${error.message}\n${progress}; nothing was deleted. Run the same command again to finish the deploy.`,
+  );
 }

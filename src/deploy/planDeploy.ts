@@ -76,7 +76,13 @@ export interface Upload extends LocalFile {
  */
 export const PHASES = ["package files and the 404 body", "package lists", "host list"] as const;
 
-const PHASE_OF_ROUTE: Record<RouteId, number> = { package: 0, "v2-package": 0, packages: 1, "v2-packages": 1, hosts: 2 };
+const PHASE_OF_ROUTE: Record<RouteId, number> = {
+  package: 0,
+  "v2-package": 0,
+  packages: 1,
+  "v2-packages": 1,
+  hosts: 2,
+};
 
 export interface PlanInput {
   location: S3Location;
@@ -145,7 +151,10 @@ export function planDeploy(input: PlanInput): DeployPlan {
   for (const phase of plan.phases) phase.sort(byKey);
   plan.skipped.sort();
 
-  const strays = [...remote.keys()].filter((path) => !inBuild.has(path)).map((path) => `${prefix}${path}`).sort();
+  const strays = [...remote.keys()]
+    .filter((path) => !inBuild.has(path))
+    .map((path) => `${prefix}${path}`)
+    .sort();
   if (input.delete) plan.deletions = strays;
   else plan.kept = strays;
   return plan;
@@ -160,15 +169,25 @@ function uploadReason(
 ): UploadReason | undefined {
   if (!remote) return "new";
   const etag = normalizeEtag(remote.etag);
-  const known = record !== undefined && recordedAt !== undefined && record.etag === etag && remote.lastModified <= recordedAt;
+  const known =
+    record !== undefined && recordedAt !== undefined && record.etag === etag && remote.lastModified <= recordedAt;
   if (!known) return etag === file.md5 ? "unrecorded" : "content";
   if (record.md5 !== file.md5) return "content";
-  return record.contentType === wanted.contentType && record.cacheControl === wanted.cacheControl ? undefined : "metadata";
+  return record.contentType === wanted.contentType && record.cacheControl === wanted.cacheControl
+    ? undefined
+    : "metadata";
 }
 
 /** The record a deploy writes: sorted, so an unchanged bucket gives the same bytes. */
 export function renderDeployState(objects: ReadonlyMap<string, ObjectRecord>): string {
-  const sorted = Object.fromEntries([...objects].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, r]) => [path, { md5: r.md5, etag: r.etag, contentType: r.contentType, cacheControl: r.cacheControl }]));
+  const sorted = Object.fromEntries(
+    [...objects]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([path, r]) => [
+        path,
+        { md5: r.md5, etag: r.etag, contentType: r.contentType, cacheControl: r.cacheControl },
+      ]),
+  );
   return `${JSON.stringify({ shopfront: "deploy-state", version: 1, objects: sorted }, null, 1)}\n`;
 }
 
@@ -184,13 +203,20 @@ export function parseDeployState(text: string, writtenAt: Date): DeployState | u
     return undefined;
   }
   const state = value as { shopfront?: unknown; version?: unknown; objects?: unknown };
-  if (typeof value !== "object" || value === null || state.shopfront !== "deploy-state" || state.version !== 1) return undefined;
+  if (typeof value !== "object" || value === null || state.shopfront !== "deploy-state" || state.version !== 1)
+    return undefined;
   if (typeof state.objects !== "object" || state.objects === null) return undefined;
   const objects = new Map<string, ObjectRecord>();
   for (const [path, r] of Object.entries(state.objects as Record<string, Partial<ObjectRecord>>)) {
     if (typeof r !== "object" || r === null) return undefined;
     const { md5, etag, contentType, cacheControl } = r;
-    if (typeof md5 !== "string" || typeof etag !== "string" || typeof contentType !== "string" || typeof cacheControl !== "string") return undefined;
+    if (
+      typeof md5 !== "string" ||
+      typeof etag !== "string" ||
+      typeof contentType !== "string" ||
+      typeof cacheControl !== "string"
+    )
+      return undefined;
     objects.set(path, { md5, etag, contentType, cacheControl });
   }
   return { objects, writtenAt };

@@ -23,7 +23,8 @@ export function readBuild(dir: string): LocalBuild {
     // Resolved once: a build that swaps the `dist` link during the deploy must not mix two trees.
     root = realpathSync(dir);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new UsageError(`${dir} does not exist; run shopfront build first`);
+    if ((e as NodeJS.ErrnoException).code === "ENOENT")
+      throw new UsageError(`${dir} does not exist; run shopfront build first`);
     throw e;
   }
   if (!existsSync(join(root, fileFor("hosts")))) {

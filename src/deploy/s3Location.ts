@@ -15,7 +15,10 @@ const URL_FORM = /^s3:\/\/([^/]*)(?:\/(.*))?$/s;
 /** S3's rules for new general purpose buckets, which S3-compatible stores follow too. */
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const IP_ADDRESS = /^\d+\.\d+\.\d+\.\d+$/;
-const RESERVED_BUCKET_AFFIXES = { prefixes: ["xn--", "sthree-", "amzn-s3-demo-"], suffixes: ["-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3"] };
+const RESERVED_BUCKET_AFFIXES = {
+  prefixes: ["xn--", "sthree-", "amzn-s3-demo-"],
+  suffixes: ["-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3"],
+};
 const BUCKET_RULE = "3 to 63 lowercase letters, digits, '.' and '-', starting and ending with a letter or digit";
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
@@ -24,7 +27,8 @@ const MAX_PREFIX = 512;
 
 export function parseS3Url(value: string): S3Location {
   const match = URL_FORM.exec(value);
-  if (!match) throw new UsageError(`${JSON.stringify(value)} is not an S3 URL; expected s3://BUCKET or s3://BUCKET/PREFIX`);
+  if (!match)
+    throw new UsageError(`${JSON.stringify(value)} is not an S3 URL; expected s3://BUCKET or s3://BUCKET/PREFIX`);
   const bucket = match[1]!;
   const why = bucketProblem(bucket);
   if (why) throw new UsageError(`${value}: the bucket name ${JSON.stringify(bucket)} ${why}`);
@@ -34,9 +38,12 @@ export function parseS3Url(value: string): S3Location {
 function bucketProblem(bucket: string): string | undefined {
   if (bucket === "") return "is missing";
   if (!BUCKET.test(bucket)) return `is not valid: a bucket name is ${BUCKET_RULE}`;
-  if (bucket.includes("..") || bucket.includes(".-") || bucket.includes("-.")) return "is not valid: no '.' next to another '.' or a '-'";
+  if (bucket.includes("..") || bucket.includes(".-") || bucket.includes("-."))
+    return "is not valid: no '.' next to another '.' or a '-'";
   if (IP_ADDRESS.test(bucket)) return "is not valid: it has the form of an IP address";
-  const affix = RESERVED_BUCKET_AFFIXES.prefixes.find((p) => bucket.startsWith(p)) ?? RESERVED_BUCKET_AFFIXES.suffixes.find((s) => bucket.endsWith(s));
+  const affix =
+    RESERVED_BUCKET_AFFIXES.prefixes.find((p) => bucket.startsWith(p)) ??
+    RESERVED_BUCKET_AFFIXES.suffixes.find((s) => bucket.endsWith(s));
   return affix === undefined ? undefined : `is not valid: S3 reserves names with ${JSON.stringify(affix)}`;
 }
 
@@ -48,7 +55,8 @@ function parsePrefix(url: string, raw: string): string {
   if (prefix.length > MAX_PREFIX) throw fail(`is longer than ${MAX_PREFIX} characters`);
   for (const segment of prefix.split("/")) {
     if (segment === "") throw fail("has an empty segment (a leading '/' or '//'); write s3://BUCKET/a/b");
-    if (segment === "." || segment === "..") throw fail(`has a ${JSON.stringify(segment)} segment; name the folder itself`);
+    if (segment === "." || segment === "..")
+      throw fail(`has a ${JSON.stringify(segment)} segment; name the folder itself`);
     if (!SEGMENT.test(segment)) throw fail("may only hold letters, digits, '.', '_', '-' and '/' between segments");
   }
   return prefix;

@@ -46,7 +46,8 @@ export function listCatalogue(dir: string): CatalogueListing {
     root = listFolder(dir);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "there is no such folder" : code === "ENOTDIR" ? "it is not a folder" : (e as Error).message;
+    const why =
+      code === "ENOENT" ? "there is no such folder" : code === "ENOTDIR" ? "it is not a folder" : (e as Error).message;
     throw new UsageError(`cannot read the catalogue ${dir}: ${why}`);
   }
   const folders = new Map<string, Entry[] | { error: string }>();
@@ -70,7 +71,9 @@ export function folderSignatures(listing: CatalogueListing, hosts: readonly stri
 }
 
 /** A source file's bytes (or why there are none), and its signature for the next build's comparison. */
-export type SourceBytes = ({ bytes: Uint8Array } | { tooLarge: number } | { error: string }) & { signature?: Signature };
+export type SourceBytes = ({ bytes: Uint8Array } | { tooLarge: number } | { error: string }) & {
+  signature?: Signature;
+};
 
 /**
  * A file's bytes, unless it is larger than `maxBytes` (then only its size is returned, so a 50 MB

@@ -86,7 +86,14 @@ export const RACY_MS = 2000;
 
 type StatsLike = Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">;
 
-function unchanged(now: StatsLike, size: number, mtimeMs: number, ctimeMs: number, ino: number, snapshotMs: number): boolean {
+function unchanged(
+  now: StatsLike,
+  size: number,
+  mtimeMs: number,
+  ctimeMs: number,
+  ino: number,
+  snapshotMs: number,
+): boolean {
   return (
     now.size === size &&
     now.mtimeMs === mtimeMs &&
@@ -118,7 +125,11 @@ type Header = Omit<BuildState, "packages"> & { packages: { host: string; names: 
 export function serializeState(state: BuildState): Buffer {
   const header: Header = {
     ...state,
-    packages: state.hosts.map((host) => ({ host, names: state.packages[host]!.names.join("\n"), count: state.packages[host]!.names.length })),
+    packages: state.hosts.map((host) => ({
+      host,
+      names: state.packages[host]!.names.join("\n"),
+      count: state.packages[host]!.names.length,
+    })),
   };
   const json = Buffer.from(JSON.stringify(header));
   const start = Buffer.from(`${MAGIC}${json.length}\n`);
@@ -179,7 +190,11 @@ function codeFiles(dir: string): string[] {
 }
 
 /** A hash of a tool version, its schema texts and its code files (pure, for tests). */
-export function computeToolKey(version: string, schemas: Iterable<readonly [string, string]>, code: Iterable<readonly [string, Uint8Array]>): string {
+export function computeToolKey(
+  version: string,
+  schemas: Iterable<readonly [string, string]>,
+  code: Iterable<readonly [string, Uint8Array]>,
+): string {
   const hash = createHash("sha256").update(version);
   for (const [name, text] of schemas) hash.update(`\0schema\0${name}\0${text}`);
   for (const [file, bytes] of code) hash.update(`\0code\0${file}\0`).update(bytes);
@@ -192,7 +207,11 @@ let toolHash: string | undefined;
 export function toolKey(): string {
   if (toolHash === undefined) {
     const dir = fileURLToPath(new URL("..", import.meta.url));
-    toolHash = computeToolKey(VERSION, schemaTexts(), codeFiles(dir).map((file) => [file, readFileSync(join(dir, file))] as const));
+    toolHash = computeToolKey(
+      VERSION,
+      schemaTexts(),
+      codeFiles(dir).map((file) => [file, readFileSync(join(dir, file))] as const),
+    );
   }
   return toolHash;
 }

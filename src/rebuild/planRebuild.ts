@@ -80,9 +80,16 @@ export interface RebuildPlan extends Changes {
 }
 
 /** Decides what the build after a build writes and remembers, from what the survey kept and what was read again. */
-export function planRebuild(state: BuildState, survey: Pick<Survey, "kept" | "folders">, inputs: RebuildInputs, live: LiveFiles): RebuildPlan {
+export function planRebuild(
+  state: BuildState,
+  survey: Pick<Survey, "kept" | "folders">,
+  inputs: RebuildInputs,
+  live: LiveFiles,
+): RebuildPlan {
   const changes: Changes = { removed: [], changed: [], added: [], writes: new Map() };
-  const reread = new Map(state.hosts.map((h) => [h, { again: new Map<number, RereadPackage>(), added: [] as RereadPackage[] }]));
+  const reread = new Map(
+    state.hosts.map((h) => [h, { again: new Map<number, RereadPackage>(), added: [] as RereadPackage[] }]),
+  );
   for (const p of inputs.packages) {
     const host = reread.get(p.host)!;
     if (p.index === undefined) host.added.push(p);
@@ -100,7 +107,10 @@ export function planRebuild(state: BuildState, survey: Pick<Survey, "kept" | "fo
   }
   if (changes.removed.length > 0 || changes.added.length > 0) {
     // Target files may list package names (Netlify's rules do): bring them up to date too.
-    const names: CatalogueNames = { hosts: state.hosts, packages: new Map(Object.entries(packages).map(([h, p]) => [h, p.names])) };
+    const names: CatalogueNames = {
+      hosts: state.hosts,
+      packages: new Map(Object.entries(packages).map(([h, p]) => [h, p.names])),
+    };
     for (const file of targetFiles(inputs.targets, names)) {
       if (live.text(file.path) !== contentText(file.content)) changes.writes.set(file.path, file.content);
     }
@@ -109,7 +119,15 @@ export function planRebuild(state: BuildState, survey: Pick<Survey, "kept" | "fo
   const files = state.files - changes.removed.length + changes.added.length;
   return {
     ...changes,
-    state: { ...state, snapshotMs: inputs.snapshotMs, hostsFile: inputs.hostsFile, folders: survey.folders, packages, warnings: inputs.problems, files },
+    state: {
+      ...state,
+      snapshotMs: inputs.snapshotMs,
+      hostsFile: inputs.hostsFile,
+      folders: survey.folders,
+      packages,
+      warnings: inputs.problems,
+      files,
+    },
     stateMoved: inputs.hosts !== undefined || inputs.packages.length > 0 || survey.folders !== state.folders,
     summary: {
       hosts: state.hosts.length,
@@ -133,7 +151,15 @@ interface Entry {
  * Plans one host: its package files to delete or write, its list when its content changed, and its
  * new state. A host with no package removed, added or read again keeps its state as it is.
  */
-function planHost(changes: Changes, host: string, old: HostState, kept: Uint8Array, again: ReadonlyMap<number, RereadPackage>, added: readonly RereadPackage[], live: LiveFiles): HostState {
+function planHost(
+  changes: Changes,
+  host: string,
+  old: HostState,
+  kept: Uint8Array,
+  again: ReadonlyMap<number, RereadPackage>,
+  added: readonly RereadPackage[],
+  live: LiveFiles,
+): HostState {
   const path = (name: string) => fileFor("package", { host, name });
   let listChanged = false;
   for (let i = 0; i < old.names.length; i++) {
@@ -165,9 +191,17 @@ function planHost(changes: Changes, host: string, old: HostState, kept: Uint8Arr
   if (added.length > 0) list.sort(byName);
   if (listChanged) {
     const listFile = fileFor("packages", { host });
-    changes.writes.set(listFile, { jsonArray: spliceList(live.bytes(listFile), old, list.map((e) => (e.fresh ? e.fresh.pkg.json : e.old!))) });
+    changes.writes.set(listFile, {
+      jsonArray: spliceList(
+        live.bytes(listFile),
+        old,
+        list.map((e) => (e.fresh ? e.fresh.pkg.json : e.old!)),
+      ),
+    });
   }
   const next = newHostState(list.map((e) => e.name));
-  list.forEach((e, i) => (e.fresh ? setPackage(next, i, e.fresh.signature, e.fresh.pkg.json.length) : copyPackage(next, i, old, e.old!)));
+  list.forEach((e, i) =>
+    e.fresh ? setPackage(next, i, e.fresh.signature, e.fresh.pkg.json.length) : copyPackage(next, i, old, e.old!),
+  );
   return next;
 }

@@ -40,7 +40,14 @@ export async function rebuildCatalogue(
   const problems = sortProblems([...hostsFile.problems, ...survey.problems, ...manifests.problems]);
   if (problems.some(isError)) return { problems };
 
-  const inputs = { snapshotMs, hostsFile: hostsFile.signature, hosts: hostsFile.hosts, packages: manifests.packages, problems, targets: options.targets };
+  const inputs = {
+    snapshotMs,
+    hostsFile: hostsFile.signature,
+    hosts: hostsFile.hosts,
+    packages: manifests.packages,
+    problems,
+    targets: options.targets,
+  };
   const plan = planRebuild(state, survey, inputs, liveFiles(slotDir(output, output.live!)));
   const home = output.layout.home;
   if (plan.writes.size > 0) {
@@ -76,12 +83,20 @@ async function rereadHostsFile(dir: string, state: BuildState): Promise<HostsFil
   const validators = await schemaValidators();
   const source = readSourceFile(path, MAX_SOURCE_BYTES);
   const checked = validateHostsFile(source, validators);
-  if (!checked.hostsFile || checked.hostsFile.hosts.map((h) => h.id).join("/") !== state.hosts.join("/")) return undefined;
-  return { signature: source.signature ?? signatureOf(now), problems: checked.problems, hosts: checked.hostsFile.hosts };
+  if (!checked.hostsFile || checked.hostsFile.hosts.map((h) => h.id).join("/") !== state.hosts.join("/"))
+    return undefined;
+  return {
+    signature: source.signature ?? signatureOf(now),
+    problems: checked.problems,
+    hosts: checked.hostsFile.hosts,
+  };
 }
 
 /** Reads, validates and renders the manifests the survey sent to be read again. */
-async function rereadManifests(dir: string, toRead: Survey["toRead"]): Promise<{ problems: Problem[]; packages: RereadPackage[] }> {
+async function rereadManifests(
+  dir: string,
+  toRead: Survey["toRead"],
+): Promise<{ problems: Problem[]; packages: RereadPackage[] }> {
   const problems: Problem[] = [];
   const packages: RereadPackage[] = [];
   let validators: Validators | undefined;

@@ -8,7 +8,11 @@ import { lengthAt, type HostState } from "./buildState.js";
  * slice of the old list file's bytes, commas included. In the old list, package i starts after "["
  * and after the comma that follows each package before it; the state holds each one's length.
  */
-export function spliceList(oldList: Uint8Array, old: HostState, elements: readonly (string | number)[]): (string | Uint8Array)[] {
+export function spliceList(
+  oldList: Uint8Array,
+  old: HostState,
+  elements: readonly (string | number)[],
+): (string | Uint8Array)[] {
   const offsets = new Float64Array(old.names.length);
   for (let i = 0, at = 1; i < old.names.length; i++) {
     offsets[i] = at;

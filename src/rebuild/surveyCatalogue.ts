@@ -50,7 +50,14 @@ function warningsByFile(state: BuildState): Map<string, Problem[]> {
  * Sorts one manifest into kept (a package of the last build whose source keeps its signature) or
  * to read. Called for every manifest of the catalogue: at 100,000 packages this is most of a rebuild.
  */
-function surveyOne(survey: Survey, state: BuildState, warnings: Map<string, Problem[]>, ref: ManifestRef, index: number | undefined, stats: Stats | undefined): void {
+function surveyOne(
+  survey: Survey,
+  state: BuildState,
+  warnings: Map<string, Problem[]>,
+  ref: ManifestRef,
+  index: number | undefined,
+  stats: Stats | undefined,
+): void {
   if (index !== undefined && stats && isUnchanged(stats, state.packages[ref.host]!, index, state.snapshotMs)) {
     survey.kept.get(ref.host)![index] = 1;
     if (warnings.size > 0) survey.problems.push(...(warnings.get(ref.file) ?? []));
@@ -58,7 +65,12 @@ function surveyOne(survey: Survey, state: BuildState, warnings: Map<string, Prob
 }
 
 function emptySurvey(state: BuildState, folders: Signature[] | null): Survey {
-  return { kept: new Map(state.hosts.map((h) => [h, new Uint8Array(state.packages[h]!.names.length)])), toRead: [], problems: [], folders };
+  return {
+    kept: new Map(state.hosts.map((h) => [h, new Uint8Array(state.packages[h]!.names.length)])),
+    toRead: [],
+    problems: [],
+    folders,
+  };
 }
 
 /**

@@ -1,5 +1,12 @@
 // Renders a validated catalogue into the files of the static API: a list of path -> content, pure.
-import { NO_STATS, PACKAGE_FIELDS, type HostInfo, type Manifest, type Package, type PackageStats } from "../catalogue/fields.js";
+import {
+  NO_STATS,
+  PACKAGE_FIELDS,
+  type HostInfo,
+  type Manifest,
+  type Package,
+  type PackageStats,
+} from "../catalogue/fields.js";
 import { describeRoute, fileFor, NOT_FOUND_FILE, PREFLIGHT_HEADERS, ROUTES } from "../routes/routeTable.js";
 
 /**
@@ -33,7 +40,9 @@ export function asciiJson(value: unknown): string {
 }
 
 function escapeNonAscii(json: string): string {
-  return /[^\x20-\x7e]/.test(json) ? json.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`) : json;
+  return /[^\x20-\x7e]/.test(json)
+    ? json.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+    : json;
 }
 
 const PACKAGE_KEYS = (Object.keys(PACKAGE_FIELDS) as (keyof Package)[]).sort();
@@ -42,7 +51,8 @@ const PACKAGE_KEYS = (Object.keys(PACKAGE_FIELDS) as (keyof Package)[]).sort();
 export function renderPackage(manifest: Manifest, stats: PackageStats = NO_STATS): string {
   // Built in key order and stringified once: JSON.stringify keeps insertion order.
   const pkg: Record<string, unknown> = {};
-  for (const key of PACKAGE_KEYS) pkg[key] = key in stats ? stats[key as keyof PackageStats] : manifest[key as keyof Manifest];
+  for (const key of PACKAGE_KEYS)
+    pkg[key] = key in stats ? stats[key as keyof PackageStats] : manifest[key as keyof Manifest];
   return escapeNonAscii(JSON.stringify(pkg));
 }
 
@@ -57,7 +67,10 @@ export function renderHosts(hosts: readonly HostInfo[]): string {
 
 export function renderNotFound(): string {
   const forms = ROUTES.map((r) => `GET ${describeRoute(r)}`).filter((form, i, all) => all.indexOf(form) === i);
-  return asciiJson({ error: "not_found", message: `No such host, package or endpoint. This API answers ${forms.join(", ")}.` });
+  return asciiJson({
+    error: "not_found",
+    message: `No such host, package or endpoint. This API answers ${forms.join(", ")}.`,
+  });
 }
 
 /** The body of a 405, for hosts whose config or code answers it. */
@@ -87,6 +100,8 @@ export function renderApi(catalogue: RenderedCatalogue): OutputFile[] {
 /** A file's bytes as one string (tests and small files; large lists are written in chunks). */
 export function contentText(content: OutputFile["content"]): string {
   if (typeof content === "string") return content;
-  const items = content.jsonArray.map((item) => (typeof item === "string" ? item : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1")));
+  const items = content.jsonArray.map((item) =>
+    typeof item === "string" ? item : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1"),
+  );
   return `[${items.join(",")}]`;
 }

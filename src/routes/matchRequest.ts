@@ -6,10 +6,7 @@
 import type { PortableRoutes, RouteId } from "./routeTable.js";
 
 export type RouteMatch =
-  | { status: 200; route: RouteId; file: string }
-  | { status: 204 }
-  | { status: 404 }
-  | { status: 405 };
+  { status: 200; route: RouteId; file: string } | { status: 204 } | { status: 404 } | { status: 405 };
 
 /**
  * Routes one request. `target` is the request-target as sent: the path, percent-encoded, and the

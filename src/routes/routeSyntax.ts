@@ -32,7 +32,11 @@ export function fillTemplate(template: string, valueOf: (param: Param) => string
  * What each parameter of a query route's file becomes: `value` (the host's reference to the query
  * value) for the parameter the query carries, `path(param)` for those of the path.
  */
-export function withQueryValue(query: RouteQuery, value: string, path: (param: Param) => string): (param: Param) => string {
+export function withQueryValue(
+  query: RouteQuery,
+  value: string,
+  path: (param: Param) => string,
+): (param: Param) => string {
   return (param) => (param === query.param ? value : path(param));
 }
 

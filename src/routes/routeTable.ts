@@ -31,7 +31,13 @@ export const ROUTES: readonly Route[] = [
   { id: "hosts", path: "/v1/hosts", file: "v1/hosts", returns: "the host list" },
   { id: "packages", path: "/v1/{host}/packages", file: "v1/{host}/packages", returns: "every package of a host" },
   { id: "package", path: "/v1/{host}/package/{name}", file: "v1/{host}/package/{name}", returns: "one package" },
-  { id: "v2-package", path: "/v2/{host}/packages", query: { key: "package", param: "name" }, file: "v1/{host}/package/{name}", returns: "one package" },
+  {
+    id: "v2-package",
+    path: "/v2/{host}/packages",
+    query: { key: "package", param: "name" },
+    file: "v1/{host}/package/{name}",
+    returns: "one package",
+  },
   { id: "v2-packages", path: "/v2/{host}/packages", file: "v1/{host}/packages", returns: "every package of a host" },
 ];
 
@@ -85,7 +91,10 @@ export function pathFor(id: RouteId, params: RouteParams = {}): string {
 }
 
 /** Each route's file, split once: a deploy asks routeOfFile about every file of the build. */
-const FILE_SEGMENTS = ROUTES.map((route) => ({ id: route.id, segments: segmentsOf(route.file).map((literal) => ({ literal, param: paramOf(literal) })) }));
+const FILE_SEGMENTS = ROUTES.map((route) => ({
+  id: route.id,
+  segments: segmentsOf(route.file).map((literal) => ({ literal, param: paramOf(literal) })),
+}));
 
 /**
  * The route that `path`, a file of the built tree, answers: the first in the table, so the v1
@@ -95,7 +104,10 @@ export function routeOfFile(path: string): RouteId | undefined {
   const segments = path.split("/");
   return FILE_SEGMENTS.find((route) => {
     const expected = route.segments;
-    return expected.length === segments.length && expected.every((s, i) => (s.param ? isValidName(segments[i]) : s.literal === segments[i]));
+    return (
+      expected.length === segments.length &&
+      expected.every((s, i) => (s.param ? isValidName(segments[i]) : s.literal === segments[i]))
+    );
   })?.id;
 }
 
@@ -138,7 +150,12 @@ export interface PortableRoutes {
 
 export const PORTABLE_ROUTES: PortableRoutes = {
   name: NAME_PATTERN,
-  routes: ROUTES.map((r) => ({ id: r.id, segments: segmentsOf(r.path), ...(r.query ? { query: r.query } : {}), file: r.file })),
+  routes: ROUTES.map((r) => ({
+    id: r.id,
+    segments: segmentsOf(r.path),
+    ...(r.query ? { query: r.query } : {}),
+    file: r.file,
+  })),
 };
 
 export type QueryRoute = Route & { query: RouteQuery };

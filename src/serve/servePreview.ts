@@ -34,10 +34,17 @@ function setHeaders(res: ServerResponse, headers: Record<string, string>): void 
 /** http-server's contentType option is broken in 14.1.1 and it guesses types from names (chart.js), so every Content-Type it sets is replaced. */
 function forceJson(res: ServerResponse): void {
   const setHeader = res.setHeader.bind(res);
-  res.setHeader = (name, value) => setHeader(name, name.toLowerCase() === "content-type" ? RESPONSE_HEADERS["Content-Type"] : value);
+  res.setHeader = (name, value) =>
+    setHeader(name, name.toLowerCase() === "content-type" ? RESPONSE_HEADERS["Content-Type"] : value);
 }
 
-function answer(req: IncomingMessage, res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void {
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: string,
+  extra: Record<string, string> = {},
+): void {
   res.statusCode = status;
   setHeaders(res, { ...RESPONSE_HEADERS, ...extra });
   if (body === "") {
@@ -51,7 +58,9 @@ function answer(req: IncomingMessage, res: ServerResponse, status: number, body:
 export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
   const root = resolve(options.dir);
   if (!existsSync(join(root, fileFor("hosts")))) {
-    throw new UsageError(`${options.dir} is not a built API (it has no ${fileFor("hosts")}); run shopfront build first`);
+    throw new UsageError(
+      `${options.dir} is not a built API (it has no ${fileFor("hosts")}); run shopfront build first`,
+    );
   }
   // Read per request, so a rebuild while serving shows at once.
   const notFoundBody = () => {
@@ -81,7 +90,14 @@ export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
     union.emit("next");
   };
 
-  const server = createServer({ root, cache: -1, showDir: "false", autoIndex: "false", showDotfiles: false, before: [route] });
+  const server = createServer({
+    root,
+    cache: -1,
+    showDir: "false",
+    autoIndex: "false",
+    showDotfiles: false,
+    before: [route],
+  });
   return new Promise((resolvePromise, reject) => {
     server.server.once("error", reject);
     server.listen(options.port, options.host, () => {

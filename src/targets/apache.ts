@@ -2,7 +2,14 @@
 // shared hosting. mod_rewrite routes, mod_headers adds the headers, ErrorDocument gives the JSON 404.
 import { dirname } from "node:path";
 import { renderMethodNotAllowed } from "../render/renderApi.js";
-import { describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
+import {
+  describeRoute,
+  NOT_FOUND_FILE,
+  PREFLIGHT_HEADERS,
+  RESPONSE_HEADERS,
+  routePaths,
+  type Param,
+} from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
 import { escapeRegex, fillTemplate, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
 import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
@@ -45,9 +52,11 @@ function folderRules(): string[] {
 function responseRules(): string[] {
   const preflight = `"expr=%{REQUEST_METHOD} == 'OPTIONS' || %{REQUEST_STATUS} == 405"`;
   const out = ["# Every response, 404s included."];
-  for (const [name, value] of Object.entries(headersExceptContentType())) out.push(`Header always set ${name} ${quote(value)}`);
+  for (const [name, value] of Object.entries(headersExceptContentType()))
+    out.push(`Header always set ${name} ${quote(value)}`);
   out.push("# The answer to OPTIONS (a CORS preflight) and to any method the API does not answer.");
-  for (const [name, value] of Object.entries(PREFLIGHT_HEADERS)) out.push(`Header always set ${name} ${quote(value)} ${preflight}`);
+  for (const [name, value] of Object.entries(PREFLIGHT_HEADERS))
+    out.push(`Header always set ${name} ${quote(value)} ${preflight}`);
   out.push(
     "# Apache sends the 405 message below as text/html.",
     `Header always set Content-Type ${quote(RESPONSE_HEADERS["Content-Type"])} "expr=%{REQUEST_STATUS} == 405"`,
@@ -85,7 +94,11 @@ function rewriteRules(context: RuleContext): string[] {
         `RewriteRule ${rule} - [R=404]`,
       );
     }
-    if (path.plain) out.push(`# GET ${describeRoute(path.plain)}`, `RewriteRule ${rule} ${slash}${fillTemplate(path.plain.file, capture)} [${serve}]`);
+    if (path.plain)
+      out.push(
+        `# GET ${describeRoute(path.plain)}`,
+        `RewriteRule ${rule} ${slash}${fillTemplate(path.plain.file, capture)} [${serve}]`,
+      );
   }
   out.push(`# Anything else, /${NOT_FOUND_FILE} itself included.`, "RewriteRule ^ - [R=404]");
   return out;

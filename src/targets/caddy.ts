@@ -2,7 +2,16 @@
 // vars_regexp on the query as sent: the {query.*} placeholders are decoded), rewrite names the file,
 // header forces the headers, and handle_errors answers with the JSON 404.
 import { renderMethodNotAllowed } from "../render/renderApi.js";
-import { ALLOWED_METHODS, describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type Param, type Route } from "../routes/routeTable.js";
+import {
+  ALLOWED_METHODS,
+  describeRoute,
+  NOT_FOUND_FILE,
+  PREFLIGHT_HEADERS,
+  RESPONSE_HEADERS,
+  routePaths,
+  type Param,
+  type Route,
+} from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
 import { fillTemplate, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
 import { quote } from "./shared/configText.js";
@@ -17,7 +26,11 @@ function matcherName(route: Route, suffix = ""): string {
 }
 
 function headerBlock(headers: Record<string, string>, indent: string): string[] {
-  return [`${indent}header {`, ...Object.entries(headers).map(([name, value]) => `${indent}\t${name} ${quote(value)}`), `${indent}}`];
+  return [
+    `${indent}header {`,
+    ...Object.entries(headers).map(([name, value]) => `${indent}\t${name} ${quote(value)}`),
+    `${indent}}`,
+  ];
 }
 
 /** Serves the file a route names; `reference` gives the placeholder of each parameter's capture. */
@@ -127,5 +140,6 @@ export const caddy: Target = {
   kind: "server",
   cannot: {},
   config: (options): TargetFile[] => [{ path: "shopfront.Caddyfile", content: renderCaddy(options) }],
-  usage: "`shopfront config caddy --root /srv/api/dist --listen 0.0.0.0:80 > /etc/caddy/Caddyfile` (a site block is a whole Caddyfile)",
+  usage:
+    "`shopfront config caddy --root /srv/api/dist --listen 0.0.0.0:80 > /etc/caddy/Caddyfile` (a site block is a whole Caddyfile)",
 };

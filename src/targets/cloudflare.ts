@@ -14,7 +14,12 @@ export function renderWorker(): string {
     banner("//", "cloudflare", VERSION),
     "// Cloudflare Pages advanced mode: place it in the deploy root as _worker.js.",
     "",
-    ...embedRouter({ HEADERS: RESPONSE_HEADERS, PREFLIGHT_HEADERS, NOT_FOUND: renderNotFound(), METHOD_NOT_ALLOWED: renderMethodNotAllowed() }),
+    ...embedRouter({
+      HEADERS: RESPONSE_HEADERS,
+      PREFLIGHT_HEADERS,
+      NOT_FOUND: renderNotFound(),
+      METHOD_NOT_ALLOWED: renderMethodNotAllowed(),
+    }),
     "",
     "function answer(status, body, extra) {",
     "  return new Response(body, { status, headers: { ...HEADERS, ...extra } });",
@@ -73,5 +78,6 @@ export const cloudflare: Target = {
   cannot: {},
   config: pagesFiles,
   deployFiles: pagesFiles,
-  usage: "`shopfront build --target cloudflare`, then deploy `dist/` as the Pages project's output folder (`_worker.js`, `_headers` and `404.html` are in its root)",
+  usage:
+    "`shopfront build --target cloudflare`, then deploy `dist/` as the Pages project's output folder (`_worker.js`, `_headers` and `404.html` are in its root)",
 };

@@ -22,7 +22,12 @@ export const FUNCTION_SIZE_LIMIT = 10_240;
  */
 export const CUSTOM_ERROR_RESPONSES = {
   Quantity: 2,
-  Items: [403, 404].map((code) => ({ ErrorCode: code, ResponsePagePath: `/${NOT_FOUND_FILE}`, ResponseCode: "404", ErrorCachingMinTTL: 60 })),
+  Items: [403, 404].map((code) => ({
+    ErrorCode: code,
+    ResponsePagePath: `/${NOT_FOUND_FILE}`,
+    ResponseCode: "404",
+    ErrorCachingMinTTL: 60,
+  })),
 };
 
 const STATUS_TEXT = { 204: "No Content", 404: "Not Found", 405: "Method Not Allowed" } as const;
@@ -30,7 +35,12 @@ const STATUS_TEXT = { 204: "No Content", 404: "Not Found", 405: "Method Not Allo
 /** A response the function generates, in the shape of the event's response object (header names in lower case). */
 function response(status: keyof typeof STATUS_TEXT, headers: Record<string, string>, body?: string) {
   const fields = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), { value }]));
-  return { statusCode: status, statusDescription: STATUS_TEXT[status], headers: fields, ...(body === undefined ? {} : { body: { encoding: "text", data: body } }) };
+  return {
+    statusCode: status,
+    statusDescription: STATUS_TEXT[status],
+    headers: fields,
+    ...(body === undefined ? {} : { body: { encoding: "text", data: body } }),
+  };
 }
 
 /** The viewer-request function. Only the JavaScript that runtime 2.0 accepts (see matchRequest.ts). */
@@ -76,5 +86,6 @@ export const cloudfront: Target = {
     { path: "shopfront-viewer-request.js", content: renderCloudFrontFunction() },
     { path: "custom-error-responses.json", content: `${JSON.stringify(CUSTOM_ERROR_RESPONSES, null, 2)}\n` },
   ],
-  usage: "`shopfront config cloudfront --out cloudfront/`, then set up the distribution as [S3 + CloudFront](#s3--cloudfront) says",
+  usage:
+    "`shopfront config cloudfront --out cloudfront/`, then set up the distribution as [S3 + CloudFront](#s3--cloudfront) says",
 };

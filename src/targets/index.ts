@@ -12,11 +12,24 @@ import { nginx } from "./nginx.js";
 import type { Target, TargetId } from "./target.js";
 import { vercel } from "./vercel.js";
 
-export const TARGETS: readonly Target[] = [nginx, apache, caddy, lighttpd, cloudfront, cloudflare, netlify, vercel, githubPages];
+export const TARGETS: readonly Target[] = [
+  nginx,
+  apache,
+  caddy,
+  lighttpd,
+  cloudfront,
+  cloudflare,
+  netlify,
+  vercel,
+  githubPages,
+];
 
 export function targetById(id: string): Target {
   const target = TARGETS.find((t) => t.id === id);
-  if (!target) throw new UsageError(`unknown target ${JSON.stringify(id)}; the targets are ${TARGETS.map((t) => t.id).join(", ")}`);
+  if (!target)
+    throw new UsageError(
+      `unknown target ${JSON.stringify(id)}; the targets are ${TARGETS.map((t) => t.id).join(", ")}`,
+    );
   return target;
 }
 

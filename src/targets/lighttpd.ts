@@ -3,9 +3,24 @@
 // error bodies are files the build writes next to the API (`shopfront build --target lighttpd`),
 // and mod_setenv adds the headers.
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
-import { describeRoute, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESERVED_HOST_IDS, RESPONSE_HEADERS, routePaths, type Param } from "../routes/routeTable.js";
+import {
+  describeRoute,
+  NOT_FOUND_FILE,
+  PREFLIGHT_HEADERS,
+  RESERVED_HOST_IDS,
+  RESPONSE_HEADERS,
+  routePaths,
+  type Param,
+} from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
-import { escapeRegex, fillTemplate, NAME_CAPTURE, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
+import {
+  escapeRegex,
+  fillTemplate,
+  NAME_CAPTURE,
+  pathPattern,
+  queryPatterns,
+  withQueryValue,
+} from "../routes/routeSyntax.js";
 import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
 import { parseServerOptions } from "./shared/serverOptions.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
@@ -42,7 +57,10 @@ function rewriteRules(): string[] {
       const query = queryPatterns(route.query.key);
       out.push(`\t\t# GET ${describeRoute(route)}: a repeated or invalid ${route.query.key} is a 404.`);
       rule(`^${pattern}\\?${query.repeated}`, NO_FILE);
-      rule(`^${pattern}\\?${query.valid}`, `/${fillTemplate(route.file, withQueryValue(route.query, `$${params.length + 1}`, reference))}`);
+      rule(
+        `^${pattern}\\?${query.valid}`,
+        `/${fillTemplate(route.file, withQueryValue(route.query, `$${params.length + 1}`, reference))}`,
+      );
       rule(`^${pattern}\\?${query.present}`, NO_FILE);
     }
     if (path.plain) {

@@ -36,7 +36,14 @@ export function renderNetlifyRedirects(names: CatalogueNames): string {
     for (const host of hosts) {
       for (const { id, query } of path.queries) {
         for (const params of withPackages(host, names)) {
-          rules.push(rule(pathFor(id, params), `/${fileFor(id, params)}`, "200!", `${query.key}=${assertValidName(params[query.param] ?? "", query.param)}`));
+          rules.push(
+            rule(
+              pathFor(id, params),
+              `/${fileFor(id, params)}`,
+              "200!",
+              `${query.key}=${assertValidName(params[query.param] ?? "", query.param)}`,
+            ),
+          );
         }
         // Any other value, a bad name included: the 404, never a path built from it.
         rules.push(rule(pathFor(id, host), `/${NOT_FOUND_FILE}`, "404!", `${query.key}=:value`));
@@ -80,5 +87,6 @@ export const netlify: Target = {
   },
   config: (_options, names) => netlifyFiles(names),
   deployFiles: netlifyFiles,
-  usage: "`shopfront build --target netlify`, then deploy `dist/` as the publish folder (`_redirects` and `_headers` are in its root)",
+  usage:
+    "`shopfront build --target netlify`, then deploy `dist/` as the publish folder (`_redirects` and `_headers` are in its root)",
 };

@@ -1,7 +1,13 @@
 // nginx: a server block to include in http { }, with a map for the v2 query parameter.
 import { NAME_PATTERN_BODY } from "../catalogue/names.js";
 import { renderMethodNotAllowed } from "../render/renderApi.js";
-import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS, routePaths, type RouteQuery } from "../routes/routeTable.js";
+import {
+  NOT_FOUND_FILE,
+  PREFLIGHT_HEADERS,
+  RESPONSE_HEADERS,
+  routePaths,
+  type RouteQuery,
+} from "../routes/routeTable.js";
 import { fillTemplate, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
 import { VERSION } from "../util/version.js";
 import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
@@ -23,10 +29,16 @@ function variable(name: string): string {
 export function renderNginx(options: ServerOptions): string {
   const { root, listen } = parseServerOptions(options);
   const paths = routePaths();
-  const out: string[] = [banner("#", "nginx", VERSION), "# Include it inside http { }. It serves the static API built in the root below.", ""];
+  const out: string[] = [
+    banner("#", "nginx", VERSION),
+    "# Include it inside http { }. It serves the static API built in the root below.",
+    "",
+  ];
 
   // A map belongs to http { }, outside the server: one for each query parameter.
-  const queries = new Map<string, RouteQuery>(paths.flatMap((p) => p.queries.map((route) => [route.query.key, route.query])));
+  const queries = new Map<string, RouteQuery>(
+    paths.flatMap((p) => p.queries.map((route) => [route.query.key, route.query])),
+  );
   for (const { key, param } of queries.values()) {
     const query = queryPatterns(key, namedCapture(`query_${param}`));
     out.push(
@@ -70,7 +82,9 @@ export function renderNginx(options: ServerOptions): string {
       const value = variable(query.key);
       out.push(`        if (${value} = "!") { return 404; }`);
       // Rewritten to the v1 path, which the location of the v1 route then serves.
-      out.push(`        if (${value}) { rewrite ^ /${fillTemplate(file, withQueryValue(query, value, variable))}? last; }`);
+      out.push(
+        `        if (${value}) { rewrite ^ /${fillTemplate(file, withQueryValue(query, value, variable))}? last; }`,
+      );
     }
     if (path.plain) out.push(`        try_files /${fillTemplate(path.plain.file, variable)} =404;`);
     out.push(`    }`);

@@ -2,7 +2,8 @@
 import type { ConformanceRow } from "../check/conformance.js";
 import type { OutputFile } from "../render/renderApi.js";
 
-export type TargetId = "nginx" | "apache" | "caddy" | "lighttpd" | "netlify" | "cloudflare" | "vercel" | "cloudfront" | "github-pages";
+export type TargetId =
+  "nginx" | "apache" | "caddy" | "lighttpd" | "netlify" | "cloudflare" | "vercel" | "cloudfront" | "github-pages";
 
 /** Where a web server serves from and listens; validated before any generator sees it. */
 export interface ServerOptions {

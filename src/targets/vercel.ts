@@ -23,7 +23,11 @@ interface Rewrite {
 
 /** A route path as a Vercel source (path-to-regexp): `{host}` becomes `:host(NAME)`. */
 function source(segments: readonly string[], trailingSlash: "optional" | "required"): string {
-  return pathPattern(segments, (param) => `:${param}(${NAME_PATTERN_BODY})`, trailingSlash === "optional" ? "{/}?" : "/").pattern;
+  return pathPattern(
+    segments,
+    (param) => `:${param}(${NAME_PATTERN_BODY})`,
+    trailingSlash === "optional" ? "{/}?" : "/",
+  ).pattern;
 }
 
 /** A route's file as a Vercel destination: `{host}` becomes `:host`. */
@@ -38,7 +42,11 @@ export function renderVercelConfig(): string {
       const { key, param } = route.query;
       // The named group fills the destination's parameter of that name; the anchors make the whole value match.
       const value = `^(?<${param}>${NAME_PATTERN_BODY})$`;
-      rewrites.push({ source: source(path.segments, "optional"), has: [{ type: "query", key, value }], destination: destination(route.file) });
+      rewrites.push({
+        source: source(path.segments, "optional"),
+        has: [{ type: "query", key, value }],
+        destination: destination(route.file),
+      });
     }
     const plain = path.plain;
     if (!plain) continue;
@@ -46,11 +54,16 @@ export function renderVercelConfig(): string {
       // Served by the filesystem as it is; only the trailing-slash form needs a rule.
       rewrites.push({ source: source(path.segments, "required"), destination: destination(plain.file) });
     } else {
-      const missing = path.queries.length > 0 ? { missing: path.queries.map((route) => ({ type: "query" as const, key: route.query.key })) } : {};
+      const missing =
+        path.queries.length > 0
+          ? { missing: path.queries.map((route) => ({ type: "query" as const, key: route.query.key })) }
+          : {};
       rewrites.push({ source: source(path.segments, "optional"), ...missing, destination: destination(plain.file) });
     }
   }
-  const headers = [{ source: "/(.*)", headers: Object.entries(RESPONSE_HEADERS).map(([key, value]) => ({ key, value })) }];
+  const headers = [
+    { source: "/(.*)", headers: Object.entries(RESPONSE_HEADERS).map(([key, value]) => ({ key, value })) },
+  ];
   return `${JSON.stringify({ rewrites, headers }, null, 2)}\n`;
 }
 

@@ -13,5 +13,9 @@ export class FailureError extends Error {
 
 /** An error raised by the operating system (it has an errno code such as ENOSPC and a syscall). */
 export function isSystemError(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string" && typeof (error as NodeJS.ErrnoException).syscall === "string";
+  return (
+    error instanceof Error &&
+    typeof (error as NodeJS.ErrnoException).code === "string" &&
+    typeof (error as NodeJS.ErrnoException).syscall === "string"
+  );
 }

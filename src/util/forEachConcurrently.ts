@@ -1,7 +1,11 @@
 // Bounded concurrency for I/O: the deploy's uploads and the conformance suite's requests.
 
 /** Runs `work` on every item, at most `limit` at once; after a failure starts nothing new, lets the rest finish, and throws it. */
-export async function forEachConcurrently<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function forEachConcurrently<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | undefined;
   const worker = async () => {

@@ -28,7 +28,11 @@ export type KnownNames = ReadonlyMap<string, ReadonlyMap<string, number>>;
 function validateJsonFile(source: SourceBytes, validate: ValidateFunction): { value?: unknown; findings: Finding[] } {
   if ("error" in source) return { findings: [finding("UNREADABLE", "", `cannot be read: ${source.error}`)] };
   if ("tooLarge" in source) {
-    return { findings: [finding("FILE_TOO_LARGE", "", `is ${source.tooLarge} bytes; a source file may be at most ${MAX_SOURCE_BYTES}`)] };
+    return {
+      findings: [
+        finding("FILE_TOO_LARGE", "", `is ${source.tooLarge} bytes; a source file may be at most ${MAX_SOURCE_BYTES}`),
+      ],
+    };
   }
   const parsed = parseJson(source.bytes);
   if (parsed.value === undefined) return parsed;
@@ -54,7 +58,12 @@ export interface HostsFileResult {
 }
 
 export function validateHostsFile(source: SourceBytes | undefined, validators: Validators): HostsFileResult {
-  if (!source) return { problems: inFile(HOSTS_FILE, [finding("MISSING_HOSTS_FILE", "", "is missing: the catalogue's hosts are declared in hosts.json")]) };
+  if (!source)
+    return {
+      problems: inFile(HOSTS_FILE, [
+        finding("MISSING_HOSTS_FILE", "", "is missing: the catalogue's hosts are declared in hosts.json"),
+      ]),
+    };
   const { value, findings } = validateJsonFile(source, validators.hostsFile);
   const raw = (value ?? parseJsonLenient(source)) as Partial<HostsFile> | undefined;
   const hosts = Array.isArray(raw?.hosts) ? raw.hosts : [];
@@ -67,12 +76,25 @@ export function validateHostsFile(source: SourceBytes | undefined, validators: V
       findings.push(finding("RESERVED_HOST_ID", pointer, `"${id}" cannot be a host id: /v1/${id} is the host list`));
     }
     const first = seen.get(foldCase(id));
-    if (first !== undefined) findings.push(finding("DUPLICATE_HOST", pointer, `"${id}" is already declared at /hosts/${first}/id (host ids are compared ignoring case)`));
+    if (first !== undefined)
+      findings.push(
+        finding(
+          "DUPLICATE_HOST",
+          pointer,
+          `"${id}" is already declared at /hosts/${first}/id (host ids are compared ignoring case)`,
+        ),
+      );
     else seen.set(foldCase(id), index);
   });
   const declared = ids.filter(isValidName);
   if (raw && isValidName(raw.default) && !declared.includes(raw.default)) {
-    findings.push(finding("UNKNOWN_DEFAULT_HOST", "/default", `"${raw.default}" is not one of the declared hosts (${declared.join(", ")})`));
+    findings.push(
+      finding(
+        "UNKNOWN_DEFAULT_HOST",
+        "/default",
+        `"${raw.default}" is not one of the declared hosts (${declared.join(", ")})`,
+      ),
+    );
   }
   const problems = inFile(HOSTS_FILE, findings);
   const valid = !problems.some((p) => p.severity === "error");
@@ -93,10 +115,23 @@ export function validateManifest(ref: ManifestRef, source: SourceBytes, validato
   const raw = (value ?? parseJsonLenient(source)) as Partial<Manifest> | undefined;
   const name = raw?.internal_name;
   if (typeof name === "string" && name !== ref.name && isValidName(ref.name)) {
-    findings.push(finding("NAME_MISMATCH", "/internal_name", `is ${JSON.stringify(name)} but the file is named ${ref.name}${MANIFEST_EXTENSION}: they must be equal`));
+    findings.push(
+      finding(
+        "NAME_MISMATCH",
+        "/internal_name",
+        `is ${JSON.stringify(name)} but the file is named ${ref.name}${MANIFEST_EXTENSION}: they must be equal`,
+      ),
+    );
   }
   if (raw && Number.isInteger(raw.updated) && Number.isInteger(raw.release_date) && raw.updated! < raw.release_date!) {
-    findings.push(finding("UPDATED_BEFORE_RELEASE", "/updated", `(${raw.updated}) is earlier than /release_date (${raw.release_date})`, "warning"));
+    findings.push(
+      finding(
+        "UPDATED_BEFORE_RELEASE",
+        "/updated",
+        `(${raw.updated}) is earlier than /release_date (${raw.release_date})`,
+        "warning",
+      ),
+    );
   }
   const problems = inFile(ref.file, findings);
   return problems.some((p) => p.severity === "error") ? { problems } : { manifest: value as Manifest, problems };
@@ -115,7 +150,11 @@ export interface LayoutResult {
  * `known` names passed the same rules in the previous build (the rules are part of the build's key):
  * they are not checked again, and folding for case collisions is done only when a new name appears.
  */
-export function validateLayout(listing: CatalogueListing, declared: readonly string[] | undefined, known?: KnownNames): LayoutResult {
+export function validateLayout(
+  listing: CatalogueListing,
+  declared: readonly string[] | undefined,
+  known?: KnownNames,
+): LayoutResult {
   const problems: Problem[] = [];
   const manifests: ManifestRef[] = [];
   const add = (file: string, f: Finding) => problems.push({ file, ...f });
@@ -123,13 +162,27 @@ export function validateLayout(listing: CatalogueListing, declared: readonly str
 
   for (const entry of listing.root) {
     if (entry.name === HOSTS_FILE) {
-      if (entry.kind !== "file") add(HOSTS_FILE, finding(entry.kind === "symlink" ? "SYMLINK" : "UNEXPECTED_ENTRY", "", "must be a regular file"));
+      if (entry.kind !== "file")
+        add(
+          HOSTS_FILE,
+          finding(entry.kind === "symlink" ? "SYMLINK" : "UNEXPECTED_ENTRY", "", "must be a regular file"),
+        );
     } else if (entry.kind === "symlink") {
       add(entry.name, finding("SYMLINK", "", "is a symbolic link: the catalogue holds only regular files and folders"));
     } else if (entry.kind === "directory" && declared && !declared.includes(entry.name)) {
-      add(`${entry.name}/`, finding("UNDECLARED_HOST_FOLDER", "", `is not a host declared in ${HOSTS_FILE} (declared: ${declared.join(", ") || "none"})`));
+      add(
+        `${entry.name}/`,
+        finding(
+          "UNDECLARED_HOST_FOLDER",
+          "",
+          `is not a host declared in ${HOSTS_FILE} (declared: ${declared.join(", ") || "none"})`,
+        ),
+      );
     } else if (entry.kind !== "directory" && entry.name.endsWith(MANIFEST_EXTENSION)) {
-      add(entry.name, finding("UNEXPECTED_ENTRY", "", "is not in a host folder: manifests are catalogue/<host>/<name>.json"));
+      add(
+        entry.name,
+        finding("UNEXPECTED_ENTRY", "", "is not in a host folder: manifests are catalogue/<host>/<name>.json"),
+      );
     }
   }
 
@@ -137,8 +190,13 @@ export function validateLayout(listing: CatalogueListing, declared: readonly str
   hosts.forEach((host, index) => {
     const kind = rootKinds.get(host);
     const where = `/hosts/${index}/id`;
-    if (kind === undefined) add(HOSTS_FILE, finding("MISSING_HOST_FOLDER", where, `declares host "${host}" but the catalogue has no folder ${host}/`));
-    else if (kind !== "directory" && kind !== "symlink") add(host, finding("NOT_A_FOLDER", "", `must be the folder of host "${host}", but it is a file`));
+    if (kind === undefined)
+      add(
+        HOSTS_FILE,
+        finding("MISSING_HOST_FOLDER", where, `declares host "${host}" but the catalogue has no folder ${host}/`),
+      );
+    else if (kind !== "directory" && kind !== "symlink")
+      add(host, finding("NOT_A_FOLDER", "", `must be the folder of host "${host}", but it is a file`));
     if (kind !== "directory") return;
     const entries = listing.folders.get(host);
     if (!entries || "error" in entries) {
@@ -155,7 +213,14 @@ export function validateLayout(listing: CatalogueListing, declared: readonly str
         continue;
       }
       if (entry.kind !== "file" || !entry.name.endsWith(MANIFEST_EXTENSION)) {
-        add(entry.kind === "directory" ? `${file}/` : file, finding("UNEXPECTED_ENTRY", "", `is not a manifest: a host folder holds only <internal_name>${MANIFEST_EXTENSION} files`));
+        add(
+          entry.kind === "directory" ? `${file}/` : file,
+          finding(
+            "UNEXPECTED_ENTRY",
+            "",
+            `is not a manifest: a host folder holds only <internal_name>${MANIFEST_EXTENSION} files`,
+          ),
+        );
         continue;
       }
       const name = entry.name.slice(0, -MANIFEST_EXTENSION.length);
@@ -163,7 +228,14 @@ export function validateLayout(listing: CatalogueListing, declared: readonly str
         newNames = true;
         const nameCode = nameProblem(name);
         if (nameCode) {
-          add(file, finding(nameCode, "", `has a file name that cannot be a package name: ${JSON.stringify(name)} ${nameCode === "INVALID_NAME" ? NAME_RULE : RESERVED_NAME_RULE}`));
+          add(
+            file,
+            finding(
+              nameCode,
+              "",
+              `has a file name that cannot be a package name: ${JSON.stringify(name)} ${nameCode === "INVALID_NAME" ? NAME_RULE : RESERVED_NAME_RULE}`,
+            ),
+          );
         }
       }
       names.push(name);
@@ -190,7 +262,14 @@ function addCaseCollisions(host: string, names: readonly string[], add: (file: s
     if (same.length < 2) continue;
     const [first, ...others] = same.sort(byCodePoint);
     for (const name of others) {
-      add(`${host}/${name}${MANIFEST_EXTENSION}`, finding("CASE_COLLISION", "", `differs from ${host}/${first}${MANIFEST_EXTENSION} only in case: they collide on case-insensitive file systems and caches`));
+      add(
+        `${host}/${name}${MANIFEST_EXTENSION}`,
+        finding(
+          "CASE_COLLISION",
+          "",
+          `differs from ${host}/${first}${MANIFEST_EXTENSION} only in case: they collide on case-insensitive file systems and caches`,
+        ),
+      );
     }
   }
 }
@@ -198,4 +277,3 @@ function addCaseCollisions(host: string, names: readonly string[], add: (file: s
 function byCodePoint(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
-

@@ -27,8 +27,7 @@ export const PATTERN_MESSAGES: Record<string, string> = {
   "/$defs/name/pattern": NAME_RULE,
   "/$defs/line/pattern": "must be one line without control characters",
   "/$defs/text/pattern": "must not contain control characters other than tab and line breaks",
-  "/properties/controllers/pattern":
-    "must only hold controller letters: w (Wii Remote, up to 4), n, c, g, k, z, s",
+  "/properties/controllers/pattern": "must only hold controller letters: w (Wii Remote, up to 4), n, c, g, k, z, s",
   "/$defs/hostname/pattern": "must be a DNS host name such as hbb1.example.org",
 };
 
@@ -45,7 +44,11 @@ export function describeSchemaError(error: SchemaError): Finding {
     case "additionalProperties": {
       const field = (error.params as { additionalProperty: string }).additionalProperty;
       const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
-      return finding("UNKNOWN_FIELD", `${error.instancePath}/${pointerToken(field)}`, unknownFieldMessage(field, known));
+      return finding(
+        "UNKNOWN_FIELD",
+        `${error.instancePath}/${pointerToken(field)}`,
+        unknownFieldMessage(field, known),
+      );
     }
     case "not":
       if (path === "/$defs/name/not") {
@@ -54,12 +57,21 @@ export function describeSchemaError(error: SchemaError): Finding {
       break;
     case "pattern": {
       const message = PATTERN_MESSAGES[path];
-      if (message) return finding(path === "/$defs/name/pattern" ? "INVALID_NAME" : "BAD_FORMAT", error.instancePath, `${message} (is ${found})`);
+      if (message)
+        return finding(
+          path === "/$defs/name/pattern" ? "INVALID_NAME" : "BAD_FORMAT",
+          error.instancePath,
+          `${message} (is ${found})`,
+        );
       break;
     }
     case "enum": {
       const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
-      return finding("NOT_ALLOWED", error.instancePath, `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")} (is ${found})`);
+      return finding(
+        "NOT_ALLOWED",
+        error.instancePath,
+        `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")} (is ${found})`,
+      );
     }
     case "minLength":
     case "maxLength":
@@ -67,7 +79,11 @@ export function describeSchemaError(error: SchemaError): Finding {
       const limit = (error.params as { limit: number }).limit;
       const unit = error.keyword === "minItems" ? "item" : "character";
       const message =
-        error.keyword === "maxLength" ? `must be at most ${limit} characters (is ${String(error.data).length})` : limit === 1 ? "must not be empty" : `must have at least ${limit} ${unit}s`;
+        error.keyword === "maxLength"
+          ? `must be at most ${limit} characters (is ${String(error.data).length})`
+          : limit === 1
+            ? "must not be empty"
+            : `must have at least ${limit} ${unit}s`;
       return finding("BAD_LENGTH", error.instancePath, message);
     }
     case "maximum": {
@@ -82,17 +98,28 @@ export function describeSchemaError(error: SchemaError): Finding {
       return finding("OUT_OF_RANGE", error.instancePath, `must be at most ${limit}${hint} (is ${found})`);
     }
     case "minimum":
-      return finding("OUT_OF_RANGE", error.instancePath, `must be at least ${(error.params as { limit: number }).limit} (is ${found})`);
+      return finding(
+        "OUT_OF_RANGE",
+        error.instancePath,
+        `must be at least ${(error.params as { limit: number }).limit} (is ${found})`,
+      );
     case "type":
-      return finding("WRONG_TYPE", error.instancePath, `must be ${(error.params as { type: string }).type} (is ${found})`);
+      return finding(
+        "WRONG_TYPE",
+        error.instancePath,
+        `must be ${(error.params as { type: string }).type} (is ${found})`,
+      );
   }
   return finding(CODES[error.keyword] ?? "BAD_FORMAT", error.instancePath, error.message ?? "is not valid");
 }
 
 function unknownFieldMessage(field: string, known: readonly string[]): string {
-  if (field in COMPUTED_FIELDS) return "is computed by the build (0 and \"\" for now) and must not be in a manifest";
+  if (field in COMPUTED_FIELDS) return 'is computed by the build (0 and "" for now) and must not be in a manifest';
   const close = known.filter((k) => editDistance(k, field) <= 2);
-  const hint = close.length > 0 ? `; did you mean ${close.map((k) => JSON.stringify(k)).join(" or ")}?` : `; the fields are ${known.join(", ")}`;
+  const hint =
+    close.length > 0
+      ? `; did you mean ${close.map((k) => JSON.stringify(k)).join(" or ")}?`
+      : `; the fields are ${known.join(", ")}`;
   return `is not a known field${hint}`;
 }
 

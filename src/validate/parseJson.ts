@@ -10,15 +10,31 @@ export function parseJson(bytes: Uint8Array): ParsedJson {
   if (!isUtf8(bytes)) {
     const offset = invalidUtf8Offset(bytes);
     const line = countLines(bytes, offset);
-    return { findings: [finding("INVALID_UTF8", "", `is not valid UTF-8: byte 0x${hex(bytes[offset]!)} at line ${line}, byte offset ${offset}`)] };
+    return {
+      findings: [
+        finding(
+          "INVALID_UTF8",
+          "",
+          `is not valid UTF-8: byte 0x${hex(bytes[offset]!)} at line ${line}, byte offset ${offset}`,
+        ),
+      ],
+    };
   }
   let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
   const findings: Finding[] = [];
   if (text.charCodeAt(0) === 0xfeff) {
-    findings.push(finding("BYTE_ORDER_MARK", "", "starts with a UTF-8 byte order mark; it is ignored, but better removed", "warning"));
+    findings.push(
+      finding(
+        "BYTE_ORDER_MARK",
+        "",
+        "starts with a UTF-8 byte order mark; it is ignored, but better removed",
+        "warning",
+      ),
+    );
     text = text.slice(1);
   }
-  if (text.trim() === "") return { findings: [...findings, finding("EMPTY_FILE", "", "is empty: expected a JSON object")] };
+  if (text.trim() === "")
+    return { findings: [...findings, finding("EMPTY_FILE", "", "is empty: expected a JSON object")] };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -32,7 +48,9 @@ export function parseJson(bytes: Uint8Array): ParsedJson {
   // look for the duplicates.
   if (countKeyTokens(text) !== countKeys(value)) {
     for (const pointer of scanJson(text).duplicates) {
-      findings.push(finding("DUPLICATE_KEY", pointer, "appears more than once in its object; JSON parsers keep only one of them"));
+      findings.push(
+        finding("DUPLICATE_KEY", pointer, "appears more than once in its object; JSON parsers keep only one of them"),
+      );
     }
   }
   return { value, findings };
@@ -50,13 +68,20 @@ function countLines(bytes: Uint8Array, end: number): number {
 
 /** Offset of the first byte that does not start a valid UTF-8 sequence. */
 export function invalidUtf8Offset(bytes: Uint8Array): number {
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const lead = bytes[i]!;
     if (lead < 0x80) {
       i++;
       continue;
     }
-    const [length, min] = lead >= 0xc2 && lead <= 0xdf ? [2, 0x80] : lead >= 0xe0 && lead <= 0xef ? [3, 0x800] : lead >= 0xf0 && lead <= 0xf4 ? [4, 0x10000] : [0, 0];
+    const [length, min] =
+      lead >= 0xc2 && lead <= 0xdf
+        ? [2, 0x80]
+        : lead >= 0xe0 && lead <= 0xef
+          ? [3, 0x800]
+          : lead >= 0xf0 && lead <= 0xf4
+            ? [4, 0x10000]
+            : [0, 0];
     if (length === 0 || i + length > bytes.length) return i;
     let codePoint = lead & (0xff >> (length + 1));
     for (let k = 1; k < length; k++) {
@@ -86,7 +111,7 @@ export function lineAndColumn(text: string, offset: number): { line: number; col
  */
 function countKeyTokens(text: string): number {
   let keys = 0;
-  for (let open = text.indexOf('"'); open !== -1; ) {
+  for (let open = text.indexOf('"'); open !== -1;) {
     let close = text.indexOf('"', open + 1);
     while (isEscaped(text, close)) close = text.indexOf('"', close + 1);
     let next = close + 1;
@@ -151,7 +176,9 @@ export function scanJson(text: string): ScanResult {
   const describe = (): string => {
     if (i >= n) return "the end of the file";
     const c = text.charCodeAt(i);
-    return c < 0x20 || c === 0x7f ? `control character U+${c.toString(16).padStart(4, "0").toUpperCase()}` : `'${text[i]}'`;
+    return c < 0x20 || c === 0x7f
+      ? `control character U+${c.toString(16).padStart(4, "0").toUpperCase()}`
+      : `'${text[i]}'`;
   };
   const fail = (message: string): never => {
     throw new ScanError(i, message);
@@ -172,11 +199,23 @@ export function scanJson(text: string): ScanResult {
         out += text.slice(start, i++);
         return out;
       }
-      if (c < 0x20) fail(`${describe()} inside a string: write it as an escape such as \\n or \\u${c.toString(16).padStart(4, "0")}`);
+      if (c < 0x20)
+        fail(
+          `${describe()} inside a string: write it as an escape such as \\n or \\u${c.toString(16).padStart(4, "0")}`,
+        );
       if (c === 0x5c) {
         out += text.slice(start, i);
         const e = text[i + 1];
-        const simple: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+        const simple: Record<string, string> = {
+          '"': '"',
+          "\\": "\\",
+          "/": "/",
+          b: "\b",
+          f: "\f",
+          n: "\n",
+          r: "\r",
+          t: "\t",
+        };
         if (e !== undefined && e in simple) {
           out += simple[e];
           i += 2;
@@ -184,7 +223,11 @@ export function scanJson(text: string): ScanResult {
           out += String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16));
           i += 6;
         } else {
-          fail(e === "u" ? "invalid \\u escape: expected four hexadecimal digits" : `invalid escape '\\${e ?? ""}' in a string`);
+          fail(
+            e === "u"
+              ? "invalid \\u escape: expected four hexadecimal digits"
+              : `invalid escape '\\${e ?? ""}' in a string`,
+          );
         }
         start = i;
         continue;
@@ -207,7 +250,12 @@ export function scanJson(text: string): ScanResult {
       const keys = new Set<string>();
       for (;;) {
         skipSpace();
-        if (text[i] !== '"') fail(text[i] === "}" ? "trailing comma before '}' (JSON does not allow one)" : `expected a property name in double quotes, found ${describe()}`);
+        if (text[i] !== '"')
+          fail(
+            text[i] === "}"
+              ? "trailing comma before '}' (JSON does not allow one)"
+              : `expected a property name in double quotes, found ${describe()}`,
+          );
         const key = readString();
         const keyPointer = `${pointer}/${pointerToken(key)}`;
         if (keys.has(key)) duplicates.push(keyPointer);
@@ -258,7 +306,7 @@ export function scanJson(text: string): ScanResult {
         return;
       }
     }
-    fail(c === "'" ? "strings must be in double quotes, found \"'\"" : `expected a value, found ${describe()}`);
+    fail(c === "'" ? 'strings must be in double quotes, found "\'"' : `expected a value, found ${describe()}`);
   };
 
   try {

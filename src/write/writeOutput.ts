@@ -10,7 +10,19 @@
 // links to the live ones; a file is never changed in place, only replaced by a rename, so the
 // slots never share a changed inode.
 import {
-  closeSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, symlinkSync, writeSync,
+  closeSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  symlinkSync,
+  writeSync,
 } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
@@ -51,7 +63,9 @@ export function inspectOutput(layout: OutputLayout): OutputState {
     const target = readlinkSync(layout.out);
     const slot = SLOTS.find((s) => target === linkTarget(layout, s));
     if (slot) return { kind: "live", slot };
-    throw new UsageError(`${layout.out} is a symbolic link to ${target}, not a shopfront output; remove it or choose another --out`);
+    throw new UsageError(
+      `${layout.out} is a symbolic link to ${target}, not a shopfront output; remove it or choose another --out`,
+    );
   }
   if (stats.isDirectory() && readdirSync(layout.out).length === 0) return { kind: "empty-folder" };
   throw new UsageError(
@@ -83,14 +97,23 @@ export async function withOutput<T>(out: string, work: (output: LockedOutput) =>
     const state = inspectOutput(layout);
     removeLeftovers(layout);
     const live = state.kind === "live" ? state.slot : undefined;
-    return await work({ layout, ...(live ? { live } : {}), spare: live === "a" ? "b" : "a", emptyFolder: state.kind === "empty-folder" });
+    return await work({
+      layout,
+      ...(live ? { live } : {}),
+      spare: live === "a" ? "b" : "a",
+      emptyFolder: state.kind === "empty-folder",
+    });
   } finally {
     release();
   }
 }
 
 /** Makes the spare slot hold exactly `files`. */
-export function writeFresh(output: LockedOutput, files: readonly OutputFile[], onFile?: (done: number, total: number) => void): void {
+export function writeFresh(
+  output: LockedOutput,
+  files: readonly OutputFile[],
+  onFile?: (done: number, total: number) => void,
+): void {
   const root = slotDir(output, output.spare);
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root);
@@ -107,7 +130,11 @@ export function writeFresh(output: LockedOutput, files: readonly OutputFile[], o
  * `pending` lists the paths where the spare differs from the live slot now; null means unknown, and
  * the spare is first rebuilt from hard links to the live files.
  */
-export function writeChanges(output: LockedOutput, pending: readonly string[] | null, changes: ReadonlyMap<string, OutputFile["content"] | null>): void {
+export function writeChanges(
+  output: LockedOutput,
+  pending: readonly string[] | null,
+  changes: ReadonlyMap<string, OutputFile["content"] | null>,
+): void {
   const live = slotDir(output, output.live!);
   const spare = slotDir(output, output.spare);
   if (pending === null) {
@@ -220,7 +247,9 @@ function acquireLock(layout: OutputLayout): () => void {
     }
     const holder = readLock(path);
     if (holder && isAlive(holder)) {
-      throw new FailureError(`another shopfront build (pid ${holder.pid} on ${holder.host}) is writing ${layout.out}; run again when it has finished`);
+      throw new FailureError(
+        `another shopfront build (pid ${holder.pid} on ${holder.host}) is writing ${layout.out}; run again when it has finished`,
+      );
     }
     // Stale: move it aside under a name only this process uses, then check that what moved is the
     // lock that was judged stale and not a fresh one another build took meanwhile.
@@ -239,7 +268,9 @@ function acquireLock(layout: OutputLayout): () => void {
       } finally {
         rmSync(aside, { force: true });
       }
-      throw new FailureError(`another shopfront build (pid ${moved.pid}) started writing ${layout.out} at the same time; run again when it has finished`);
+      throw new FailureError(
+        `another shopfront build (pid ${moved.pid}) started writing ${layout.out} at the same time; run again when it has finished`,
+      );
     }
     rmSync(aside, { force: true });
   }
@@ -248,7 +279,9 @@ function acquireLock(layout: OutputLayout): () => void {
 function readLock(path: string): LockHolder | undefined {
   try {
     const holder = JSON.parse(readFileSync(path, "utf8")) as Partial<LockHolder>;
-    return typeof holder.pid === "number" && typeof holder.host === "string" ? { pid: holder.pid, host: holder.host } : undefined;
+    return typeof holder.pid === "number" && typeof holder.host === "string"
+      ? { pid: holder.pid, host: holder.host }
+      : undefined;
   } catch {
     // Unreadable or half-written by a build killed while taking it: treat as stale.
     return undefined;

@@ -19,7 +19,12 @@ import type { RunningServer, Site } from "../servers/common.js";
 import { listen } from "./listen.js";
 
 const NOT_ASSETS = new Set(["_worker.js", "_headers", "_redirects", "_routes.json"]);
-const TYPES: Record<string, string> = { html: "text/html; charset=utf-8", json: "application/json", js: "application/javascript", txt: "text/plain; charset=utf-8" };
+const TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  json: "application/json",
+  js: "application/javascript",
+  txt: "text/plain; charset=utf-8",
+};
 
 export interface Assets {
   fetch(input: Request | URL | string, init?: RequestInit): Promise<Response>;
@@ -42,7 +47,10 @@ export function pagesAssets(root: string): Assets {
       }
       const serve = (file: string, status = 200) => {
         const extension = /\.([a-z0-9]+)$/i.exec(file)?.[1]?.toLowerCase() ?? "";
-        return new Response(files.get(file.slice(1))!, { status, headers: { "content-type": TYPES[extension] ?? "application/octet-stream" } });
+        return new Response(files.get(file.slice(1))!, {
+          status,
+          headers: { "content-type": TYPES[extension] ?? "application/octet-stream" },
+        });
       };
       const redirect = (to: string) => new Response(null, { status: 308, headers: { location: `${to}${url.search}` } });
       const notFound = () => {
@@ -60,7 +68,8 @@ export function pagesAssets(root: string): Assets {
       }
       if (has(path)) {
         if (path.endsWith("/index.html")) return redirect(path.slice(0, -"index.html".length));
-        if (path.endsWith(".html") && !has(path.slice(0, -".html".length))) return redirect(path.slice(0, -".html".length));
+        if (path.endsWith(".html") && !has(path.slice(0, -".html".length)))
+          return redirect(path.slice(0, -".html".length));
         return serve(path);
       }
       if (has(`${path}.html`)) return serve(`${path}.html`);
@@ -89,7 +98,14 @@ export async function startCloudflare(site: Site): Promise<RunningServer> {
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, String(value));
     // Workers see request.url as the URL parser leaves it, as here.
-    const response = await worker.fetch(new Request(new URL(req.url ?? "/", "http://127.0.0.1"), { method: req.method ?? "GET", headers }), env);
-    return { status: response.status, headers: Object.fromEntries(response.headers), body: new Uint8Array(await response.arrayBuffer()) };
+    const response = await worker.fetch(
+      new Request(new URL(req.url ?? "/", "http://127.0.0.1"), { method: req.method ?? "GET", headers }),
+      env,
+    );
+    return {
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      body: new Uint8Array(await response.arrayBuffer()),
+    };
   });
 }

@@ -40,7 +40,12 @@ interface FunctionResponse {
   body?: string | { encoding: "text" | "base64"; data: string };
 }
 
-export type Handler = (event: { version: "1.0"; context: { eventType: "viewer-request" }; viewer: { ip: string }; request: ViewerRequest }) => ViewerRequest | FunctionResponse;
+export type Handler = (event: {
+  version: "1.0";
+  context: { eventType: "viewer-request" };
+  viewer: { ip: string };
+  request: ViewerRequest;
+}) => ViewerRequest | FunctionResponse;
 
 /** Loads the function's code as CloudFront runs it: strict mode, nothing but the language's own globals. */
 export function loadFunction(code: string): Handler {
@@ -86,20 +91,37 @@ export function startCloudFront(site: Site, code: string): Promise<RunningServer
       key = "";
     }
     const object = bucket.get(key);
-    if (!object) return { status: 403, headers: { "content-type": "application/xml" }, body: Buffer.from("<Error><Code>AccessDenied</Code></Error>") };
-    return { status: 200, headers: { "content-type": "application/json", "content-length": String(object.length) }, body: object };
+    if (!object)
+      return {
+        status: 403,
+        headers: { "content-type": "application/xml" },
+        body: Buffer.from("<Error><Code>AccessDenied</Code></Error>"),
+      };
+    return {
+      status: 200,
+      headers: { "content-type": "application/json", "content-length": String(object.length) },
+      body: object,
+    };
   };
 
   const origin = (uri: string): EmulatedResponse => {
     let res = s3(uri);
     const mapping = CUSTOM_ERROR_RESPONSES.Items.find((item) => item.ErrorCode === res.status);
     if (mapping) res = { ...s3(mapping.ResponsePagePath), status: Number(mapping.ResponseCode) };
-    return { ...res, headers: { ...res.headers, "access-control-allow-origin": "*", "x-content-type-options": "nosniff" } };
+    return {
+      ...res,
+      headers: { ...res.headers, "access-control-allow-origin": "*", "x-content-type-options": "nosniff" },
+    };
   };
 
   return listen(async (req: IncomingMessage) => {
     const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)]));
-    const result = handler({ version: "1.0", context: { eventType: "viewer-request" }, viewer: { ip: "127.0.0.1" }, request: viewerRequest(req.method ?? "GET", req.url ?? "/", headers) });
+    const result = handler({
+      version: "1.0",
+      context: { eventType: "viewer-request" },
+      viewer: { ip: "127.0.0.1" },
+      request: viewerRequest(req.method ?? "GET", req.url ?? "/", headers),
+    });
     if ("statusCode" in result) {
       const out: Record<string, string> = {};
       for (const [name, { value }] of Object.entries(result.headers ?? {})) out[name] = value;

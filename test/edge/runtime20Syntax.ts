@@ -8,13 +8,19 @@ function describe(node: ts.Node, source: ts.SourceFile): string | undefined {
   if (ts.isForOfStatement(node)) return "for-of";
   if (ts.isSpreadElement(node) || ts.isSpreadAssignment(node)) return "spread";
   if (ts.isObjectBindingPattern(node) || ts.isArrayBindingPattern(node)) return "destructuring";
-  if (ts.isBinaryExpression(node) && ts.isObjectLiteralExpression(node.left) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken) return "destructuring";
+  if (
+    ts.isBinaryExpression(node) &&
+    ts.isObjectLiteralExpression(node.left) &&
+    node.operatorToken.kind === ts.SyntaxKind.EqualsToken
+  )
+    return "destructuring";
   if (ts.isClassLike(node)) return "class";
   if (ts.isOptionalChain(node)) return "optional chaining";
   if (ts.isBinaryExpression(node)) {
     const op = node.operatorToken.kind;
     if (op === ts.SyntaxKind.QuestionQuestionToken || op === ts.SyntaxKind.QuestionQuestionEqualsToken) return "??";
-    if (op === ts.SyntaxKind.BarBarEqualsToken || op === ts.SyntaxKind.AmpersandAmpersandEqualsToken) return "logical assignment";
+    if (op === ts.SyntaxKind.BarBarEqualsToken || op === ts.SyntaxKind.AmpersandAmpersandEqualsToken)
+      return "logical assignment";
   }
   if (ts.isShorthandPropertyAssignment(node)) return "shorthand property";
   if (ts.isMethodDeclaration(node)) return "method shorthand";
@@ -22,14 +28,17 @@ function describe(node: ts.Node, source: ts.SourceFile): string | undefined {
   if (ts.isParameter(node) && node.initializer) return "default parameter";
   if (ts.isTaggedTemplateExpression(node)) return "tagged template";
   if ((ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node)) && node.asteriskToken) return "generator";
-  if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node) || ts.isExportAssignment(node)) return "module syntax";
+  if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node) || ts.isExportAssignment(node))
+    return "module syntax";
   if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) return "module syntax";
-  if (ts.canHaveModifiers(node) && ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) return "module syntax";
+  if (ts.canHaveModifiers(node) && ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword))
+    return "module syntax";
   if (ts.isCatchClause(node) && !node.variableDeclaration) return "catch without binding";
   if (ts.isMetaProperty(node)) return "new.target or import.meta";
   if (ts.isBigIntLiteral(node)) return "BigInt";
   if (ts.isNumericLiteral(node) && /^0[bBoO]|_/.test(node.getText(source))) return "ES6 numeric literal";
-  if (ts.isRegularExpressionLiteral(node) && /[suyd]/.test(node.text.slice(node.text.lastIndexOf("/") + 1))) return "regular expression flag";
+  if (ts.isRegularExpressionLiteral(node) && /[suyd]/.test(node.text.slice(node.text.lastIndexOf("/") + 1)))
+    return "regular expression flag";
   return undefined;
 }
 

@@ -22,9 +22,13 @@ function caddyEnv(dir: string): NodeJS.ProcessEnv {
 export async function checkCaddyConfig(config: string): Promise<void> {
   const caddy = requireProgram("caddy", "caddy");
   const dir = tempDir("shopfront-caddy-");
-  const run = spawnSync(caddy, ["validate", "--adapter", "caddyfile", "--config", caddyfile(dir, config)], { encoding: "utf8", env: { ...process.env, ...caddyEnv(dir) } });
+  const run = spawnSync(caddy, ["validate", "--adapter", "caddyfile", "--config", caddyfile(dir, config)], {
+    encoding: "utf8",
+    env: { ...process.env, ...caddyEnv(dir) },
+  });
   const output = `${run.stdout}${run.stderr}`;
-  if (run.status !== 0 || !output.includes("Valid configuration")) throw new Error(`caddy validate refused the config:\n${output}`);
+  if (run.status !== 0 || !output.includes("Valid configuration"))
+    throw new Error(`caddy validate refused the config:\n${output}`);
 }
 
 /** Real Caddy with the generated site block. */

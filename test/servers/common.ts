@@ -66,8 +66,17 @@ function canConnect(port: number): Promise<boolean> {
 }
 
 /** Starts a server process and waits until its port answers; its output is kept for the error message. */
-export async function startProcess(command: string, args: string[], port: number, env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
-  const child: ChildProcess = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+export async function startProcess(
+  command: string,
+  args: string[],
+  port: number,
+  env: NodeJS.ProcessEnv = {},
+): Promise<RunningServer> {
+  const child: ChildProcess = spawn(command, args, {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   let output = "";
   child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (output += d.toString()));

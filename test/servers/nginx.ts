@@ -22,7 +22,9 @@ export async function startNginx(site: Site): Promise<RunningServer> {
       "events { worker_connections 256; }",
       "http {",
       "  access_log off;",
-      ...["body", "proxy", "fastcgi", "uwsgi", "scgi"].map((t) => `  ${t === "body" ? "client_body" : t}_temp_path ${dir}/${t};`),
+      ...["body", "proxy", "fastcgi", "uwsgi", "scgi"].map(
+        (t) => `  ${t === "body" ? "client_body" : t}_temp_path ${dir}/${t};`,
+      ),
       `  include ${dir}/shopfront.conf;`,
       "}",
       "",

@@ -7,7 +7,12 @@
 import { servePreview } from "../../lib/serve/servePreview.js";
 
 process.noDeprecation = true;
-const server = await servePreview({ dir: process.argv[2] ?? "dist", host: "127.0.0.1", port: 0, log: (line) => process.stdout.write(`${line}\n`) });
+const server = await servePreview({
+  dir: process.argv[2] ?? "dist",
+  host: "127.0.0.1",
+  port: 0,
+  log: (line) => process.stdout.write(`${line}\n`),
+});
 process.send?.({ url: server.url });
 process.on("message", (message) => {
   if (message === "heap") {

@@ -35,7 +35,19 @@ export async function startS3Store(dir = tempDir("shopfront-s3-")): Promise<S3St
   const bin = join(ROOT, "node_modules", "s3rver", "bin", "s3rver.js");
   // s3rver 3.7.1 encrypts ListObjectsV2 continuation tokens with DES, which OpenSSL 3 (Node 17 and
   // later) keeps in its legacy provider: https://github.com/jamhall/s3rver/issues/818
-  const args = ["--openssl-legacy-provider", bin, "-d", dir, "-a", "127.0.0.1", "-p", String(port), "-s", "--configure-bucket", TEST_BUCKET];
+  const args = [
+    "--openssl-legacy-provider",
+    bin,
+    "-d",
+    dir,
+    "-a",
+    "127.0.0.1",
+    "-p",
+    String(port),
+    "-s",
+    "--configure-bucket",
+    TEST_BUCKET,
+  ];
   return { ...(await startProcess(process.execPath, args, port)), dir };
 }
 
@@ -75,7 +87,10 @@ function keyOf(req: IncomingMessage): string {
  * method. "stop" cuts every connection and stops listening, as a server that dies does: that
  * request and every later one fail to connect.
  */
-export async function startFaultProxy(upstream: string, fault: (req: RecordedRequest, n: number) => Fault = () => undefined): Promise<FaultProxy> {
+export async function startFaultProxy(
+  upstream: string,
+  fault: (req: RecordedRequest, n: number) => Fault = () => undefined,
+): Promise<FaultProxy> {
   const requests: RecordedRequest[] = [];
   const counts = new Map<string, number>();
   const target = new URL(upstream);
@@ -93,14 +108,19 @@ export async function startFaultProxy(upstream: string, fault: (req: RecordedReq
     if (action) {
       req.resume();
       res.writeHead(action.status, { "content-type": "application/xml" });
-      res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${action.code}</Code><Message>injected by the test proxy</Message></Error>`);
+      res.end(
+        `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${action.code}</Code><Message>injected by the test proxy</Message></Error>`,
+      );
       return;
     }
     // The Host header goes on unchanged: it is part of the request's signature.
-    const forward = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on("error", () => res.destroy());
     req.pipe(forward);
   });

@@ -17,6 +17,8 @@ export const ALLOWED_METHOD_REGEX = `^(?:${ALLOWED_METHODS.join("|")})$`;
  * typing every file as JSON (default_type, ForceType, mimetype.assign); adding it as a header too
  * would send it twice.
  */
-export function headersExceptContentType(headers: Readonly<Record<string, string>> = RESPONSE_HEADERS): Record<string, string> {
+export function headersExceptContentType(
+  headers: Readonly<Record<string, string>> = RESPONSE_HEADERS,
+): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => name !== "Content-Type"));
 }
