@@ -4,14 +4,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalogue } from "../src/build/loadCatalogue.js";
-import {
-  conformanceCases,
-  CONFORMANCE_ROWS,
-  expectedApi,
-  runConformance,
-  type ConformanceRow,
-  type RunResult,
-} from "../src/check/conformance.js";
+import { conformanceCases, CONFORMANCE_ROWS, expectedApi, type ConformanceRow } from "../src/check/conformance.js";
+import { runConformance, type RunResult } from "../src/check/runConformance.js";
 import { renderApi, renderNotFound } from "../src/render/renderApi.js";
 import { RESPONSE_HEADERS } from "../src/routes/routeTable.js";
 import { loadWorker, pagesAssets, startCloudflare } from "./edge/cloudflare.js";

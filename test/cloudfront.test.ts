@@ -7,14 +7,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalogue } from "../src/build/loadCatalogue.js";
-import {
-  conformanceCases,
-  CONFORMANCE_ROWS,
-  expectedApi,
-  runConformance,
-  type ConformanceRow,
-  type RunResult,
-} from "../src/check/conformance.js";
+import { conformanceCases, CONFORMANCE_ROWS, expectedApi, type ConformanceRow } from "../src/check/conformance.js";
+import { runConformance, type RunResult } from "../src/check/runConformance.js";
 import { matchRequest } from "../src/routes/matchRequest.js";
 import { renderApi } from "../src/render/renderApi.js";
 import { PORTABLE_ROUTES } from "../src/routes/routeTable.js";

@@ -3,14 +3,8 @@
 // lighttpd, each started on 127.0.0.1 with the generated config and stopped after.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalogue } from "../src/build/loadCatalogue.js";
-import {
-  conformanceCases,
-  CONFORMANCE_ROWS,
-  expectedApi,
-  runConformance,
-  type ConformanceRow,
-  type RunResult,
-} from "../src/check/conformance.js";
+import { conformanceCases, CONFORMANCE_ROWS, expectedApi, type ConformanceRow } from "../src/check/conformance.js";
+import { runConformance, type RunResult } from "../src/check/runConformance.js";
 import { renderApi } from "../src/render/renderApi.js";
 import { servePreview } from "../src/serve/servePreview.js";
 import type { TargetId } from "../src/targets/target.js";

@@ -10,14 +10,8 @@ import { parseAllRedirects } from "@netlify/redirect-parser";
 import { parsePlain, type Matcher } from "netlify-redirector";
 import { beforeAll, describe, expect, it } from "vitest";
 import { catalogueNames, loadCatalogue } from "../src/build/loadCatalogue.js";
-import {
-  conformanceCases,
-  CONFORMANCE_ROWS,
-  expectedApi,
-  judge,
-  type ExpectedApi,
-  type Failure,
-} from "../src/check/conformance.js";
+import { conformanceCases, CONFORMANCE_ROWS, expectedApi, type ExpectedApi } from "../src/check/conformance.js";
+import { judge, type Failure } from "../src/check/runConformance.js";
 import { isValidName } from "../src/catalogue/names.js";
 import { renderApi } from "../src/render/renderApi.js";
 import { NOT_FOUND_FILE, RESPONSE_HEADERS } from "../src/routes/routeTable.js";

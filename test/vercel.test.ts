@@ -14,7 +14,8 @@ import {
 import { Ajv } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadCatalogue } from "../src/build/loadCatalogue.js";
-import { conformanceCases, expectedApi, judge, type ExpectedApi } from "../src/check/conformance.js";
+import { conformanceCases, expectedApi, type ExpectedApi } from "../src/check/conformance.js";
+import { judge } from "../src/check/runConformance.js";
 import { renderApi, renderNotFound } from "../src/render/renderApi.js";
 import { RESPONSE_HEADERS } from "../src/routes/routeTable.js";
 import { renderVercelConfig, vercel } from "../src/targets/vercel.js";

@@ -1,14 +1,8 @@
 // `shopfront check`: the conformance suite against a deployed API, judged against what the
 // catalogue builds to, with what the host cannot do marked as such rather than failed.
 import { loadCatalogue } from "../build/loadCatalogue.js";
-import {
-  conformanceCases,
-  CONFORMANCE_ROWS,
-  expectedApi,
-  runConformance,
-  type ConformanceRow,
-  type Failure,
-} from "./conformance.js";
+import { conformanceCases, CONFORMANCE_ROWS, expectedApi, type ConformanceRow } from "./conformance.js";
+import { runConformance, type Failure } from "./runConformance.js";
 import { UsageError } from "../util/errors.js";
 import type { Problem } from "../catalogue/problems.js";
 import { renderApi } from "../render/renderApi.js";

@@ -3,6 +3,8 @@
 // new record and, with `delete`, deletes last. The SDK retries throttling (SlowDown, 503), 5xx and
 // dropped connections with exponential backoff and jitter; a request that still fails stops the
 // deploy with a FailureError that says what failed, and running the same command again finishes it.
+// Over 300 lines: it is the deploy's whole I/O (the SDK client, the listing, the record, the phases)
+// around the pure plan, and each part is a few lines of SDK calls that read best in sequence.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {

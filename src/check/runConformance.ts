@@ -1,0 +1,182 @@
+// Runs the conformance suite: sends each case exactly as written, judges each answer against the
+// build, and counts per report row what was checked and what failed.
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { RESPONSE_HEADERS } from "../routes/routeTable.js";
+import { forEachConcurrently } from "../util/forEachConcurrently.js";
+import { CONFORMANCE_ROWS, type ConformanceCase, type ConformanceRow, type ExpectedApi } from "./conformance.js";
+
+export interface HttpResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** Sends the request-target exactly as given (fetch would normalize `..` and `%2e` away). */
+export function sendRaw(baseUrl: string, method: string, target: string, timeoutMs = 15_000): Promise<HttpResponse> {
+  const base = new URL(baseUrl);
+  const send = base.protocol === "https:" ? httpsRequest : httpRequest;
+  const prefix = base.pathname.replace(/\/$/, "");
+  return new Promise((resolve, reject) => {
+    const req = send(
+      {
+        method,
+        host: base.hostname,
+        port: base.port,
+        path: `${prefix}${target}`,
+        headers: { host: base.host, connection: "close" },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on("error", reject);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+export interface Failure {
+  row: ConformanceRow;
+  target: string;
+  method: string;
+  reason: string;
+}
+
+function mediaType(headers: IncomingHttpHeaders): string {
+  return String(headers["content-type"] ?? "")
+    .split(";")[0]!
+    .trim()
+    .toLowerCase();
+}
+
+function describeBody(body: Buffer): string {
+  const text = body.toString("utf8");
+  return text.length > 60 ? `${JSON.stringify(text.slice(0, 57))}...` : JSON.stringify(text);
+}
+
+/**
+ * The rows about headers and bodies that an answer is judged on. A malformed or traversing request
+ * may be refused by the server before any config is read (Go's net/http answers a bad escape with a
+ * bare 400, Apache an encoded slash before .htaccess): then only the refusal matters. Every answer
+ * to a well-formed request, and anything served with 200, carries the API's headers.
+ */
+export function headerRowsFor(c: ConformanceCase, status: number): ConformanceRow[] {
+  if ((c.expect.kind === "safe" || c.expect.kind === "refused") && status !== 200) return [];
+  const rows: ConformanceRow[] = ["cors"];
+  if ((status === 200 || status === 404 || status === 405) && c.method !== "OPTIONS") rows.push("content-type");
+  if (status === 404 && c.method !== "HEAD") rows.push("error-body");
+  return rows;
+}
+
+/** What is wrong with one response, as failures per row (none when it is right). */
+export function judge(
+  c: ConformanceCase,
+  res: HttpResponse,
+  api: ExpectedApi,
+  anyFile: ReadonlySet<string>,
+): Failure[] {
+  const failures: Failure[] = [];
+  const fail = (row: ConformanceRow, reason: string) =>
+    failures.push({ row, target: c.target, method: c.method, reason });
+  const isHead = c.method === "HEAD";
+  const { expect } = c;
+  const status = res.status;
+
+  if (status >= 300 && status < 400) fail(c.row, `redirects (${status}) to ${String(res.headers.location)}`);
+  else if (expect.kind === "file") {
+    const wanted = api.files.get(expect.file)!;
+    if (status !== 200) fail(c.row, `status ${status}, expected 200 with ${expect.file}`);
+    else if (!isHead && res.body.toString("latin1") !== wanted)
+      fail(c.row, `body ${describeBody(res.body)} is not ${expect.file}`);
+    else if (isHead && res.body.length > 0) fail(c.row, "HEAD answered with a body");
+  } else if (expect.kind === "not-found") {
+    if (status !== 404)
+      fail(c.row, `status ${status}${status === 200 ? ` with body ${describeBody(res.body)}` : ""}, expected 404`);
+  } else if (expect.kind === "safe") {
+    if (status === 200 && !anyFile.has(res.body.toString("latin1")))
+      fail(c.row, `status 200 with body ${describeBody(res.body)}, which is no file of the API`);
+    else if (status !== 200 && status !== 404 && status !== 400) fail(c.row, `status ${status}, expected 404 (or 400)`);
+  } else if (expect.kind === "refused") {
+    if (status < 400 || status >= 500) fail(c.row, `status ${status}, expected a 4xx refusal`);
+  } else if (expect.kind === "preflight") {
+    if (status !== 204 && status !== 200) fail(c.row, `status ${status}, expected 204`);
+  } else if (expect.kind === "method-not-allowed") {
+    if (status !== 405) fail(c.row, `status ${status}, expected 405`);
+  }
+
+  const rows = headerRowsFor(c, status);
+  if (rows.includes("content-type") && mediaType(res.headers) !== RESPONSE_HEADERS["Content-Type"]) {
+    fail(
+      "content-type",
+      `Content-Type is ${res.headers["content-type"] === undefined ? "missing" : JSON.stringify(res.headers["content-type"])}`,
+    );
+  }
+  if (rows.includes("cors") && res.headers["access-control-allow-origin"] !== "*") {
+    fail(
+      "cors",
+      `Access-Control-Allow-Origin is ${res.headers["access-control-allow-origin"] === undefined ? "missing" : JSON.stringify(res.headers["access-control-allow-origin"])}`,
+    );
+  }
+  if (rows.includes("error-body") && !isErrorBody(res.body))
+    fail("error-body", `404 body ${describeBody(res.body)} is not the JSON error object`);
+  return failures;
+}
+
+function isErrorBody(body: Buffer): boolean {
+  try {
+    const value = JSON.parse(body.toString("utf8")) as { error?: unknown };
+    return value !== null && typeof value === "object" && value.error === "not_found";
+  } catch {
+    return false;
+  }
+}
+
+export interface RunOptions {
+  baseUrl: string;
+  api: ExpectedApi;
+  cases: readonly ConformanceCase[];
+  /** Requests in flight at once. */
+  concurrency?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface RunResult {
+  /** Requests sent per row (a row counts every case whose response it judges). */
+  checked: Record<ConformanceRow, number>;
+  failures: Failure[];
+}
+
+/** Sends every case with bounded concurrency and judges every response. */
+export async function runConformance(options: RunOptions): Promise<RunResult> {
+  const anyFile = new Set(options.api.files.values());
+  const checked = Object.fromEntries(Object.keys(CONFORMANCE_ROWS).map((row) => [row, 0])) as Record<
+    ConformanceRow,
+    number
+  >;
+  const failures: Failure[] = [];
+  let done = 0;
+  await forEachConcurrently(options.cases, Math.max(1, options.concurrency ?? 8), async (c) => {
+    checked[c.row]++;
+    try {
+      const res = await sendRaw(options.baseUrl, c.method, c.target);
+      for (const row of headerRowsFor(c, res.status)) checked[row]++;
+      failures.push(...judge(c, res, options.api, anyFile));
+    } catch (e) {
+      failures.push({
+        row: c.row,
+        target: c.target,
+        method: c.method,
+        reason: `request failed: ${(e as Error).message}`,
+      });
+    }
+    options.onProgress?.(++done, options.cases.length);
+  });
+  return { checked, failures };
+}
