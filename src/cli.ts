@@ -158,7 +158,7 @@ program
   .addArgument(new Argument("<target>", "the host").choices(TARGETS.map((t) => t.id)))
   .option("--root <dir>", "servers: the built folder the server serves", "dist")
   .option("--listen <host:port>", "servers: the address to listen on", "127.0.0.1:8080")
-  .option("--catalogue <dir>", "platforms: the catalogue whose names the rules list", "catalogue")
+  .option("--catalogue <dir>", "the catalogue whose hosts, packages and coders the rules list", "catalogue")
   .option("--out <path>", "write to this file (or folder, for several files) instead of stdout")
   .action(async (id: TargetId, options: { root: string; listen: string; catalogue: string; out?: string }) => {
     const { problems, files } = await renderConfig({

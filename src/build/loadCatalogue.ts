@@ -53,7 +53,15 @@ export function loadManifest(
   // A valid manifest was read, so its signature was taken.
   return {
     problems: checked.problems,
-    loaded: { pkg: { name: ref.name, json: renderPackage(checked.manifest) }, signature: source.signature! },
+    loaded: {
+      pkg: {
+        name: ref.name,
+        json: renderPackage(checked.manifest),
+        category: checked.manifest.category,
+        coder: checked.manifest.coder,
+      },
+      signature: source.signature!,
+    },
   };
 }
 
@@ -128,5 +136,11 @@ export function catalogueNames(catalogue: RenderedCatalogue): CatalogueNames {
   return {
     hosts: catalogue.hosts.map((h) => h.id),
     packages: new Map([...catalogue.packages].map(([host, list]) => [host, list.map((p) => p.name)])),
+    coders: new Map([...catalogue.packages].map(([host, list]) => [host, distinctCoders(list.map((p) => p.coder))])),
   };
+}
+
+/** A host's distinct coders, sorted in code-point order. */
+export function distinctCoders(coders: Iterable<string>): string[] {
+  return [...new Set(coders)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -3,15 +3,24 @@
 // Apache, Caddy and lighttpd and the edge functions; `shopfront check` runs it against a deployment.
 // Sending the cases and judging the answers is runConformance.ts.
 import { contentText, type OutputFile } from "../render/renderApi.js";
-import { fileFor, urlFor } from "../routes/routeTable.js";
+import { fallbackFor, fileFor, urlFor } from "../routes/routeTable.js";
 
 /** The rows of a conformance report: route forms, then properties of every response. */
 export const CONFORMANCE_ROWS = {
   "v1-hosts": "GET /v1/hosts",
+  "v2-hosts": "GET /v2/hosts",
   "v1-packages": "GET /v1/<host>/packages",
   "v1-package": "GET /v1/<host>/package/<name>",
   "v2-package": "GET /v2/<host>/packages?package=<name>",
   "v2-packages": "GET /v2/<host>/packages",
+  "v1-category": "GET /v1/<host>/category/<category>/packages",
+  "v1-coder": "GET /v1/<host>/coder/<coder>/packages, each way clients write a coder",
+  "v1-category-coder": "GET /v1/<host>/category/<category>/coder/<coder>/packages",
+  "v2-category": "GET /v2/<host>/packages?category=<category>",
+  "v2-coder": "GET /v2/<host>/packages?coder=<coder>, each way clients write a coder",
+  "v2-category-coder": "GET /v2/<host>/packages?category=<category>&coder=<coder>, and which parameter wins",
+  "v2-query": "GET /v2/<host>/packages?query=<text>, alone and with a category and coder",
+  "filter-unknown": "[] for a category or coder no package of the host has, hostile values included",
   "trailing-slash": "every route with a trailing slash, no redirect",
   "not-found": "404 for unknown hosts, packages, bad or repeated names",
   traversal: "traversal attempts: 404 or an API file, never anything else",
@@ -27,6 +36,8 @@ type FormRow = Exclude<ConformanceRow, "content-type" | "cors" | "error-body">;
 export type Expectation =
   /** 200 with exactly this file's bytes. */
   | { kind: "file"; file: string }
+  /** 200 with exactly this body (a search's answer, which no file holds). */
+  | { kind: "body"; body: string }
   /** 404. */
   | { kind: "not-found" }
   /** 404, or 200 with the bytes of some API file (a server may normalize `..` into another API URL). */
@@ -45,19 +56,28 @@ export interface ConformanceCase {
   expect: Expectation;
 }
 
-/** What a deployment must serve: every file of the build, by path. */
+/** What the suite knows of a package: its name and the values it is filtered by. */
+export interface PackageFacts {
+  name: string;
+  category: string;
+  coder: string;
+}
+
+/** What a deployment must serve: every file of the build, by path, and each host's packages in list order. */
 export interface ExpectedApi {
   files: ReadonlyMap<string, string>;
-  packages: ReadonlyMap<string, readonly string[]>;
+  packages: ReadonlyMap<string, readonly PackageFacts[]>;
 }
 
 export function expectedApi(
   files: readonly OutputFile[],
-  packages: ReadonlyMap<string, readonly { name: string }[]>,
+  packages: ReadonlyMap<string, readonly PackageFacts[]>,
 ): ExpectedApi {
   return {
     files: new Map(files.map((f) => [f.path, contentText(f.content)])),
-    packages: new Map([...packages].map(([host, list]) => [host, list.map((p) => p.name)])),
+    packages: new Map(
+      [...packages].map(([host, list]) => [host, list.map(({ name, category, coder }) => ({ name, category, coder }))]),
+    ),
   };
 }
 
@@ -75,7 +95,8 @@ export function conformanceCases(api: ExpectedApi): ConformanceCase[] {
 
   add("v1-hosts", urlFor("hosts"), file(fileFor("hosts")));
   add("trailing-slash", `${urlFor("hosts")}/`, file(fileFor("hosts")));
-  for (const [host, names] of api.packages) {
+  for (const [host, packages] of api.packages) {
+    const names = packages.map((p) => p.name);
     const list = file(fileFor("packages", { host }));
     add("v1-packages", urlFor("packages", { host }), list);
     add("v2-packages", urlFor("v2-packages", { host }), list);
@@ -120,7 +141,16 @@ export function conformanceCases(api: ExpectedApi): ConformanceCase[] {
   for (const host of ["no-such-host", TOO_LONG]) {
     add("not-found", urlFor("packages", { host }), notFound);
     add("not-found", urlFor("v2-packages", { host }), notFound);
+    add("not-found", urlFor("category", { host, category: "games" }), notFound);
+    add("not-found", urlFor("coder", { host, coder: "Fixture Coder" }), notFound);
+    add("not-found", urlFor("category-coder", { host, category: "games", coder: "x" }), notFound);
+    add("not-found", urlFor("v2-category", { host, category: "games" }), notFound);
+    add("not-found", urlFor("v2-coder", { host, coder: "x" }), notFound);
+    add("not-found", urlFor("v2-search", { host, query: "a" }), notFound);
   }
+  add("v2-hosts", urlFor("v2-hosts"), file(fileFor("hosts")));
+  add("trailing-slash", `${urlFor("v2-hosts")}/`, file(fileFor("hosts")));
+  for (const [host, packages] of api.packages) cases.push(...filterCases(api, host, packages));
   for (const target of [
     "/",
     "/v1",
@@ -153,5 +183,164 @@ export function conformanceCases(api: ExpectedApi): ConformanceCase[] {
   add("methods", urlFor("hosts"), { kind: "preflight" }, "OPTIONS");
   for (const method of ["POST", "PUT", "DELETE"] as const)
     add("methods", urlFor("hosts"), { kind: "method-not-allowed" }, method);
+  return cases;
+}
+
+/**
+ * How a client that writes a coder raw into a URL sends it: osc-dl's HTTP library (Python requests)
+ * and browsers percent-encode spaces, quotes, braces and non-ASCII letters, and leave the
+ * characters below as they are. Undefined where the raw value cannot be sent at all: `#` starts a
+ * fragment, `?` a query, and a raw `%` is read as the start of an escape.
+ */
+function sentRaw(value: string): string | undefined {
+  if (/[#?%]/.test(value)) return undefined;
+  return value.replace(/[^A-Za-z0-9\-._~!$&'()*+,/:;=@]/gu, (c) => encodeURIComponent(c));
+}
+
+/** The value the original service (Flask) read from a query value sent as `sent`: up to the first `&`, form-decoded. */
+function flaskQueryValue(sent: string): string {
+  return decodeURIComponent(sent.split("&")[0]!.replace(/\+/g, " "));
+}
+
+/** Hostile filter values: traversal, NUL, and the syntax of every config a value could reach. */
+const HOSTILE_VALUES = [
+  "../../../secret.txt",
+  "..",
+  "./",
+  "\0",
+  ";}",
+  '"',
+  "'",
+  "\n",
+  "$1",
+  "%1",
+  "{re.x.1}",
+  "*",
+  "`id`",
+];
+
+/** The category and coder routes of one host: every filter value in every form, the unknown, precedence and search. */
+function filterCases(api: ExpectedApi, host: string, packages: readonly PackageFacts[]): ConformanceCase[] {
+  const cases: ConformanceCase[] = [];
+  const add = (row: FormRow, target: string, expect: Expectation) => cases.push({ row, method: "GET", target, expect });
+  const file = (f: string): Expectation => ({ kind: "file", file: f });
+  const empty = file(fallbackFor("category", { host }));
+  const categories = [...new Set(packages.map((p) => p.category))];
+  const coders = [...new Set(packages.map((p) => p.coder))];
+  const coderList = (coder: string) => (coders.includes(coder) ? file(fileFor("coder", { host, coder })) : empty);
+  const v1 = (coder: string) => `/v1/${host}/coder/${coder}/packages`;
+  const v2 = urlFor("v2-packages", { host });
+
+  for (const category of categories) {
+    const list = file(fileFor("category", { host, category }));
+    add("v1-category", urlFor("category", { host, category }), list);
+    add("trailing-slash", `${urlFor("category", { host, category })}/`, list);
+    add("v2-category", urlFor("v2-category", { host, category }), list);
+    add("trailing-slash", `${v2}/?category=${category}`, list);
+  }
+  for (const coder of coders) {
+    const list = file(fileFor("coder", { host, coder }));
+    const full = encodeURIComponent(coder);
+    add("v1-coder", v1(full), list);
+    add("trailing-slash", `${v1(full)}/`, list);
+    add("v2-coder", `${v2}?coder=${full}`, list);
+    add("v2-coder", `${v2}?coder=${full.replace(/%20/g, "+")}`, list);
+    add("trailing-slash", `${v2}/?coder=${full}`, list);
+    if (/%[0-9A-F]{2}/.test(full)) {
+      const lower = full.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+      add("v1-coder", v1(lower), list);
+      add("v2-coder", `${v2}?coder=${lower}`, list);
+    }
+    const raw = sentRaw(coder);
+    if (raw !== undefined) {
+      // What the original answered for the same bytes: a raw `/` splits the path (no route), a raw
+      // `&` ends the query value and a raw `+` is read as a space.
+      add("v1-coder", v1(raw), coder.includes("/") ? { kind: "not-found" } : list);
+      add("v2-coder", `${v2}?coder=${raw}`, coderList(flaskQueryValue(raw)));
+    }
+  }
+  for (const category of categories) {
+    for (const coder of new Set(packages.filter((p) => p.category === category).map((p) => p.coder))) {
+      const list = file(fileFor("category-coder", { host, category, coder }));
+      add("v1-category-coder", urlFor("category-coder", { host, category, coder }), list);
+      add("trailing-slash", `${urlFor("category-coder", { host, category, coder })}/`, list);
+      add("v2-category-coder", urlFor("v2-category-coder", { host, category, coder }), list);
+      add("v2-category-coder", `${v2}?coder=${encodeURIComponent(coder)}&category=${category}`, list);
+    }
+    // A coder who has packages, but none in this category.
+    const elsewhere = coders.find((c) => !packages.some((p) => p.category === category && p.coder === c));
+    if (elsewhere !== undefined) {
+      add("filter-unknown", urlFor("category-coder", { host, category, coder: elsewhere }), empty);
+      add("filter-unknown", urlFor("v2-category-coder", { host, category, coder: elsewhere }), empty);
+    }
+  }
+
+  // Values no package of the host has: another case, another category, nobody, hostile text.
+  const unknown = ["nobody-shopfront", ...coders.map((c) => c.toUpperCase()), ...HOSTILE_VALUES].filter(
+    (c) => !coders.includes(c),
+  );
+  for (const coder of unknown) {
+    add("filter-unknown", urlFor("v2-coder", { host, coder }), empty);
+    add("filter-unknown", urlFor("v2-category-coder", { host, category: categories[0] ?? "games", coder }), empty);
+  }
+  for (const coder of unknown.slice(0, 3)) add("filter-unknown", urlFor("coder", { host, coder }), empty);
+  for (const category of ["nosuch", "Games", "GAMES", ...HOSTILE_VALUES].filter((c) => !categories.includes(c))) {
+    add("filter-unknown", urlFor("v2-category", { host, category }), empty);
+  }
+  for (const category of ["nosuch", "Games"].filter((c) => !categories.includes(c)))
+    add("filter-unknown", urlFor("category", { host, category }), empty);
+  for (const value of ["..%2F..%2F..%2Fsecret.txt", "%2e%2e", "%00", "..", "%3B%7D", "%22", "%0A"]) {
+    add("traversal", v1(value), { kind: "safe" });
+    add("traversal", `/v1/${host}/category/${value}/packages`, { kind: "safe" });
+  }
+
+  // Empty values count as absent; a repeated one is a 404; the original's order decides the rest.
+  add("v2-packages", `${v2}?coder=`, file(fileFor("packages", { host })));
+  add("v2-packages", `${v2}?coder=&category=&query=`, file(fileFor("packages", { host })));
+  add("not-found", `${v2}?coder=nobody&coder=nobody`, { kind: "not-found" });
+  add("not-found", `${v2}?category=games&category=games`, { kind: "not-found" });
+  const first = packages[0];
+  if (first !== undefined) {
+    const { name, category, coder } = first;
+    const byCoder = file(fileFor("coder", { host, coder }));
+    const byCategory = file(fileFor("category", { host, category }));
+    const full = encodeURIComponent(coder);
+    add("v2-category-coder", `${v2}?package=${name}&coder=${full}`, byCoder);
+    add("v2-category-coder", `${v2}?category=${category}&package=${name}`, byCategory);
+    add("v2-category-coder", `${v2}?coder=&package=${name}`, file(fileFor("package", { host, name })));
+    add("v2-category-coder", `${v2}?category=${category}&coder=`, byCategory);
+
+    // A search: a case-sensitive substring of internal_name, narrowed by a category and coder when sent.
+    const search = (text: string, keep: (p: PackageFacts) => boolean = () => true): Expectation => ({
+      kind: "body",
+      body: `[${packages
+        .filter((p) => p.name.includes(text) && keep(p))
+        .map((p) => api.files.get(fileFor("package", { host, name: p.name }))!)
+        .join(",")}]`,
+    });
+    const part = name.slice(1, 3);
+    add("v2-query", `${v2}?query=${part}`, search(part));
+    add("v2-query", `${v2}?query=${name}`, search(name));
+    add("v2-query", `${v2}?query=${part.toUpperCase()}`, search(part.toUpperCase()));
+    add(
+      "v2-query",
+      `${v2}?query=${part}&coder=${full}`,
+      search(part, (p) => p.coder === coder),
+    );
+    add(
+      "v2-query",
+      `${v2}?category=${category}&query=${part}`,
+      search(part, (p) => p.category === category),
+    );
+    add(
+      "v2-query",
+      `${v2}?query=${part}&category=${category}&coder=${full}`,
+      search(part, (p) => p.category === category && p.coder === coder),
+    );
+    add("v2-query", `${v2}?query=${part}&package=${name}`, search(part));
+    add("v2-query", `${v2}?query=no-such-package-shopfront`, search("no-such-package-shopfront"));
+    add("v2-query", `${v2}?query=%2e%2e%2f`, search("../"));
+    add("v2-query", `${v2}/?query=${part}`, search(part));
+  }
   return cases;
 }

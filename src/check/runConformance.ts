@@ -96,6 +96,10 @@ export function judge(
     else if (!isHead && res.body.toString("latin1") !== wanted)
       fail(c.row, `body ${describeBody(res.body)} is not ${expect.file}`);
     else if (isHead && res.body.length > 0) fail(c.row, "HEAD answered with a body");
+  } else if (expect.kind === "body") {
+    if (status !== 200) fail(c.row, `status ${status}, expected 200 with ${describeBody(Buffer.from(expect.body))}`);
+    else if (!isHead && res.body.toString("latin1") !== expect.body)
+      fail(c.row, `body ${describeBody(res.body)} is not ${describeBody(Buffer.from(expect.body))}`);
   } else if (expect.kind === "not-found") {
     if (status !== 404)
       fail(c.row, `status ${status}${status === 200 ? ` with body ${describeBody(res.body)}` : ""}, expected 404`);

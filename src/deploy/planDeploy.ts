@@ -81,7 +81,15 @@ const PHASE_OF_ROUTE: Record<RouteId, number> = {
   "v2-package": 0,
   packages: 1,
   "v2-packages": 1,
+  category: 1,
+  coder: 1,
+  "category-coder": 1,
+  "v2-search": 1,
+  "v2-category-coder": 1,
+  "v2-coder": 1,
+  "v2-category": 1,
   hosts: 2,
+  "v2-hosts": 2,
 };
 
 export interface PlanInput {

@@ -7,7 +7,15 @@ import {
   type Package,
   type PackageStats,
 } from "../catalogue/fields.js";
-import { describeRoute, fileFor, NOT_FOUND_FILE, PREFLIGHT_HEADERS, ROUTES } from "../routes/routeTable.js";
+import { escapeNonAscii } from "../routes/filterList.js";
+import {
+  describeRoute,
+  fallbackFor,
+  fileFor,
+  NOT_FOUND_FILE,
+  PREFLIGHT_HEADERS,
+  ROUTES,
+} from "../routes/routeTable.js";
 
 /**
  * A file of the output. A JSON array is kept as its rendered elements, so a list of any length is
@@ -23,6 +31,9 @@ export interface RenderedPackage {
   name: string;
   /** The package object as ASCII JSON. */
   json: string;
+  /** The values its filtered lists are chosen by. */
+  category: string;
+  coder: string;
 }
 
 export interface RenderedCatalogue {
@@ -37,12 +48,6 @@ export interface RenderedCatalogue {
  */
 export function asciiJson(value: unknown): string {
   return escapeNonAscii(JSON.stringify(value));
-}
-
-function escapeNonAscii(json: string): string {
-  return /[^\x20-\x7e]/.test(json)
-    ? json.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
-    : json;
 }
 
 const PACKAGE_KEYS = (Object.keys(PACKAGE_FIELDS) as (keyof Package)[]).sort();
@@ -83,6 +88,40 @@ export function renderList(host: string, packages: readonly RenderedPackage[]): 
   return { path: fileFor("packages", { host }), content: { jsonArray: packages.map((p) => p.json) } };
 }
 
+/** The filtered lists a package is in: its category's, its coder's and the pair's (the filter routes' files). */
+function filterFilesOf(host: string, pkg: Pick<RenderedPackage, "category" | "coder">): string[] {
+  const { category, coder } = pkg;
+  return [
+    fileFor("category", { host, category }),
+    fileFor("coder", { host, coder }),
+    fileFor("category-coder", { host, category, coder }),
+  ];
+}
+
+/**
+ * A host's filtered lists: each a list file of the packages that have its value, in the host's
+ * order. `packages` is in that order; each one's lists are `filesOf(i)`.
+ */
+export function renderFilteredLists(
+  packages: readonly { json: string | Uint8Array }[],
+  filesOf: (i: number) => readonly string[],
+): OutputFile[] {
+  const lists = new Map<string, (string | Uint8Array)[]>();
+  packages.forEach((p, i) => {
+    for (const path of filesOf(i)) {
+      let list = lists.get(path);
+      if (!list) lists.set(path, (list = []));
+      list.push(p.json);
+    }
+  });
+  return [...lists].map(([path, jsonArray]) => ({ path, content: { jsonArray } }));
+}
+
+/** A host's empty list: what a filter route answers for a value no package of the host has. */
+export function renderEmptyList(host: string): OutputFile {
+  return { path: fallbackFor("category", { host }), content: "[]" };
+}
+
 /** Every file of the API, sorted by path. */
 export function renderApi(catalogue: RenderedCatalogue): OutputFile[] {
   const files: OutputFile[] = [
@@ -91,10 +130,23 @@ export function renderApi(catalogue: RenderedCatalogue): OutputFile[] {
   ];
   for (const { id: host } of catalogue.hosts) {
     const packages = catalogue.packages.get(host) ?? [];
-    files.push(renderList(host, packages));
+    files.push(renderList(host, packages), renderEmptyList(host));
     for (const p of packages) files.push({ path: fileFor("package", { host, name: p.name }), content: p.json });
+    const keys = filterKeys(host);
+    files.push(...renderFilteredLists(packages, (i) => keys(packages[i]!)));
   }
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** filterFilesOf for one host, with each coder's key worked out once. */
+export function filterKeys(host: string): (pkg: Pick<RenderedPackage, "category" | "coder">) => readonly string[] {
+  const known = new Map<string, readonly string[]>();
+  return (pkg) => {
+    const key = `${pkg.category}\n${pkg.coder}`;
+    let files = known.get(key);
+    if (!files) known.set(key, (files = filterFilesOf(host, pkg)));
+    return files;
+  };
 }
 
 /** A file's bytes as one string (tests and small files; large lists are written in chunks). */

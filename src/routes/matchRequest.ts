@@ -1,19 +1,36 @@
 // The reference router: which file answers a request, or which error. The preview server calls it,
-// and the CloudFront function and the Cloudflare worker embed its source verbatim, so it is written
-// in the JavaScript that CloudFront Functions (runtime 2.0) accept: ES 5.1 with const, let, arrow
-// functions and template literals; no for-of, spread, destructuring, shorthand properties, classes,
-// `?.` or `??`, and nothing from outside the function. test/cloudfront.test.ts checks that.
+// and the CloudFront function and the Cloudflare worker embed its source verbatim (with
+// filterValue.ts and filterList.ts), so it is written in the JavaScript that CloudFront Functions
+// (runtime 2.0) accept: ES 5.1 with const, let, arrow functions and template literals; no for-of,
+// spread, destructuring, shorthand properties, classes, `?.`, `??` or recursion, and nothing from
+// outside the function but those modules' functions. test/cloudfront.test.ts checks that.
+import { coderKey, decodeValue } from "./filterValue.js";
 import type { PortableRoutes, RouteId } from "./routeTable.js";
 
 export type RouteMatch =
-  { status: 200; route: RouteId; file: string } | { status: 204 } | { status: 404 } | { status: 405 };
+  | {
+      status: 200;
+      route: RouteId;
+      /** The file that answers; for a search, the list to filter. */
+      file: string;
+      /** For a filter route: what answers when `file` does not exist (no package has the value). */
+      fallback?: string;
+      /** For a search: the bytes an internal_name must contain (see filterList). */
+      search?: string;
+    }
+  | { status: 204 }
+  | { status: 404 }
+  | { status: 405 };
 
 /**
  * Routes one request. `target` is the request-target as sent: the path, percent-encoded, and the
- * query. Path segments are percent-decoded before they are matched; query values are matched as
- * sent (names never need encoding). Every parameter must match the name pattern, so no file outside
- * the API can ever be named. One trailing slash is accepted on every route. A query route needs its
- * parameter exactly once: absent, the next route is tried; repeated or invalid, the answer is 404.
+ * query. Path segments are split on `/` as sent, then percent-decoded; query values are decoded as a
+ * web form (`+` is a space) but for a name, which is matched as sent (names never need encoding).
+ * Hosts and names must match the name pattern, so no file outside the API can ever be named; a
+ * category that does not is one no package has; a coder becomes the hex of its bytes. One trailing
+ * slash is accepted on every route. A query route needs each of its parameters exactly once:
+ * absent (a filter's empty value counts as absent), the next route is tried; repeated, or a name
+ * that is invalid, the answer is 404.
  */
 export function matchRequest(table: PortableRoutes, method: string, target: string): RouteMatch {
   if (method === "OPTIONS") return { status: 204 };
@@ -24,46 +41,91 @@ export function matchRequest(table: PortableRoutes, method: string, target: stri
   if (path.length > 1 && path.charAt(path.length - 1) === "/") path = path.slice(0, -1);
   const raw = path.split("/");
   if (raw[0] !== "") return { status: 404 };
-  const segments: string[] = [];
-  for (let i = 1; i < raw.length; i++) {
-    try {
-      segments.push(decodeURIComponent(raw[i]!));
-    } catch (e) {
-      return { status: 404 };
-    }
-  }
+  raw.shift();
+  const pairs = query === "" ? [] : query.split("&");
   const name = new RegExp(table.name);
-  for (let r = 0; r < table.routes.length; r++) {
-    const route = table.routes[r]!;
-    if (route.segments.length !== segments.length) continue;
-    const params: Record<string, string> = {};
-    let matches = true;
-    for (let s = 0; s < segments.length && matches; s++) {
-      const expected = route.segments[s]!;
-      const actual = segments[s]!;
-      if (expected.charAt(0) === "{") {
-        matches = name.test(actual);
-        params[expected.slice(1, -1)] = actual;
-      } else {
-        matches = expected === actual;
-      }
+  const decoded = (segment: string): string | undefined => {
+    try {
+      return decodeURIComponent(segment);
+    } catch (e) {
+      return undefined;
     }
-    if (!matches) continue;
-    if (route.query) {
-      const values: string[] = [];
-      const pairs = query === "" ? [] : query.split("&");
-      for (let p = 0; p < pairs.length; p++) {
-        const eq = pairs[p]!.indexOf("=");
-        const key = eq < 0 ? pairs[p] : pairs[p]!.slice(0, eq);
-        if (key === route.query.key) values.push(eq < 0 ? "" : pairs[p]!.slice(eq + 1));
+  };
+
+  // Two passes at most: a search is answered by filtering the list that the request names without
+  // its search parameter, so the second pass skips search routes.
+  let search: string | undefined;
+  for (let pass = 0; pass < 2; pass++) {
+    let answer: RouteMatch | undefined;
+    for (let r = 0; r < table.routes.length && answer === undefined; r++) {
+      const route = table.routes[r]!;
+      if (route.segments.length !== raw.length || (pass === 1 && route.search)) continue;
+      const params: Record<string, string> = {};
+      let matches = true;
+      let known = true;
+      for (let s = 0; s < raw.length && matches; s++) {
+        const expected = route.segments[s]!;
+        if (expected.charAt(0) !== "{") {
+          matches = decoded(raw[s]!) === expected;
+          continue;
+        }
+        const param = expected.slice(1, -1);
+        const kind = table.kinds[param as keyof PortableRoutes["kinds"]];
+        if (kind === "text") {
+          params[param] = coderKey(decodeValue(raw[s]!, false));
+          continue;
+        }
+        const value = decoded(raw[s]!);
+        const valid = value !== undefined && name.test(value);
+        if (kind === "name") matches = valid;
+        else known = known && valid;
+        params[param] = valid ? value! : "";
       }
-      if (values.length === 0) continue;
-      if (values.length > 1 || !name.test(values[0]!)) return { status: 404 };
-      params[route.query.param] = values[0]!;
+      if (!matches) continue;
+      let present = true;
+      const queries = route.query || [];
+      for (let q = 0; q < queries.length && present && answer === undefined; q++) {
+        const key = queries[q]!.key;
+        const param = queries[q]!.param;
+        const kind = table.kinds[param];
+        const values: string[] = [];
+        for (let p = 0; p < pairs.length; p++) {
+          const eq = pairs[p]!.indexOf("=");
+          const value = eq < 0 ? "" : pairs[p]!.slice(eq + 1);
+          if ((eq < 0 ? pairs[p] : pairs[p]!.slice(0, eq)) === key && (kind === "name" || value !== ""))
+            values.push(value);
+        }
+        if (values.length === 0) present = false;
+        else if (values.length > 1 || (kind === "name" && !name.test(values[0]!))) answer = { status: 404 };
+        else if (kind === "name") params[param] = values[0]!;
+        else if (kind === "search") search = decodeValue(values[0]!, true);
+        else if (kind === "text") params[param] = coderKey(decodeValue(values[0]!, true));
+        else {
+          const value = decodeValue(values[0]!, true);
+          if (name.test(value)) params[param] = value;
+          else known = false;
+        }
+      }
+      if (answer !== undefined) return answer;
+      if (!present) continue;
+      const fill = (template: string): string => {
+        let file = template;
+        for (const key in params) file = file.split(`{${key}}`).join(params[key]!);
+        return file;
+      };
+      const fallback = route.fallback === undefined ? undefined : fill(route.fallback);
+      const file = known ? fill(route.file) : fallback!;
+      if (route.search && pass === 0) break;
+      if (search === undefined)
+        return fallback === undefined || !known
+          ? { status: 200, route: route.id, file: file }
+          : { status: 200, route: route.id, file: file, fallback: fallback };
+      // The search's list: a filtered list, or the whole one when the rest names none (or names a package).
+      const searchRoute = table.routes.filter((candidate) => candidate.search)[0]!;
+      const list = route.fallback === undefined ? fill(searchRoute.file) : file;
+      return { status: 200, route: searchRoute.id, file: list, fallback: fill(searchRoute.fallback!), search: search };
     }
-    let file = route.file;
-    for (const key in params) file = file.split(`{${key}}`).join(params[key]!);
-    return { status: 200, route: route.id, file: file };
+    if (search === undefined) return { status: 404 };
   }
   return { status: 404 };
 }

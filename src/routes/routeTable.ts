@@ -2,39 +2,148 @@
 // output layout, the 404 body, the preview server, the edge functions and every host config are
 // derived from this one list.
 import { assertValidName, isValidName, NAME_PATTERN } from "../catalogue/names.js";
-import { fillTemplate, paramOf, segmentsOf } from "./routeSyntax.js";
+import { coderKey, utf8Bytes } from "./filterValue.js";
+import { escapeRegex, fillTemplate, paramOf, segmentsOf } from "./routeSyntax.js";
 
-export type RouteId = "hosts" | "packages" | "package" | "v2-package" | "v2-packages";
+export type RouteId =
+  | "hosts"
+  | "v2-hosts"
+  | "packages"
+  | "package"
+  | "category"
+  | "coder"
+  | "category-coder"
+  | "v2-search"
+  | "v2-category-coder"
+  | "v2-coder"
+  | "v2-category"
+  | "v2-package"
+  | "v2-packages";
 
 /** Every parameter a route's path, query or file names, as `{host}` in a template. */
-export type Param = "host" | "name";
+export type Param = "host" | "name" | "category" | "coder" | "query";
 
-/** A query parameter that carries a route parameter (the v2 form); the route needs it present exactly once. */
+/**
+ * How a parameter's value, percent-decoded in a path and form-decoded in a query, reaches a file:
+ * - `name`: as itself; it must pass the name rule, or the answer is 404.
+ * - `label`: as itself when it passes the name rule (every category does); any other value is one
+ *   no package has, and the route answers its fallback.
+ * - `text`: as the lowercase hex of its bytes (coderKey in filterValue.ts), whatever it holds.
+ * - `search`: names no file; code at request time filters the route's list by it.
+ */
+export type ParamKind = "name" | "label" | "text" | "search";
+
+export const PARAM_KINDS: Readonly<Record<Param, ParamKind>> = {
+  host: "name",
+  name: "name",
+  category: "label",
+  coder: "text",
+  query: "search",
+};
+
+/**
+ * A query parameter that carries a route parameter (the v2 form). The route needs each of its
+ * query parameters present exactly once; a filter's (any kind but `name`) empty value counts as absent.
+ */
 export interface RouteQuery {
   key: string;
-  /** The parameter its value fills; like every parameter, it must pass the name rule. */
   param: Param;
 }
 
 export interface Route {
   id: RouteId;
-  /** URL path; each `{param}` is a whole path segment that must pass the name rule. */
+  /** URL path; each `{param}` is a whole path segment. */
   path: string;
-  query?: RouteQuery;
+  /** The query parameters the route needs, in the order a host tests them. */
+  query?: readonly RouteQuery[];
   /** The file of the built tree that answers, with the same parameters. */
   file: string;
+  /**
+   * A filter route's answer when `file` does not exist (no package has that value): the host's
+   * empty list, so an unknown coder is `[]` with 200 while an unknown host stays a 404.
+   */
+  fallback?: string;
+  /**
+   * A search: the answer is `file` (narrowed by the category and coder parameters when sent, as
+   * the filter routes of the same path narrow it) keeping only the packages whose internal_name
+   * contains the `search` parameter. Only hosts that run code can answer it; the others answer 404.
+   */
+  search?: boolean;
   /** What the route returns, for documentation and error bodies. */
   returns: string;
 }
 
+const EMPTY = "v1/{host}/empty";
+const CATEGORY_LIST = "v1/{host}/category/{category}/packages";
+const CODER_LIST = "v1/{host}/coder/{coder}/packages";
+const CATEGORY_CODER_LIST = "v1/{host}/category/{category}/coder/{coder}/packages";
+
 export const ROUTES: readonly Route[] = [
   { id: "hosts", path: "/v1/hosts", file: "v1/hosts", returns: "the host list" },
+  { id: "v2-hosts", path: "/v2/hosts", file: "v1/hosts", returns: "the host list" },
   { id: "packages", path: "/v1/{host}/packages", file: "v1/{host}/packages", returns: "every package of a host" },
   { id: "package", path: "/v1/{host}/package/{name}", file: "v1/{host}/package/{name}", returns: "one package" },
   {
+    id: "category",
+    path: "/v1/{host}/category/{category}/packages",
+    file: CATEGORY_LIST,
+    fallback: EMPTY,
+    returns: "the packages of a category",
+  },
+  {
+    id: "coder",
+    path: "/v1/{host}/coder/{coder}/packages",
+    file: CODER_LIST,
+    fallback: EMPTY,
+    returns: "the packages of a coder",
+  },
+  {
+    id: "category-coder",
+    path: "/v1/{host}/category/{category}/coder/{coder}/packages",
+    file: CATEGORY_CODER_LIST,
+    fallback: EMPTY,
+    returns: "the packages of a coder in a category",
+  },
+  {
+    id: "v2-search",
+    path: "/v2/{host}/packages",
+    query: [{ key: "query", param: "query" }],
+    file: "v1/{host}/packages",
+    fallback: EMPTY,
+    search: true,
+    returns: "the packages whose internal_name contains the query, of a category and coder when sent",
+  },
+  {
+    id: "v2-category-coder",
+    path: "/v2/{host}/packages",
+    query: [
+      { key: "category", param: "category" },
+      { key: "coder", param: "coder" },
+    ],
+    file: CATEGORY_CODER_LIST,
+    fallback: EMPTY,
+    returns: "the packages of a coder in a category",
+  },
+  {
+    id: "v2-coder",
+    path: "/v2/{host}/packages",
+    query: [{ key: "coder", param: "coder" }],
+    file: CODER_LIST,
+    fallback: EMPTY,
+    returns: "the packages of a coder",
+  },
+  {
+    id: "v2-category",
+    path: "/v2/{host}/packages",
+    query: [{ key: "category", param: "category" }],
+    file: CATEGORY_LIST,
+    fallback: EMPTY,
+    returns: "the packages of a category",
+  },
+  {
     id: "v2-package",
     path: "/v2/{host}/packages",
-    query: { key: "package", param: "name" },
+    query: [{ key: "package", param: "name" }],
     file: "v1/{host}/package/{name}",
     returns: "one package",
   },
@@ -71,98 +180,143 @@ export function routeById(id: RouteId): Route {
   return ROUTES.find((r) => r.id === id)!;
 }
 
-/** Each parameter's value, which must be given and pass the name rule. */
+/** Each parameter's value as it goes into a file: a name or label must pass the name rule, a text becomes its key. */
 function checkedValue(id: RouteId, params: RouteParams): (param: Param) => string {
   return (param) => {
     const value = params[param];
     if (value === undefined) throw new Error(`internal: route ${id} needs {${param}}`);
-    return assertValidName(value, param);
+    switch (PARAM_KINDS[param]) {
+      case "text":
+        return coderKey(utf8Bytes(value));
+      case "search":
+        throw new Error(`internal: {${param}} of route ${id} names no file`);
+      default:
+        return assertValidName(value, param);
+    }
   };
 }
 
-/** The file that answers `route` for these parameters; every parameter must pass the name rule. */
+/** The file that answers `route` for these parameters (for a search, the list it filters). */
 export function fileFor(id: RouteId, params: RouteParams = {}): string {
   return fillTemplate(routeById(id).file, checkedValue(id, params));
 }
 
-/** The route's URL path (no query) for these parameters, which must pass the name rule: for configs that list paths. */
-export function pathFor(id: RouteId, params: RouteParams = {}): string {
-  return fillTemplate(routeById(id).path, checkedValue(id, params));
+/** A filter route's fallback for these parameters: the host's empty list. */
+export function fallbackFor(id: RouteId, params: RouteParams = {}): string {
+  const fallback = routeById(id).fallback;
+  if (fallback === undefined) throw new Error(`internal: route ${id} has no fallback`);
+  return fillTemplate(fallback, checkedValue(id, params));
 }
 
-/** Each route's file, split once: a deploy asks routeOfFile about every file of the build. */
-const FILE_SEGMENTS = ROUTES.map((route) => ({
-  id: route.id,
-  segments: segmentsOf(route.file).map((literal) => ({ literal, param: paramOf(literal) })),
+/**
+ * The route's URL path (no query) for these parameters: names and labels as they are (they pass
+ * the name rule), texts fully percent-encoded. For configs that list paths.
+ */
+export function pathFor(id: RouteId, params: RouteParams = {}): string {
+  const checked = checkedValue(id, params);
+  return fillTemplate(routeById(id).path, (param) =>
+    PARAM_KINDS[param] === "text" ? encodeURIComponent(params[param]!) : checked(param),
+  );
+}
+
+/** A regex source for each file template of the table (route files, then fallbacks), and its route. */
+const FILE_PATTERNS = [
+  ...ROUTES.map((route) => ({ id: route.id, template: route.file })),
+  ...ROUTES.flatMap((route) => (route.fallback ? [{ id: route.id, template: route.fallback }] : [])),
+].map(({ id, template }) => ({
+  id,
+  pattern: new RegExp(
+    `^${segmentsOf(template)
+      .map((segment) => {
+        const param = paramOf(segment);
+        if (param === undefined) return escapeRegex(segment);
+        return PARAM_KINDS[param] === "text" ? "[0-9a-f]+(?:/[0-9a-f]+)*" : "([^/]+)";
+      })
+      .join("/")}$`,
+  ),
 }));
 
 /**
  * The route that `path`, a file of the built tree, answers: the first in the table, so the v1
- * route where v1 and v2 share a file. Undefined for a file that is not an API response.
+ * route where v1 and v2 share a file; a fallback file counts as its first route's. Undefined for a
+ * file that is not an API response.
  */
 export function routeOfFile(path: string): RouteId | undefined {
-  const segments = path.split("/");
-  return FILE_SEGMENTS.find((route) => {
-    const expected = route.segments;
-    return (
-      expected.length === segments.length &&
-      expected.every((s, i) => (s.param ? isValidName(segments[i]) : s.literal === segments[i]))
-    );
+  return FILE_PATTERNS.find(({ pattern }) => {
+    const match = pattern.exec(path);
+    return match !== null && match.slice(1).every((name) => isValidName(name));
   })?.id;
 }
 
-/** A URL path of the route, for messages, tests and live checks. */
+/** A URL of the route (path and query, every value fully percent-encoded), for messages, tests and live checks. */
 export function urlFor(id: RouteId, params: RouteParams = {}): string {
   const route = routeById(id);
   const path = fillTemplate(route.path, (param) => encodeURIComponent(params[param] ?? ""));
-  return route.query ? `${path}?${route.query.key}=${encodeURIComponent(params[route.query.param] ?? "")}` : path;
+  const query = (route.query ?? []).map((q) => `${q.key}=${encodeURIComponent(params[q.param] ?? "")}`);
+  return query.length > 0 ? `${path}?${query.join("&")}` : path;
 }
 
 /**
  * Host ids that would collide with a fixed path: a route with a literal segment where other routes
  * of the same version take `{host}` (a file `v1/hosts` and a folder `v1/hosts/` cannot coexist).
  */
-export const RESERVED_HOST_IDS: readonly string[] = ROUTES.flatMap((route) => {
-  const [version, segment] = segmentsOf(route.path);
-  const takesHost = ROUTES.some((r) => {
-    const [otherVersion, first] = segmentsOf(r.path);
-    return otherVersion === version && first !== undefined && paramOf(first) === "host";
-  });
-  return segment && paramOf(segment) === undefined && takesHost ? [segment] : [];
-});
+export const RESERVED_HOST_IDS: readonly string[] = [
+  ...new Set(
+    ROUTES.flatMap((route) => {
+      const [version, segment] = segmentsOf(route.path);
+      const takesHost = ROUTES.some((r) => {
+        const [otherVersion, first] = segmentsOf(r.path);
+        return otherVersion === version && first !== undefined && paramOf(first) === "host";
+      });
+      return segment && paramOf(segment) === undefined && takesHost ? [segment] : [];
+    }),
+  ),
+];
 
 /** How a route is written in documentation: `/v2/<host>/packages?package=<name>`. */
 export function describeRoute(route: Route): string {
   const path = fillTemplate(route.path, (param) => `<${param}>`);
-  return route.query ? `${path}?${route.query.key}=<${route.query.param}>` : path;
+  const query = (route.query ?? []).map((q) => `${q.key}=<${q.param}>`);
+  return query.length > 0 ? `${path}?${query.join("&")}` : path;
 }
 
 /**
  * The route table as plain data, for code that runs outside this program (edge functions) and for
- * matchRequest: each route's path as segments, `{host}` for a parameter, and the query parameter
- * that fills one of the file's.
+ * matchRequest: each route's path as segments, `{host}` for a parameter, the query parameters that
+ * fill the file's, and how each parameter reaches a file.
  */
 export interface PortableRoutes {
-  /** NAME_PATTERN: every parameter, in the path or the query, must match it as sent. */
+  /** NAME_PATTERN: every name and label must match it as decoded. */
   name: string;
-  routes: { id: RouteId; segments: string[]; query?: RouteQuery; file: string }[];
+  kinds: Readonly<Record<Param, ParamKind>>;
+  routes: {
+    id: RouteId;
+    segments: string[];
+    query?: readonly RouteQuery[];
+    file: string;
+    fallback?: string;
+    search?: boolean;
+  }[];
 }
 
 export const PORTABLE_ROUTES: PortableRoutes = {
   name: NAME_PATTERN,
+  kinds: PARAM_KINDS,
   routes: ROUTES.map((r) => ({
     id: r.id,
     segments: segmentsOf(r.path),
     ...(r.query ? { query: r.query } : {}),
     file: r.file,
+    ...(r.fallback ? { fallback: r.fallback } : {}),
+    ...(r.search ? { search: true } : {}),
   })),
 };
 
-export type QueryRoute = Route & { query: RouteQuery };
+export type QueryRoute = Route & { query: readonly RouteQuery[] };
 
 /**
  * Routes grouped by URL path: a path's plain route, if any, and its query routes (the v2 form) in
- * table order, which is the order a host must try them in: the first whose parameter a request
+ * table order, which is the order a host must try them in: the first whose parameters a request
  * has decides, as in matchRequest.
  */
 export interface RoutePath {
@@ -171,9 +325,9 @@ export interface RoutePath {
   queries: QueryRoute[];
 }
 
-export function routePaths(): RoutePath[] {
+export function routePaths(only: (route: Route) => boolean = () => true): RoutePath[] {
   const byPath = new Map<string, RoutePath>();
-  for (const route of ROUTES) {
+  for (const route of ROUTES.filter(only)) {
     const entry = byPath.get(route.path) ?? { segments: segmentsOf(route.path), queries: [] };
     if (route.query) entry.queries.push(route as QueryRoute);
     else entry.plain = route;

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { createServer, type UnionResponse } from "http-server";
 import { UsageError } from "../util/errors.js";
+import { filterList } from "../routes/filterList.js";
 import { matchRequest } from "../routes/matchRequest.js";
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
 import { fileFor, NOT_FOUND_FILE, PORTABLE_ROUTES, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes/routeTable.js";
@@ -83,10 +84,15 @@ export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
     const match = matchRequest(PORTABLE_ROUTES, req.method ?? "", req.url ?? "");
     if (match.status === 204) return answer(req, res, 204, "", PREFLIGHT_HEADERS);
     if (match.status === 405) return answer(req, res, 405, renderMethodNotAllowed(), PREFLIGHT_HEADERS);
-    if (match.status === 404 || !isFile(join(root, match.file))) return answer(req, res, 404, notFoundBody());
+    if (match.status === 404) return answer(req, res, 404, notFoundBody());
+    // A filter's list, or the host's empty list when no package has the value (an unknown host has neither).
+    const file = [match.file, match.fallback].find((f) => f !== undefined && isFile(join(root, f)));
+    if (file === undefined) return answer(req, res, 404, notFoundBody());
+    if (match.search !== undefined)
+      return answer(req, res, 200, filterList(readFileSync(join(root, file), "latin1"), match.search));
     setHeaders(res, RESPONSE_HEADERS);
     forceJson(res);
-    req.url = `/${match.file}`;
+    req.url = `/${file}`;
     union.emit("next");
   };
 

@@ -78,18 +78,18 @@ function rewriteRules(context: RuleContext): string[] {
     `RewriteCond %{REQUEST_METHOD} !${ALLOWED_METHOD_REGEX}`,
     "RewriteRule ^ - [R=405]",
   ];
-  for (const path of routePaths()) {
+  for (const path of routePaths((r) => ["hosts", "packages", "package", "v2-package", "v2-packages"].includes(r.id))) {
     const { pattern, group } = pathPattern(path.segments);
     const rule = `^${slash}${pattern.slice(1)}$`;
     const capture = (param: Param) => `$${group(param)}`;
     for (const route of path.queries) {
-      const query = queryPatterns(route.query.key);
+      const query = queryPatterns(route.query[0]!.key);
       out.push(
-        `# GET ${describeRoute(route)}: a repeated or invalid ${route.query.key} is a 404.`,
+        `# GET ${describeRoute(route)}: a repeated or invalid ${route.query[0]!.key} is a 404.`,
         `RewriteCond %{QUERY_STRING} ^${query.repeated}`,
         `RewriteRule ${rule} - [R=404]`,
         `RewriteCond %{QUERY_STRING} ^${query.valid}`,
-        `RewriteRule ${rule} ${slash}${fillTemplate(route.file, withQueryValue(route.query, "%1", capture))} [${serve}]`,
+        `RewriteRule ${rule} ${slash}${fillTemplate(route.file, withQueryValue(route.query[0]!, "%1", capture))} [${serve}]`,
         `RewriteCond %{QUERY_STRING} ^${query.present}`,
         `RewriteRule ${rule} - [R=404]`,
       );

@@ -77,17 +77,17 @@ export function renderCaddy(options: ServerOptions): string {
     "\t# Each route rewrites to its file. The rewrite drops a trailing slash, and file_server would",
     "\t# redirect such a request to the path without it unless told not to (disable_canonical_uris).",
   ];
-  for (const path of routePaths()) {
+  for (const path of routePaths((r) => ["hosts", "packages", "package", "v2-package", "v2-packages"].includes(r.id))) {
     const { pattern, group } = pathPattern(path.segments);
     const regex = `^${pattern}$`;
     const captured = (matcher: string) => (param: Param) => `{re.${matcher}.${group(param)}}`;
     for (const route of path.queries) {
       const name = matcherName(route);
-      const query = queryPatterns(route.query.key);
-      const reference = withQueryValue(route.query, `{re.${name}_query.1}`, captured(name));
+      const query = queryPatterns(route.query[0]!.key);
+      const reference = withQueryValue(route.query[0]!, `{re.${name}_query.1}`, captured(name));
       out.push(
         "",
-        `\t# GET ${describeRoute(route)}: a repeated or invalid ${route.query.key} is a 404.`,
+        `\t# GET ${describeRoute(route)}: a repeated or invalid ${route.query[0]!.key} is a 404.`,
         `\t@${name}_repeated {`,
         `\t\tpath_regexp ${regex}`,
         `\t\tvars_regexp ${RAW_QUERY} ^${query.repeated}`,

@@ -50,16 +50,16 @@ function capture(param: Param): string {
 function rewriteRules(): string[] {
   const out: string[] = [];
   const rule = (regex: string, target: string) => out.push(`\t\t${quote(regex)} => ${quote(target)},`);
-  for (const path of routePaths()) {
+  for (const path of routePaths((r) => ["hosts", "packages", "package", "v2-package", "v2-packages"].includes(r.id))) {
     const { pattern, params, group } = pathPattern(path.segments, capture);
     const reference = (param: Param) => `$${group(param)}`;
     for (const route of path.queries) {
-      const query = queryPatterns(route.query.key);
-      out.push(`\t\t# GET ${describeRoute(route)}: a repeated or invalid ${route.query.key} is a 404.`);
+      const query = queryPatterns(route.query[0]!.key);
+      out.push(`\t\t# GET ${describeRoute(route)}: a repeated or invalid ${route.query[0]!.key} is a 404.`);
       rule(`^${pattern}\\?${query.repeated}`, NO_FILE);
       rule(
         `^${pattern}\\?${query.valid}`,
-        `/${fillTemplate(route.file, withQueryValue(route.query, `$${params.length + 1}`, reference))}`,
+        `/${fillTemplate(route.file, withQueryValue(route.query[0]!, `$${params.length + 1}`, reference))}`,
       );
       rule(`^${pattern}\\?${query.present}`, NO_FILE);
     }

@@ -30,11 +30,15 @@ function rule(from: string, to: string, status: string, query?: string): string 
 
 export function renderNetlifyRedirects(names: CatalogueNames): string {
   const rules: string[] = [];
-  for (const path of routePaths()) {
+  for (const path of routePaths((r) => ["hosts", "packages", "package", "v2-package", "v2-packages"].includes(r.id))) {
     const takes = path.segments.map(paramOf);
     const hosts: RouteParams[] = takes.includes("host") ? names.hosts.map((host) => ({ host })) : [{}];
     for (const host of hosts) {
-      for (const { id, query } of path.queries) {
+      for (const {
+        id,
+        query: [query],
+      } of path.queries) {
+        if (!query) continue;
         for (const params of withPackages(host, names)) {
           rules.push(
             rule(

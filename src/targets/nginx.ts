@@ -28,7 +28,7 @@ function variable(name: string): string {
 
 export function renderNginx(options: ServerOptions): string {
   const { root, listen } = parseServerOptions(options);
-  const paths = routePaths();
+  const paths = routePaths((r) => ["hosts", "packages", "package", "v2-package", "v2-packages"].includes(r.id));
   const out: string[] = [
     banner("#", "nginx", VERSION),
     "# Include it inside http { }. It serves the static API built in the root below.",
@@ -37,7 +37,7 @@ export function renderNginx(options: ServerOptions): string {
 
   // A map belongs to http { }, outside the server: one for each query parameter.
   const queries = new Map<string, RouteQuery>(
-    paths.flatMap((p) => p.queries.map((route) => [route.query.key, route.query])),
+    paths.flatMap((p) => p.queries.map((route) => [route.query[0]!.key, route.query[0]!])),
   );
   for (const { key, param } of queries.values()) {
     const query = queryPatterns(key, namedCapture(`query_${param}`));
@@ -78,7 +78,11 @@ export function renderNginx(options: ServerOptions): string {
   );
   for (const path of paths) {
     out.push(`    location ~ ${quote(`^${pathPattern(path.segments, namedCapture).pattern}$`)} {`);
-    for (const { query, file } of path.queries) {
+    for (const {
+      query: [query],
+      file,
+    } of path.queries) {
+      if (!query) continue;
       const value = variable(query.key);
       out.push(`        if (${value} = "!") { return 404; }`);
       // Rewritten to the v1 path, which the location of the v1 route then serves.

@@ -1,11 +1,11 @@
 // `shopfront config <target>`: the files that make one host answer every route. A web server's
-// config takes where it serves from and listens; a platform's rules name the catalogue's hosts and
-// packages, so the catalogue is loaded (and must be valid) first.
+// config takes where it serves from and listens; every target's rules may name the catalogue's
+// hosts, packages and coders, so the catalogue is loaded (and must be valid) first.
 import { catalogueNames, loadCatalogue } from "../build/loadCatalogue.js";
 import type { Problem } from "../catalogue/problems.js";
 import { targetById } from "./index.js";
 import { parseListen, parseRoot } from "./shared/serverOptions.js";
-import type { CatalogueNames, TargetFile, TargetId } from "./target.js";
+import type { TargetFile, TargetId } from "./target.js";
 
 export interface ConfigOptions {
   target: TargetId;
@@ -13,17 +13,14 @@ export interface ConfigOptions {
   root: string;
   /** Servers: `HOST:PORT` or `PORT`. */
   listen: string;
-  /** Platforms: the catalogue whose names the rules list. */
+  /** The catalogue whose names the rules list. */
   catalogueDir: string;
 }
-
-const NO_NAMES: CatalogueNames = { hosts: [], packages: new Map() };
 
 /** The target's files, or the catalogue's problems when a platform's rules cannot be written. */
 export async function renderConfig(options: ConfigOptions): Promise<{ problems: Problem[]; files?: TargetFile[] }> {
   const target = targetById(options.target);
   const server = { root: parseRoot(options.root), listen: parseListen(options.listen) };
-  if (target.kind === "server") return { problems: [], files: target.config(server, NO_NAMES) };
   const { problems, catalogue } = await loadCatalogue(options.catalogueDir);
   if (!catalogue) return { problems };
   return { problems, files: target.config(server, catalogueNames(catalogue)) };

@@ -12,10 +12,16 @@ export interface ServerOptions {
   listen: { host: string; port: number };
 }
 
-/** Names the generators may put into configs: every one has passed the name rule. */
+/**
+ * What the generators may list in configs. Hosts and package names have passed the name rule;
+ * coders are free text, and reach a config only as the hex key of routes/filterValue.ts or as a
+ * pattern every character of which is escaped (routes/valuePattern.ts).
+ */
 export interface CatalogueNames {
   hosts: readonly string[];
   packages: ReadonlyMap<string, readonly string[]>;
+  /** Per host, its distinct coders, sorted (code-point order). */
+  coders: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface TargetFile {

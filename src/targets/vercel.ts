@@ -37,9 +37,9 @@ function destination(file: string): string {
 
 export function renderVercelConfig(): string {
   const rewrites: Rewrite[] = [];
-  for (const path of routePaths()) {
+  for (const path of routePaths((r) => ["hosts", "packages", "package", "v2-package", "v2-packages"].includes(r.id))) {
     for (const route of path.queries) {
-      const { key, param } = route.query;
+      const { key, param } = route.query[0]!;
       // The named group fills the destination's parameter of that name; the anchors make the whole value match.
       const value = `^(?<${param}>${NAME_PATTERN_BODY})$`;
       rewrites.push({
@@ -56,7 +56,7 @@ export function renderVercelConfig(): string {
     } else {
       const missing =
         path.queries.length > 0
-          ? { missing: path.queries.map((route) => ({ type: "query" as const, key: route.query.key })) }
+          ? { missing: path.queries.map((route) => ({ type: "query" as const, key: route.query[0]!.key })) }
           : {};
       rewrites.push({ source: source(path.segments, "optional"), ...missing, destination: destination(plain.file) });
     }

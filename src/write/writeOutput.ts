@@ -185,6 +185,8 @@ function linkTree(from: string, to: string): void {
 
 /** Up to this many characters of a JSON array are joined before one write. */
 const CHUNK_CHARS = 1 << 20;
+/** Byte runs shorter than this (a package or two kept from an old list) join the text; longer ones are written as they are. */
+const SMALL_BYTES = 1 << 16;
 
 function writeContent(path: string, content: OutputFile["content"]): void {
   const fd = openSync(path, "w");
@@ -196,13 +198,15 @@ function writeContent(path: string, content: OutputFile["content"]): void {
     let chunk = "[";
     content.jsonArray.forEach((item, i) => {
       if (i > 0) chunk += ",";
-      if (typeof item !== "string") {
+      if (typeof item !== "string" && item.byteLength >= SMALL_BYTES) {
         writeSync(fd, chunk);
         writeSync(fd, item);
         chunk = "";
         return;
       }
-      chunk += item;
+      // Outputs are ASCII, so bytes join the text as latin1.
+      chunk +=
+        typeof item === "string" ? item : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1");
       if (chunk.length >= CHUNK_CHARS) {
         writeSync(fd, chunk);
         chunk = "";
