@@ -1,6 +1,6 @@
 // The web server targets: what can reach their config text. --root and --listen are checked before
-// a line is written; catalogue names never reach it at all (the generators do not read them); and
-// each server's own config check accepts what they write.
+// a line is written; a coder, free text, reaches it only escaped; and each server's own config
+// check accepts what they write.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -53,31 +53,53 @@ const HOSTILE_LISTEN: ServerOptions["listen"][] = [
   { host: "127.0.0.1", port: Number.NaN },
 ];
 
-const MARK = "HOSTILE";
-const HOSTILE_NAMES: CatalogueNames = {
-  hosts: [`${MARK}"\n}`, `${MARK}/../..`, `${MARK}$1`],
-  packages: new Map([[`${MARK}-host`, [`${MARK}{re.x.1}`, `${MARK}%00`, `${MARK}\nRewriteRule ^ /etc/passwd`]]]),
+/** Coders are free text: these are what a manifest may hold (a line: no control characters). */
+const HOSTILE_CODERS = [
+  '"\u2028}; include /etc/shadow;',
+  "$1 %1 {re.x.1} ${HOME} `id`",
+  "</VirtualHost> RewriteRule ^ /etc/passwd",
+  "../../../etc/passwd",
+  "a\\b' #c",
+];
+/** Pieces of those coders that no config holds unless a coder reached it unescaped. */
+const HOSTILE_PIECES = [
+  '"\u2028};',
+  "/etc/shadow",
+  "{re.x.1}",
+  "${HOME}",
+  "`id`",
+  "</VirtualHost>",
+  "/etc/passwd",
+  "../../..",
+  "\\b'",
+];
+const NAMES: CatalogueNames = {
+  hosts: ["primary"],
+  packages: new Map([["primary", ["snake"]]]),
+  coders: new Map([["primary", ["Artemio Urbina"]]]),
 };
-const NO_NAMES: CatalogueNames = { hosts: [], packages: new Map() };
+const HOSTILE_NAMES: CatalogueNames = { ...NAMES, coders: new Map([["primary", HOSTILE_CODERS]]) };
 
 describe.each(SERVER_TARGETS)("$id", ({ id, check }) => {
   const target = targetById(id);
 
   it.each(HOSTILE_ROOTS)("refuses the root %j", (root) => {
-    expect(() => target.config({ ...OPTIONS, root }, NO_NAMES)).toThrow(UsageError);
+    expect(() => target.config({ ...OPTIONS, root }, NAMES)).toThrow(UsageError);
   });
 
   it.each(HOSTILE_LISTEN)("refuses the address %j", (listen) => {
-    expect(() => target.config({ ...OPTIONS, listen }, NO_NAMES)).toThrow(UsageError);
+    expect(() => target.config({ ...OPTIONS, listen }, NAMES)).toThrow(UsageError);
   });
 
-  it("takes no catalogue name: hostile host ids and names change nothing it writes", () => {
-    const config = target.config(OPTIONS, NO_NAMES);
-    expect(target.config(OPTIONS, HOSTILE_NAMES)).toEqual(config);
-    expect(JSON.stringify(config)).not.toContain(MARK);
-    const deployed = target.deployFiles?.(NO_NAMES);
-    expect(target.deployFiles?.(HOSTILE_NAMES)).toEqual(deployed);
-    expect(JSON.stringify(deployed ?? [])).not.toContain(MARK);
+  it("writes a coder only escaped, whatever it holds, and its server accepts the result", async () => {
+    const config = target
+      .config(OPTIONS, HOSTILE_NAMES)
+      .map((f) => f.content)
+      .join("\n");
+    for (const piece of HOSTILE_PIECES) expect(config).not.toContain(piece);
+    const root = join(tempDir("shopfront-check-"), "dist");
+    mkdirSync(root, { recursive: true });
+    await expect(check(target.config({ ...OPTIONS, root }, HOSTILE_NAMES)[0]!.content)).resolves.toBeUndefined();
   });
 
   it.each<ServerOptions["listen"]>([
@@ -87,7 +109,7 @@ describe.each(SERVER_TARGETS)("$id", ({ id, check }) => {
   ])("writes a config the server's own check accepts, listening on %j", async (listen) => {
     const root = join(tempDir("shopfront-check-"), "a root with spaces", "dist");
     mkdirSync(root, { recursive: true });
-    const [file] = target.config({ root, listen }, NO_NAMES);
+    const [file] = target.config({ root, listen }, NAMES);
     expect(file!.content).toContain(root);
     await expect(check(file!.content)).resolves.toBeUndefined();
   });
