@@ -68,7 +68,7 @@ const HOSTILE_PIECES = [
   "{re.x.1}",
   "${HOME}",
   "`id`",
-  "</VirtualHost>",
+  "</VirtualHost> RewriteRule",
   "/etc/passwd",
   "../../..",
   "\\b'",
