@@ -1,4 +1,6 @@
 // Shared by the tests: temporary folders, fixture catalogues, and reading a built tree.
+import type { ConformanceRow } from "../src/check/conformance.js";
+import type { RunResult } from "../src/check/runConformance.js";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -85,4 +87,19 @@ export function readTree(dir: string): Map<string, Buffer> {
     .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
     .sort();
   return new Map(files.map((f) => [f, readFileSync(join(dir, f))]));
+}
+
+/**
+ * The failures of one conformance row that the host has not declared it cannot avoid, as lines. A
+ * declared row may fail, but a search the host cannot run must still be a 404, never a wrong list.
+ */
+export function undeclaredFailures(
+  result: RunResult,
+  row: ConformanceRow,
+  cannot: Partial<Record<ConformanceRow, string>> = {},
+): string[] {
+  return result.failures
+    .filter((f) => f.row === row)
+    .filter((f) => !(row in cannot) || (row === "v2-query" && !/^status 404,/.test(f.reason)))
+    .map((f) => `${f.method} ${f.target}: ${f.reason}`);
 }
