@@ -31,28 +31,60 @@ describe("the output of the basic fixture", () => {
   });
   const text = (path: string) => tree.get(path)!.toString("latin1");
 
-  it("holds exactly the v1 files and the 404 body", () => {
+  it("holds exactly the v1 files and the 404 body: lists, filtered lists under each coder's hex, each host's empty list", () => {
     expect(result.problems).toEqual([]);
+    // Coders are stored under the lowercase hex of their UTF-8 bytes: "Fixture Coder", "Zoë Ærø", "Themer".
+    const [fixture, zoe, themer] = ["4669787475726520436f646572", "5a6fc3ab20c38672c3b8", "5468656d6572"];
     expect([...tree.keys()]).toEqual([
       "404.json",
       "v1/hosts",
+      `v1/primary/category/games/coder/${fixture}/packages`,
+      `v1/primary/category/games/coder/${zoe}/packages`,
+      "v1/primary/category/games/packages",
+      `v1/primary/category/utilities/coder/${fixture}/packages`,
+      "v1/primary/category/utilities/packages",
+      `v1/primary/coder/${fixture}/packages`,
+      `v1/primary/coder/${zoe}/packages`,
+      "v1/primary/empty",
       "v1/primary/package/240pTest",
       "v1/primary/package/ZapShot",
       "v1/primary/package/snake",
       "v1/primary/package/snake-deluxe",
       "v1/primary/packages",
+      `v1/themes/category/themes/coder/${themer}/packages`,
+      "v1/themes/category/themes/packages",
+      `v1/themes/coder/${themer}/packages`,
+      "v1/themes/empty",
       "v1/themes/package/dark-blue",
       "v1/themes/packages",
     ]);
     expect(result.built).toEqual({
       hosts: 2,
       packages: 5,
-      files: 9,
+      files: 21,
       mode: "full",
       reason: "no previous build",
       changedPackages: 5,
-      filesWritten: 9,
+      filesWritten: 21,
     });
+  });
+
+  it("fills each filtered list with exactly the packages that have its values, in the host's order", () => {
+    const names = (path: string) => (JSON.parse(text(path)) as { internal_name: string }[]).map((p) => p.internal_name);
+    const all = JSON.parse(text("v1/primary/packages")) as { internal_name: string; category: string; coder: string }[];
+    for (const [path] of tree) {
+      const match = /^v1\/primary\/(?:category\/(\w+)\/)?(?:coder\/([0-9a-f]+)\/)?packages$/.exec(path);
+      if (!match || (!match[1] && !match[2])) continue;
+      const [, category, coder] = match;
+      const wanted = all.filter(
+        (p) =>
+          (category === undefined || p.category === category) &&
+          (coder === undefined || Buffer.from(p.coder).toString("hex") === coder),
+      );
+      expect(names(path), path).toEqual(wanted.map((p) => p.internal_name));
+      expect(names(path).length, path).toBeGreaterThan(0);
+    }
+    expect(text("v1/primary/empty")).toBe("[]");
   });
 
   it("has no v2 file, so a host that cannot route the query answers 404, never the list", () => {
@@ -191,17 +223,35 @@ describe("atomicity", () => {
 });
 
 describe("against the floor", () => {
-  it("writes the same v1 files with the same values as ../shared/bench/floor.mjs", async () => {
+  it("writes the same v1 files with the same values as ../shared/bench/floor.mjs --filtered, coders under their hex", async () => {
     const catalogueDir = join(tempDir(), "catalogue");
-    execFileSync(process.execPath, [join(SHARED, "bench", "gen-catalogue.mjs"), catalogueDir, "300", "3", "7"]);
+    execFileSync(process.execPath, [
+      join(SHARED, "bench", "gen-catalogue.mjs"),
+      catalogueDir,
+      "300",
+      "3",
+      "7",
+      "--coders=real",
+    ]);
     const floorDir = join(tempDir(), "floor");
-    execFileSync(process.execPath, [join(SHARED, "bench", "floor.mjs"), catalogueDir, floorDir]);
+    execFileSync(process.execPath, [join(SHARED, "bench", "floor.mjs"), catalogueDir, floorDir, "--filtered"]);
     const { outDir, problems } = await build(catalogueDir);
     expect(problems).toEqual([]);
     const ours = readTree(outDir);
-    const floor = readTree(floorDir);
-    const v1 = (tree: Map<string, Buffer>) => [...tree.keys()].filter((p) => p.startsWith("v1/"));
+    // The floor names a coder's folder by encodeURIComponent; shopfront by the hex of its bytes.
+    const floor = new Map(
+      [...readTree(floorDir)].map(([path, bytes]) => [
+        path.replace(
+          /\/coder\/([^/]+)\//,
+          (_, name: string) => `/coder/${Buffer.from(decodeURIComponent(name)).toString("hex")}/`,
+        ),
+        bytes,
+      ]),
+    );
+    const v1 = (tree: Map<string, Buffer>) =>
+      [...tree.keys()].filter((p) => p.startsWith("v1/") && !p.endsWith("/empty")).sort();
     expect(v1(ours)).toEqual(v1(floor));
+    expect(v1(ours).filter((p) => p.includes("/coder/")).length).toBeGreaterThan(10);
     for (const path of v1(floor))
       expect(JSON.parse(ours.get(path)!.toString()), path).toEqual(JSON.parse(floor.get(path)!.toString()));
   });

@@ -139,30 +139,33 @@ describe("incremental builds", () => {
     const catalogue = copyFixture("basic");
     const out = join(tempDir(), "dist");
     await build(catalogue, out);
+    // snake moves from games and "Fixture Coder" to utilities and "Test Coder": its file, its host's
+    // list, the three filtered lists it leaves (one kept by ZapShot) and the three it joins (two new).
     writeFiles(catalogue, { "primary/snake.json": manifest("snake", { zip_size: 7 }) });
     expect(await build(catalogue, out)).toMatchObject({
       mode: "incremental",
       changedPackages: 1,
-      filesWritten: 2,
+      filesWritten: 8,
       packages: 5,
-      files: 9,
+      files: 23,
     });
     writeFiles(catalogue, { "primary/added.json": manifest("added") });
     expect(await build(catalogue, out)).toMatchObject({
       mode: "incremental",
       changedPackages: 1,
-      filesWritten: 2,
+      filesWritten: 5,
       packages: 6,
-      files: 10,
+      files: 24,
     });
     rmSync(join(catalogue, "primary", "added.json"));
     expect(await build(catalogue, out)).toMatchObject({
       mode: "incremental",
       changedPackages: 1,
-      filesWritten: 2,
+      filesWritten: 5,
       packages: 5,
-      files: 9,
+      files: 23,
     });
+    expect(readTree(out).size).toBe(23);
   });
 
   it("notice an edit that keeps size and mtime (the ctime moves)", async () => {
@@ -266,8 +269,12 @@ describe("the build cache", () => {
         { size: 1, mtimeMs: 2, ctimeMs: 3, ino: 11 },
       ],
       packages: {
-        p: { names: ["x", "y"], columns: Float64Array.from([1, 2.5, 3.5, 4, 5, 6, 7.75, 8.5, 9, 10]) },
-        e: { names: [], columns: new Float64Array(0) },
+        p: {
+          names: ["x", "y"],
+          columns: Float64Array.from([1, 2.5, 3.5, 4, 5, 0, 1, 6, 7.75, 8.5, 9, 10, 2, 1]),
+          values: ["games", "Jānis Rūcis", "utilities"],
+        },
+        e: { names: [], columns: new Float64Array(0), values: [] },
       },
       warnings: [],
       files: 3,

@@ -2,15 +2,23 @@
 // again and the live files as a map go in; the writes, the counts and the next state come out.
 import { describe, expect, it } from "vitest";
 import type { Signature } from "../src/read/signature.js";
-import { hostStateOf, isUnchanged, lengthAt, type BuildState } from "../src/rebuild/buildState.js";
+import { hostStateOf, isUnchanged, lengthAt, type BuildState, type PackageFilters } from "../src/rebuild/buildState.js";
 import { planRebuild, type LiveFiles, type RereadPackage } from "../src/rebuild/planRebuild.js";
-import { contentText } from "../src/render/renderApi.js";
+import { contentText, filterKeys, renderFilteredLists } from "../src/render/renderApi.js";
 import { fileFor } from "../src/routes/routeTable.js";
 
 const signature = (ino: number): Signature => ({ size: 10, mtimeMs: 1000, ctimeMs: 1000, ino });
 const json = (name: string, version = "1") => `{"name":"${name}","version":"${version}"}`;
 const packageFile = (host: string, name: string) => fileFor("package", { host, name });
 const listFile = (host: string) => fileFor("packages", { host });
+
+/** Each package's category and coder in the last build: a and c by Ann, b by Bo, t by Tia. */
+const FILTERS: Record<string, PackageFilters> = {
+  a: { category: "games", coder: "Ann" },
+  b: { category: "games", coder: "Bo" },
+  c: { category: "utilities", coder: "Ann" },
+  t: { category: "themes", coder: "Tia" },
+};
 
 /** The last build: host primary with a, b and c, host themes with t; its state and its live files. */
 function lastBuild(): { state: BuildState; live: Map<string, string> } {
@@ -19,13 +27,15 @@ function lastBuild(): { state: BuildState; live: Map<string, string> } {
   const packages: BuildState["packages"] = {};
   let ino = 10;
   for (const [host, names] of Object.entries(built)) {
-    const rendered = names.map((name) => ({ name, json: json(name) }));
+    const rendered = names.map((name) => ({ name, json: json(name), ...FILTERS[name]! }));
     packages[host] = hostStateOf(
       rendered,
       rendered.map(() => signature(ino++)),
     );
     live.set(listFile(host), `[${rendered.map((p) => p.json).join(",")}]`);
     for (const p of rendered) live.set(packageFile(host, p.name), p.json);
+    const keys = filterKeys(host);
+    for (const f of renderFilteredLists(rendered, (i) => keys(rendered[i]!))) live.set(f.path, contentText(f.content));
   }
   const state: BuildState = {
     key: "k",
@@ -37,13 +47,22 @@ function lastBuild(): { state: BuildState; live: Map<string, string> } {
     hosts: Object.keys(built),
     packages,
     warnings: [],
-    files: 8,
+    files: live.size,
   };
   return { state, live };
 }
 
+const categoryFile = (host: string, category: string) => fileFor("category", { host, category });
+const coderFile = (host: string, coder: string) => fileFor("coder", { host, coder });
+const pairFile = (host: string, category: string, coder: string) =>
+  fileFor("category-coder", { host, category, coder });
+
 function liveFiles(files: ReadonlyMap<string, string>): LiveFiles {
-  return { text: (path) => files.get(path), bytes: (path) => Buffer.from(files.get(path)!, "latin1") };
+  return {
+    text: (path) => files.get(path),
+    bytes: (path) => Buffer.from(files.get(path)!, "latin1"),
+    exists: (path) => files.has(path),
+  };
 }
 
 /** A survey that found every package of the last build in place but those of `moved`. */
@@ -62,10 +81,16 @@ function inputs(state: BuildState, packages: RereadPackage[] = []) {
   return { snapshotMs: 100_000, hostsFile: state.hostsFile, packages, problems: [], targets: [] };
 }
 
-const reread = (host: string, name: string, index: number | undefined, version = "1"): RereadPackage => ({
+const reread = (
+  host: string,
+  name: string,
+  index: number | undefined,
+  version = "1",
+  filters = FILTERS[name]!,
+): RereadPackage => ({
   host,
   index,
-  pkg: { name, json: json(name, version) },
+  pkg: { name, json: json(name, version), ...filters },
   signature: signature(99),
 });
 
@@ -77,7 +102,7 @@ describe("planRebuild", () => {
     expect(plan.summary).toEqual({
       hosts: 2,
       packages: 4,
-      files: 8,
+      files: live.size,
       mode: "unchanged",
       changedPackages: 0,
       filesWritten: 0,
@@ -86,7 +111,7 @@ describe("planRebuild", () => {
     expect(plan.state.packages).toEqual(state.packages);
   });
 
-  it("writes a changed package's file and its host's list, and remembers its new signature", () => {
+  it("writes a changed package's file, its host's list and its filtered lists, and remembers its new signature", () => {
     const { state, live } = lastBuild();
     const plan = planRebuild(
       state,
@@ -95,16 +120,25 @@ describe("planRebuild", () => {
       liveFiles(live),
     );
     expect(plan.changed).toEqual([{ host: "primary", name: "b" }]);
-    expect([...plan.writes.keys()]).toEqual([packageFile("primary", "b"), listFile("primary")]);
+    expect([...plan.writes.keys()].sort()).toEqual(
+      [
+        packageFile("primary", "b"),
+        listFile("primary"),
+        categoryFile("primary", "games"),
+        coderFile("primary", "Bo"),
+        pairFile("primary", "games", "Bo"),
+      ].sort(),
+    );
     expect(plan.writes.get(packageFile("primary", "b"))).toBe(json("b", "2"));
     expect(contentText(plan.writes.get(listFile("primary"))!)).toBe(`[${json("a")},${json("b", "2")},${json("c")}]`);
+    expect(contentText(plan.writes.get(categoryFile("primary", "games"))!)).toBe(`[${json("a")},${json("b", "2")}]`);
     expect(plan.summary).toEqual({
       hosts: 2,
       packages: 4,
-      files: 8,
+      files: live.size,
       mode: "incremental",
       changedPackages: 1,
-      filesWritten: 2,
+      filesWritten: 5,
     });
     const primary = plan.state.packages.primary!;
     expect(isUnchanged(signature(99), primary, 1, plan.state.snapshotMs + 60_000)).toBe(true);
@@ -112,19 +146,22 @@ describe("planRebuild", () => {
     expect(plan.state.packages.themes).toBe(state.packages.themes);
   });
 
-  it("deletes a removed package's file and writes its host's list without it", () => {
+  it("deletes a removed package's file and writes its host's list without it; its coder's last list goes", () => {
     const { state, live } = lastBuild();
     const plan = planRebuild(state, survey(state, { primary: [1] }), inputs(state), liveFiles(live));
     expect(plan.removed).toEqual([{ host: "primary", name: "b" }]);
     expect(plan.writes.get(packageFile("primary", "b"))).toBeNull();
     expect(contentText(plan.writes.get(listFile("primary"))!)).toBe(`[${json("a")},${json("c")}]`);
+    expect(contentText(plan.writes.get(categoryFile("primary", "games"))!)).toBe(`[${json("a")}]`);
+    expect(plan.writes.get(coderFile("primary", "Bo"))).toBeNull();
+    expect(plan.writes.get(pairFile("primary", "games", "Bo"))).toBeNull();
     expect(plan.summary).toEqual({
       hosts: 2,
       packages: 3,
-      files: 7,
+      files: live.size - 3,
       mode: "incremental",
       changedPackages: 1,
-      filesWritten: 2,
+      filesWritten: 5,
     });
     expect(plan.state.packages.primary!.names).toEqual(["a", "c"]);
   });
@@ -134,20 +171,24 @@ describe("planRebuild", () => {
     const plan = planRebuild(
       state,
       survey(state),
-      inputs(state, [reread("primary", "bb", undefined)]),
+      inputs(state, [reread("primary", "bb", undefined, "1", { category: "utilities", coder: "Ann" })]),
       liveFiles(live),
     );
     expect(plan.added).toEqual([{ host: "primary", name: "bb" }]);
     expect(contentText(plan.writes.get(listFile("primary"))!)).toBe(
       `[${json("a")},${json("b")},${json("bb")},${json("c")}]`,
     );
+    expect(contentText(plan.writes.get(coderFile("primary", "Ann"))!)).toBe(
+      `[${json("a")},${json("bb")},${json("c")}]`,
+    );
+    expect(contentText(plan.writes.get(pairFile("primary", "utilities", "Ann"))!)).toBe(`[${json("bb")},${json("c")}]`);
     expect(plan.summary).toEqual({
       hosts: 2,
       packages: 5,
-      files: 9,
+      files: live.size + 1,
       mode: "incremental",
       changedPackages: 1,
-      filesWritten: 2,
+      filesWritten: 5,
     });
     expect(plan.state.packages.primary!.names).toEqual(["a", "b", "bb", "c"]);
   });

@@ -13,45 +13,89 @@ import { schemaTexts } from "../catalogue/schemas.js";
 import { VERSION } from "../util/version.js";
 import type { Slot } from "../write/writeOutput.js";
 
-/** Numbers kept per package: its source's signature and its rendered length. */
-const COLUMNS = 5;
-const [SIZE, MTIME, CTIME, INO, LENGTH] = [0, 1, 2, 3, 4];
+/**
+ * Numbers kept per package: its source's signature, its rendered length, and its category and coder
+ * as indices into its host's table of values (the filtered lists it is in).
+ */
+const COLUMNS = 7;
+const [SIZE, MTIME, CTIME, INO, LENGTH, CATEGORY, CODER] = [0, 1, 2, 3, 4, 5, 6];
 
-/** A host's packages as built, in list order: names, and COLUMNS numbers for each. */
+/** A host's packages as built, in list order: names, COLUMNS numbers for each, and the category and coder values they index. */
 export interface HostState {
   names: string[];
   columns: Float64Array;
+  /** Each category and coder of the host once; a package's columns index it. */
+  values: string[];
+}
+
+/** What a host's state records of a package that it does not read from its source. */
+export interface PackageFilters {
+  category: string;
+  coder: string;
 }
 
 /** A host's state for `names` in list order; setPackage and copyPackage fill in their numbers. */
 export function newHostState(names: string[]): HostState {
-  return { names, columns: new Float64Array(names.length * COLUMNS) };
+  return { names, columns: new Float64Array(names.length * COLUMNS), values: [] };
 }
 
-/** Records package i's source signature and rendered length. */
-export function setPackage(host: HostState, i: number, signature: Signature, length: number): void {
+/** Each host state's lookup from value to index, made when a value is first added; never written. */
+const valueIndexes = new WeakMap<HostState, Map<string, number>>();
+
+/** The index of `value` in the host's table of values, added when new. */
+function valueIndex(host: HostState, value: string): number {
+  let index = valueIndexes.get(host);
+  if (!index) valueIndexes.set(host, (index = new Map(host.values.map((v, i) => [v, i]))));
+  let at = index.get(value);
+  if (at === undefined) {
+    at = host.values.push(value) - 1;
+    index.set(value, at);
+  }
+  return at;
+}
+
+/** Records package i's source signature, rendered length, category and coder. */
+export function setPackage(
+  host: HostState,
+  i: number,
+  signature: Signature,
+  length: number,
+  filters: PackageFilters,
+): void {
   const at = i * COLUMNS;
   host.columns[at + SIZE] = signature.size;
   host.columns[at + MTIME] = signature.mtimeMs;
   host.columns[at + CTIME] = signature.ctimeMs;
   host.columns[at + INO] = signature.ino;
   host.columns[at + LENGTH] = length;
+  host.columns[at + CATEGORY] = valueIndex(host, filters.category);
+  host.columns[at + CODER] = valueIndex(host, filters.coder);
 }
 
 /** Records for package i what `from` holds for its package j, a package that did not change. */
 export function copyPackage(host: HostState, i: number, from: HostState, j: number): void {
-  for (let k = 0; k < COLUMNS; k++) host.columns[i * COLUMNS + k] = from.columns[j * COLUMNS + k]!;
+  for (let k = 0; k < CATEGORY; k++) host.columns[i * COLUMNS + k] = from.columns[j * COLUMNS + k]!;
+  host.columns[i * COLUMNS + CATEGORY] = valueIndex(host, from.values[from.columns[j * COLUMNS + CATEGORY]!]!);
+  host.columns[i * COLUMNS + CODER] = valueIndex(host, from.values[from.columns[j * COLUMNS + CODER]!]!);
 }
 
 /** A host's state for its rendered packages, in list order, and their sources' signatures. */
 export function hostStateOf(packages: readonly RenderedPackage[], signatures: readonly Signature[]): HostState {
   const host = newHostState(packages.map((p) => p.name));
-  packages.forEach((p, i) => setPackage(host, i, signatures[i]!, p.json.length));
+  packages.forEach((p, i) => setPackage(host, i, signatures[i]!, p.json.length, p));
   return host;
 }
 
 export function lengthAt(host: HostState, i: number): number {
   return host.columns[i * COLUMNS + LENGTH]!;
+}
+
+/** The category and coder package i was built with. */
+export function filtersAt(host: HostState, i: number): PackageFilters {
+  return {
+    category: host.values[host.columns[i * COLUMNS + CATEGORY]!]!,
+    coder: host.values[host.columns[i * COLUMNS + CODER]!]!,
+  };
 }
 
 export interface BuildState {
@@ -79,7 +123,7 @@ export interface BuildState {
 }
 
 const STATE_FILE = "state";
-const MAGIC = "shopfront-state 3\n";
+const MAGIC = "shopfront-state 4\n";
 
 /** Clocks of files and of the process may disagree by a tick; inputs this close to the snapshot are re-read. */
 export const RACY_MS = 2000;
@@ -120,7 +164,9 @@ export function signatureUnchanged(now: StatsLike, then: Signature, snapshotMs: 
  * by newlines, which names cannot contain) and then every host's numbers as 64-bit floats, so a
  * catalogue of 100,000 packages loads without parsing half a million numbers.
  */
-type Header = Omit<BuildState, "packages"> & { packages: { host: string; names: string; count: number }[] };
+type Header = Omit<BuildState, "packages"> & {
+  packages: { host: string; names: string; values: string[]; count: number }[];
+};
 
 export function serializeState(state: BuildState): Buffer {
   const header: Header = {
@@ -128,6 +174,7 @@ export function serializeState(state: BuildState): Buffer {
     packages: state.hosts.map((host) => ({
       host,
       names: state.packages[host]!.names.join("\n"),
+      values: state.packages[host]!.values,
       count: state.packages[host]!.names.length,
     })),
   };
@@ -149,13 +196,13 @@ export function parseState(bytes: Buffer): BuildState | undefined {
   let at = lineEnd + 1 + length;
   at += (8 - (at % 8)) % 8;
   const packages: Record<string, HostState> = {};
-  for (const { host, names, count } of header.packages) {
+  for (const { host, names, values, count } of header.packages) {
     const size = count * COLUMNS * 8;
     if (at + size > bytes.length) return undefined;
     // Copied: a Float64Array needs an aligned buffer of its own.
     const columns = new Float64Array(count * COLUMNS);
     new Uint8Array(columns.buffer).set(bytes.subarray(at, at + size));
-    packages[host] = { names: count === 0 ? [] : names.split("\n"), columns };
+    packages[host] = { names: count === 0 ? [] : names.split("\n"), columns, values };
     at += size;
   }
   return at === bytes.length ? { ...header, packages } : undefined;

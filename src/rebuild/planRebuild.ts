@@ -2,16 +2,24 @@
 // it decides which packages were removed, changed or added, which output files to write or delete,
 // and what to remember for the next build. It sees the live output only through the LiveFiles it is
 // given, read when a file may have changed; a kept package is never read, only cut from its list.
-import { byName, type LoadedPackage } from "../build/loadCatalogue.js";
+import { byName, distinctCoders, type LoadedPackage } from "../build/loadCatalogue.js";
 import { targetFiles } from "../build/targetFiles.js";
 import type { HostInfo } from "../catalogue/fields.js";
 import type { Problem } from "../catalogue/problems.js";
 import type { Signature } from "../read/signature.js";
-import { contentText, renderHosts, type OutputFile } from "../render/renderApi.js";
+import { contentText, filterKeys, renderHosts, type OutputFile } from "../render/renderApi.js";
 import { fileFor } from "../routes/routeTable.js";
 import type { CatalogueNames, TargetId } from "../targets/target.js";
-import { copyPackage, newHostState, setPackage, type BuildState, type HostState } from "./buildState.js";
-import { spliceList } from "./spliceList.js";
+import {
+  copyPackage,
+  filtersAt,
+  newHostState,
+  setPackage,
+  type BuildState,
+  type HostState,
+  type PackageFilters,
+} from "./buildState.js";
+import { listOffsets, spliceList } from "./spliceList.js";
 import type { Survey } from "./surveyCatalogue.js";
 
 /** A valid manifest read again: its host, and its package's index in the last build if it was there. */
@@ -38,6 +46,7 @@ export interface RebuildInputs {
 export interface LiveFiles {
   /** A file's bytes as latin1 text (outputs are ASCII), or undefined when it cannot be read. */
   text(path: string): string | undefined;
+  exists(path: string): boolean;
   bytes(path: string): Uint8Array;
 }
 
@@ -69,6 +78,8 @@ interface Changes {
   added: PackageRef[];
   /** What the spare slot needs beyond the live one: output path -> new content, or null to delete it. */
   writes: Map<string, OutputFile["content"] | null>;
+  /** Files of the live slot the writes delete, less those they create. */
+  filesRemoved: number;
 }
 
 export interface RebuildPlan extends Changes {
@@ -86,7 +97,7 @@ export function planRebuild(
   inputs: RebuildInputs,
   live: LiveFiles,
 ): RebuildPlan {
-  const changes: Changes = { removed: [], changed: [], added: [], writes: new Map() };
+  const changes: Changes = { removed: [], changed: [], added: [], writes: new Map(), filesRemoved: 0 };
   const reread = new Map(
     state.hosts.map((h) => [h, { again: new Map<number, RereadPackage>(), added: [] as RereadPackage[] }]),
   );
@@ -105,18 +116,21 @@ export function planRebuild(
     const hostsJson = renderHosts(inputs.hosts);
     if (live.text(fileFor("hosts")) !== hostsJson) changes.writes.set(fileFor("hosts"), hostsJson);
   }
-  if (changes.removed.length > 0 || changes.added.length > 0) {
-    // Target files may list package names (Netlify's rules do): bring them up to date too.
+  if (changes.removed.length + changes.added.length + changes.changed.length > 0 && inputs.targets.length > 0) {
+    // Target files may list package names and coders (Netlify's rules do): bring them up to date too.
     const names: CatalogueNames = {
       hosts: state.hosts,
       packages: new Map(Object.entries(packages).map(([h, p]) => [h, p.names])),
+      coders: new Map(
+        Object.entries(packages).map(([h, p]) => [h, distinctCoders(p.names.map((_, i) => filtersAt(p, i).coder))]),
+      ),
     };
     for (const file of targetFiles(inputs.targets, names)) {
       if (live.text(file.path) !== contentText(file.content)) changes.writes.set(file.path, file.content);
     }
   }
 
-  const files = state.files - changes.removed.length + changes.added.length;
+  const files = state.files - changes.removed.length + changes.added.length - changes.filesRemoved;
   return {
     ...changes,
     state: {
@@ -148,8 +162,10 @@ interface Entry {
 }
 
 /**
- * Plans one host: its package files to delete or write, its list when its content changed, and its
- * new state. A host with no package removed, added or read again keeps its state as it is.
+ * Plans one host: its package files to delete or write, its list and filtered lists when their
+ * content changed, and its new state. A host with no package removed, added or read again keeps its
+ * state as it is. A filtered list is touched when a package in it before or after changed; one left
+ * with no package is deleted (a coder's last package removed removes its list).
  */
 function planHost(
   changes: Changes,
@@ -161,22 +177,29 @@ function planHost(
   live: LiveFiles,
 ): HostState {
   const path = (name: string) => fileFor("package", { host, name });
+  const filterFiles = filterKeys(host);
+  const touched = new Set<string>();
+  const touch = (filters: PackageFilters) => filterFiles(filters).forEach((f) => touched.add(f));
   let listChanged = false;
   for (let i = 0; i < old.names.length; i++) {
     if (kept[i] || again.has(i)) continue;
     changes.writes.set(path(old.names[i]!), null);
     changes.removed.push({ host, name: old.names[i]! });
+    touch(filtersAt(old, i));
     listChanged = true;
   }
-  for (const { pkg } of again.values()) {
+  for (const [index, { pkg }] of again) {
     if (live.text(path(pkg.name)) === pkg.json) continue;
     changes.writes.set(path(pkg.name), pkg.json);
     changes.changed.push({ host, name: pkg.name });
+    touch(filtersAt(old, index));
+    touch(pkg);
     listChanged = true;
   }
   for (const { pkg } of added) {
     changes.writes.set(path(pkg.name), pkg.json);
     changes.added.push({ host, name: pkg.name });
+    touch(pkg);
     listChanged = true;
   }
   if (!listChanged && again.size === 0) return old;
@@ -191,17 +214,35 @@ function planHost(
   if (added.length > 0) list.sort(byName);
   if (listChanged) {
     const listFile = fileFor("packages", { host });
-    changes.writes.set(listFile, {
-      jsonArray: spliceList(
-        live.bytes(listFile),
-        old,
-        list.map((e) => (e.fresh ? e.fresh.pkg.json : e.old!)),
-      ),
-    });
+    const oldList = live.bytes(listFile);
+    const offsets = listOffsets(old);
+    const element = (e: Entry) => (e.fresh ? e.fresh.pkg.json : e.old!);
+    changes.writes.set(listFile, { jsonArray: spliceList(oldList, old, list.map(element), offsets) });
+    const filtered = new Map([...touched].map((f) => [f, [] as (string | number)[]]));
+    // Which touched lists a category and coder pair is in, worked out once per pair.
+    const touchedOf = new Map<string, string[]>();
+    for (const e of list) {
+      const filters = e.fresh ? e.fresh.pkg : filtersAt(old, e.old!);
+      const pair = `${filters.category}\n${filters.coder}`;
+      let files = touchedOf.get(pair);
+      if (!files) touchedOf.set(pair, (files = filterFiles(filters).filter((f) => touched.has(f))));
+      for (const f of files) filtered.get(f)!.push(element(e));
+    }
+    for (const [file, elements] of filtered) {
+      const existed = live.exists(file);
+      if (elements.length === 0 && existed) changes.filesRemoved++;
+      if (elements.length > 0 && !existed) changes.filesRemoved--;
+      changes.writes.set(
+        file,
+        elements.length === 0 ? null : { jsonArray: spliceList(oldList, old, elements, offsets) },
+      );
+    }
   }
   const next = newHostState(list.map((e) => e.name));
   list.forEach((e, i) =>
-    e.fresh ? setPackage(next, i, e.fresh.signature, e.fresh.pkg.json.length) : copyPackage(next, i, old, e.old!),
+    e.fresh
+      ? setPackage(next, i, e.fresh.signature, e.fresh.pkg.json.length, e.fresh.pkg)
+      : copyPackage(next, i, old, e.old!),
   );
   return next;
 }

@@ -1,6 +1,6 @@
 // The build after a build: the I/O around a pure plan. Survey which inputs moved, read those again,
 // plan, then write the plan into the spare slot, publish it and remember the new state.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadManifest } from "../build/loadCatalogue.js";
 import type { HostInfo } from "../catalogue/fields.js";
@@ -121,5 +121,6 @@ function liveFiles(dir: string): LiveFiles {
       }
     },
     bytes: (path) => readFileSync(join(dir, path)),
+    exists: (path) => existsSync(join(dir, path)),
   };
 }

@@ -12,12 +12,8 @@ export function spliceList(
   oldList: Uint8Array,
   old: HostState,
   elements: readonly (string | number)[],
+  offsets: Float64Array = listOffsets(old),
 ): (string | Uint8Array)[] {
-  const offsets = new Float64Array(old.names.length);
-  for (let i = 0, at = 1; i < old.names.length; i++) {
-    offsets[i] = at;
-    at += lengthAt(old, i) + 1;
-  }
   const items: (string | Uint8Array)[] = [];
   let run: [number, number] | undefined;
   for (const element of elements) {
@@ -37,4 +33,14 @@ export function spliceList(
   }
   if (run) items.push(oldList.subarray(run[0], run[1]));
   return items;
+}
+
+/** Where each package of the old list starts in its file (one list serves several splices). */
+export function listOffsets(old: HostState): Float64Array {
+  const offsets = new Float64Array(old.names.length);
+  for (let i = 0, at = 1; i < old.names.length; i++) {
+    offsets[i] = at;
+    at += lengthAt(old, i) + 1;
+  }
+  return offsets;
 }

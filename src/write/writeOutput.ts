@@ -148,6 +148,7 @@ export function writeChanges(
     const source = join(live, path);
     if (change === null || (change === undefined && !exists(source))) {
       rmSync(target, { force: true });
+      removeEmptyFolders(spare, dirname(path));
       continue;
     }
     mkdirSync(dirname(target), { recursive: true });
@@ -164,6 +165,18 @@ export function publish(output: LockedOutput): void {
   symlinkSync(linkTarget(layout, output.spare), next);
   if (output.emptyFolder) rmdirSync(layout.out);
   renameSync(next, layout.out);
+}
+
+/** Removes `folder` (relative to `root`) and its parents while they are empty, as a full build would not have them. */
+function removeEmptyFolders(root: string, folder: string): void {
+  for (let at = folder; at !== "." && at !== "/" && at !== ""; at = dirname(at)) {
+    try {
+      rmdirSync(join(root, at));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") continue;
+      return;
+    }
+  }
 }
 
 function exists(path: string): boolean {
