@@ -1,8 +1,9 @@
 // @ts-check
-// npm run bench [-- --sizes 10000,100000] [--fs disk,shm] [--runs 3] [--hosts 2]
+// npm run bench [-- --sizes 10000,100000] [--fs disk,shm] [--runs 3] [--hosts 2] [--coders real|synthetic]
 //
-// Compares shopfront's build with ../shared/bench/floor.mjs (the least work that writes the same
-// API files) in the same run, so the noise of a shared machine hits both: runs alternate, and the
+// Compares shopfront's build with ../shared/bench/floor.mjs --filtered (the least work that writes
+// the same API files, category and coder lists included) in the same run, on catalogues with
+// real-shaped coder names (gen-catalogue.mjs --coders=real) unless told otherwise, so the noise of a shared machine hits both: runs alternate, and the
 // table shows medians and ratios. For each catalogue size and each file system:
 //   cold      an empty output folder, ours against the floor
 //   no-op     a rebuild with nothing changed
@@ -27,6 +28,7 @@ const { values } = parseArgs({
     fs: { type: "string", default: "disk,shm" },
     runs: { type: "string", default: "3" },
     hosts: { type: "string", default: "2" },
+    coders: { type: "string", default: "real" },
     "work-dir": { type: "string", default: join(ROOT, "bench-results", "work") },
   },
 });
@@ -86,7 +88,8 @@ for (const place of places) {
     rmSync(base, { recursive: true, force: true });
     mkdirSync(base, { recursive: true });
     const catalogue = join(base, "catalogue");
-    spawnSync(process.execPath, [join(SHARED, "gen-catalogue.mjs"), catalogue, String(size), values.hosts], {
+    const coders = values.coders === "real" ? ["--coders=real"] : [];
+    spawnSync(process.execPath, [join(SHARED, "gen-catalogue.mjs"), catalogue, String(size), values.hosts, ...coders], {
       stdio: "ignore",
     });
     const floorOut = join(base, "floor");
@@ -99,7 +102,7 @@ for (const place of places) {
       for (const who of order) {
         if (who === "floor") {
           rmSync(floorOut, { recursive: true, force: true });
-          const t = timed(join(SHARED, "floor.mjs"), [catalogue, floorOut]);
+          const t = timed(join(SHARED, "floor.mjs"), [catalogue, floorOut, "--filtered"]);
           if (t.failed) cold.floorFailed = t.failed;
           else {
             cold.floor.push(t.seconds);

@@ -177,9 +177,8 @@ function planHost(
   live: LiveFiles,
 ): HostState {
   const path = (name: string) => fileFor("package", { host, name });
-  const filterFiles = filterKeys(host);
-  const touched = new Set<string>();
-  const touch = (filters: PackageFilters) => filterFiles(filters).forEach((f) => touched.add(f));
+  const touched = touchedLists(host);
+  const touch = touched.touch;
   let listChanged = false;
   for (let i = 0; i < old.names.length; i++) {
     if (kept[i] || again.has(i)) continue;
@@ -218,14 +217,9 @@ function planHost(
     const offsets = listOffsets(old);
     const element = (e: Entry) => (e.fresh ? e.fresh.pkg.json : e.old!);
     changes.writes.set(listFile, { jsonArray: spliceList(oldList, old, list.map(element), offsets) });
-    const filtered = new Map([...touched].map((f) => [f, [] as (string | number)[]]));
-    // Which touched lists a category and coder pair is in, worked out once per pair.
-    const touchedOf = new Map<string, string[]>();
+    const filtered = new Map(touched.files().map((f) => [f, [] as (string | number)[]]));
     for (const e of list) {
-      const filters = e.fresh ? e.fresh.pkg : filtersAt(old, e.old!);
-      const pair = `${filters.category}\n${filters.coder}`;
-      let files = touchedOf.get(pair);
-      if (!files) touchedOf.set(pair, (files = filterFiles(filters).filter((f) => touched.has(f))));
+      const files = touched.filesOf(e.fresh ? e.fresh.pkg : filtersAt(old, e.old!));
       for (const f of files) filtered.get(f)!.push(element(e));
     }
     for (const [file, elements] of filtered) {
@@ -245,4 +239,33 @@ function planHost(
       : copyPackage(next, i, old, e.old!),
   );
   return next;
+}
+
+/**
+ * The filtered lists of a host that a rebuild rewrites: those of every package removed, changed or
+ * added, before and after. `filesOf` says which of them a package is in, cheaply for the many that
+ * are in none: a pair's list is only touched when its category's and coder's are.
+ */
+function touchedLists(host: string) {
+  const filterFiles = filterKeys(host);
+  const byCategory = new Map<string, string>();
+  const byCoder = new Map<string, string>();
+  const byPair = new Map<string, string>();
+  const none: string[] = [];
+  return {
+    touch(filters: PackageFilters): void {
+      const [category, coder, pair] = filterFiles(filters);
+      byCategory.set(filters.category, category!);
+      byCoder.set(filters.coder, coder!);
+      byPair.set(`${filters.category}\n${filters.coder}`, pair!);
+    },
+    files: (): string[] => [...byCategory.values(), ...byCoder.values(), ...byPair.values()],
+    filesOf(filters: PackageFilters): readonly string[] {
+      const category = byCategory.get(filters.category);
+      const coder = byCoder.get(filters.coder);
+      if (category === undefined && coder === undefined) return none;
+      const pair = category && coder ? byPair.get(`${filters.category}\n${filters.coder}`) : undefined;
+      return [category, coder, pair].filter((f): f is string => f !== undefined);
+    },
+  };
 }
