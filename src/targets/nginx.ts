@@ -119,7 +119,9 @@ function keyMap(
   return [
     `map ${source} ${target} {`,
     `    default ${NO_FILE};`,
-    ...coders.map((c) => `    ${mapRegex(`^${c[where]}$`, `the coder with folder ${c.key}`)} ${quote(c.key)};`),
+    ...coders.map(
+      (c) => `    ${mapRegex(`^${c[where]}$`, `the coder with folder ${c.key.slice(0, 24)}...`)} ${quote(c.key)};`,
+    ),
     `}`,
   ];
 }
