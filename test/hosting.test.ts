@@ -58,6 +58,10 @@ describe("names that break the name rule", () => {
       ["primary", ["snake", name]],
       [host, []],
     ]),
+    coders: new Map([
+      ["primary", ["Test Coder"]],
+      [host, []],
+    ]),
   });
 
   it.each(TARGETS.map((t) => [t.id, t] as const))(
