@@ -12,11 +12,13 @@ import { tempDir } from "./helpers.js";
 import { checkApacheConfig } from "./servers/apache.js";
 import { checkCaddyConfig } from "./servers/caddy.js";
 import { checkLighttpdConfig } from "./servers/lighttpd.js";
+import { checkNginxConfig } from "./servers/nginx.js";
 
 const SERVER_TARGETS: { id: TargetId; check: (config: string) => Promise<void> }[] = [
   { id: "apache", check: checkApacheConfig },
   { id: "caddy", check: checkCaddyConfig },
   { id: "lighttpd", check: checkLighttpdConfig },
+  { id: "nginx", check: checkNginxConfig },
 ];
 
 const OPTIONS: ServerOptions = { root: "/srv/api/dist", listen: { host: "127.0.0.1", port: 8080 } };

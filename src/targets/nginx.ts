@@ -1,58 +1,228 @@
-// nginx: a server block to include in http { }, with a map for the v2 query parameter.
+// nginx: a server block to include in http { }, with the maps that read the v2 query parameters
+// and the coders. nginx matches locations against the decoded path ($uri), where `%2F` has become a
+// `/`, and cannot hex-encode a value, so a coder is read as sent ($request_uri, $args) and looked up
+// in a list of the catalogue's coders, each as the pattern of every way it may be sent.
 import { NAME_PATTERN_BODY } from "../catalogue/names.js";
 import { renderMethodNotAllowed } from "../render/renderApi.js";
 import {
   NOT_FOUND_FILE,
+  PARAM_KINDS,
   PREFLIGHT_HEADERS,
   RESPONSE_HEADERS,
   routePaths,
+  type Param,
+  type Route,
+  type RoutePath,
   type RouteQuery,
 } from "../routes/routeTable.js";
-import { fillTemplate, pathPattern, queryPatterns, withQueryValue } from "../routes/routeSyntax.js";
+import { fillTemplate, paramOf, pathPattern } from "../routes/routeSyntax.js";
+import { UsageError } from "../util/errors.js";
 import { VERSION } from "../util/version.js";
 import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
+import { listedCoders } from "./shared/listedCoders.js";
+import { paramQueryPatterns, queryDecisions, queryKeys } from "./shared/queryDecisions.js";
 import { parseServerOptions } from "./shared/serverOptions.js";
-import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
+import { banner, type CatalogueNames, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** nginx's own variable `$host` is the request's Host, so every variable here has a prefix. */
 const PREFIX = "shopfront_";
 
-/** A name as the named capture `(?<shopfront_host>NAME)`, which nginx makes the variable `$shopfront_host`. */
-function namedCapture(name: string): string {
-  return `(?<${PREFIX}${name}>${NAME_PATTERN_BODY})`;
-}
+/** nginx reads a config parameter (a quoted regex) into a buffer of this many bytes, and refuses a longer one. */
+const MAX_PARAMETER = 4096;
+
+/**
+ * What a map gives for a value that names no file: no folder of the build has this name (coders'
+ * folders are hex, categories are names), so try_files goes on to the route's fallback.
+ */
+const NO_FILE = "-";
+
+/** The prefix of the locations only a rewrite reaches; no API path starts with a dot. */
+const INTERNAL = ".shopfront";
 
 function variable(name: string): string {
   return `$${PREFIX}${name}`;
 }
 
-export function renderNginx(options: ServerOptions): string {
+function identifier(id: string): string {
+  return id.replace(/-/g, "_");
+}
+
+/** A regex as a map's source value, refused if nginx could not read it. */
+function mapRegex(regex: string, what: string): string {
+  const value = `~${regex}`;
+  if (value.length >= MAX_PARAMETER)
+    throw new UsageError(
+      `${what} makes a regex of ${value.length} bytes, and nginx reads at most ${MAX_PARAMETER - 1}: ` +
+        "nginx cannot list it (a coder this long is mostly non-ASCII); shorten it, or use another server",
+    );
+  return quote(value);
+}
+
+/** The one parameter of kind `text` in a path, if any (the table has at most one per path). */
+function textParam(path: RoutePath): Param | undefined {
+  const texts = path.segments.map(paramOf).filter((p): p is Param => p !== undefined && PARAM_KINDS[p] === "text");
+  if (texts.length > 1) throw new Error(`internal: /${path.segments.join("/")} has more than one text parameter`);
+  return texts[0];
+}
+
+/**
+ * A path as sent, then its query if any: a name as the name pattern, a text as any one segment, a
+ * label as a name (`labelAsName`) or any one segment. Each parameter is one capture group.
+ */
+function rawPathRegex(
+  path: RoutePath,
+  labelAsName: boolean,
+): { regex: string; params: Param[]; group: (param: Param) => number } {
+  const { pattern, params, group } = pathPattern(path.segments, (param) =>
+    PARAM_KINDS[param] === "name" || (labelAsName && PARAM_KINDS[param] === "label")
+      ? `(${NAME_PATTERN_BODY})`
+      : "([^/?]+)",
+  );
+  return { regex: `^${pattern}(?:\\?.*)?$`, params, group };
+}
+
+/**
+ * The maps that read a path that holds a coder as sent ($request_uri): in $uri a coder's %2F is a /
+ * like any other and `..` is resolved. The route of the path as sent (so /v1/x/coder/a/b/packages is
+ * none), each of its parameters (a label that is not a name: NO_FILE), and the coder's folder.
+ */
+function rawPathMaps(paths: readonly RoutePath[], coders: ReturnType<typeof listedCoders>): string[] {
+  if (paths.length === 0) return [];
+  const out = [
+    `map $request_uri ${variable("raw_route")} {`,
+    `    default "";`,
+    ...paths.map((path) => `    ${quote(`~${rawPathRegex(path, false).regex}`)} ${path.plain!.id};`),
+    `}`,
+  ];
+  const params = [...new Set(paths.flatMap((path) => rawPathRegex(path, false).params))];
+  for (const param of params) {
+    out.push(`map $request_uri ${variable(`raw_${param}`)} {`, `    default "";`);
+    for (const path of paths.filter((p) => rawPathRegex(p, false).params.includes(param))) {
+      const { regex, group } = rawPathRegex(path, true);
+      out.push(`    ${quote(`~${regex}`)} $${group(param)};`);
+      if (PARAM_KINDS[param] === "label") out.push(`    ${quote(`~${rawPathRegex(path, false).regex}`)} ${NO_FILE};`);
+    }
+    out.push(`}`);
+    if (PARAM_KINDS[param] === "text")
+      out.push(...keyMap(variable(`raw_${param}`), variable(`raw_${param}_key`), coders, "path"));
+  }
+  return out;
+}
+
+/** A map from a coder as sent to its folder; NO_FILE for a value that is no listed coder. */
+function keyMap(
+  source: string,
+  target: string,
+  coders: ReturnType<typeof listedCoders>,
+  where: "path" | "query",
+): string[] {
+  return [
+    `map ${source} ${target} {`,
+    `    default ${NO_FILE};`,
+    ...coders.map(
+      (c) => `    ${mapRegex(`^${c[where]}$`, `the coder with folder ${c.key.slice(0, 24)}...`)} ${quote(c.key)};`,
+    ),
+    `}`,
+  ];
+}
+
+/** How a query route's file names each parameter: the query's map, or the location's capture. */
+function queryValue(query: RouteQuery): string {
+  const kind = PARAM_KINDS[query.param];
+  return kind === "text" ? variable(`arg_${query.key}_key`) : variable(`arg_${query.key}`);
+}
+
+/** The maps that read each query key: its state ("-" absent, "1" present once, "!" a 404), and its value. */
+function queryMaps(path: RoutePath, coders: ReturnType<typeof listedCoders>): string[] {
+  const out: string[] = [];
+  for (const query of queryKeys(path)) {
+    const kind = PARAM_KINDS[query.param];
+    const capture = kind === "name" || kind === "label" ? `(${NAME_PATTERN_BODY})` : "([^&]+)";
+    const patterns = paramQueryPatterns(query, capture);
+    out.push(
+      `# ?${query.key}= as sent: "-" absent${kind === "name" ? "" : " (or empty)"}, "1" once, "!" repeated${kind === "name" ? " or not a name" : ""}.`,
+      `map $args ${variable(`has_${query.key}`)} {`,
+      `    default "-";`,
+      `    ${quote(`~^${patterns.repeated}`)} "!";`,
+      `    ${quote(`~^${patterns.valid}`)} "1";`,
+      `    ${quote(`~^${patterns.present}`)} "${kind === "name" ? "!" : "1"}";`,
+      `}`,
+    );
+    if (kind === "search") continue;
+    out.push(
+      kind === "label"
+        ? `# Its value when it is a name; any other is one no package has.`
+        : `# Its value${kind === "name" ? ", checked against the name pattern so ?package=../../x names no file outside the API" : ", as sent"}.`,
+      `map $args ${variable(`arg_${query.key}`)} {`,
+      `    default ${kind === "label" ? NO_FILE : '""'};`,
+      `    ${quote(`~^${patterns.valid}`)} $1;`,
+      `}`,
+    );
+    if (kind === "text")
+      out.push(...keyMap(variable(`arg_${query.key}`), variable(`arg_${query.key}_key`), coders, "query"));
+  }
+  return out;
+}
+
+/** The route a path's query names, by the steps of queryDecisions over the keys' states; then its file and fallback. */
+function decisionMaps(path: RoutePath, name: string, location: (param: Param) => string): string[] {
+  const keys = queryKeys(path);
+  const state = (present: readonly RouteQuery[], bad?: RouteQuery) =>
+    `~^${keys.map((k) => (k.key === bad?.key ? "!" : present.some((p) => p.key === k.key) ? "1" : ".")).join("")}$`;
+  const out = [
+    `# Which route answers, in the route table's order: 404 for a repeated or invalid parameter, and for`,
+    `# a search (?query=), which needs code at request time.`,
+    `map "${keys.map((k) => variable(`has_${k.key}`)).join("")}" ${variable(`${name}_route`)} {`,
+    `    default ${path.plain?.id ?? "404"};`,
+  ];
+  for (const step of queryDecisions(path)) {
+    const answer = "route" in step && !step.route.search ? step.route.id : "404";
+    out.push(`    ${quote(state(step.present, "bad" in step ? step.bad : undefined))} ${answer};`);
+  }
+  out.push(`}`);
+  const routes: Route[] = [...path.queries.filter((r) => !r.search), ...(path.plain ? [path.plain] : [])];
+  const fileOf = (route: Route, template: string) =>
+    `/${fillTemplate(template, (param) => {
+      const query = route.query?.find((q) => q.param === param);
+      return query ? queryValue(query) : location(param);
+    })}`;
+  for (const [suffix, template] of [
+    ["file", (r: Route) => r.file],
+    ["fallback", (r: Route) => r.fallback ?? r.file],
+  ] as const) {
+    out.push(`map ${variable(`${name}_route`)} ${variable(`${name}_${suffix}`)} {`, `    default "";`);
+    for (const route of routes) out.push(`    ${route.id} ${quote(fileOf(route, template(route)))};`);
+    out.push(`}`);
+  }
+  return out;
+}
+
+export function renderNginx(options: ServerOptions, names: CatalogueNames): string {
   const { root, listen } = parseServerOptions(options);
-  const paths = routePaths((r) => ["hosts", "packages", "package", "v2-package", "v2-packages"].includes(r.id));
+  const paths = routePaths();
+  const coders = listedCoders(names);
   const out: string[] = [
     banner("#", "nginx", VERSION),
     "# Include it inside http { }. It serves the static API built in the root below.",
+    "#",
+    `# It lists the catalogue's ${coders.length} coders: generate it again (shopfront config nginx ...) whenever`,
+    "# a coder is added or changed, or requests for that coder get the empty list. Each coder is one regex",
+    "# in each of two maps; nginx tries a map's regexes in order, only for a request that names a coder,",
+    "# so such a request costs up to one regex match per coder (a few thousand coders is fine).",
     "",
   ];
+  const capture = (param: Param) => `(?<${PREFIX}${param}>${NAME_PATTERN_BODY})`;
+  const location = (param: Param) => variable(param);
+  const rawPaths = paths.filter((path) => textParam(path) !== undefined);
+  const raw = (param: Param) => variable(PARAM_KINDS[param] === "text" ? `raw_${param}_key` : `raw_${param}`);
 
-  // A map belongs to http { }, outside the server: one for each query parameter.
-  const queries = new Map<string, RouteQuery>(
-    paths.flatMap((p) => p.queries.map((route) => [route.query[0]!.key, route.query[0]!])),
-  );
-  for (const { key, param } of queries.values()) {
-    const query = queryPatterns(key, namedCapture(`query_${param}`));
-    out.push(
-      `# The ${key} query parameter as sent: "" when absent, "!" when repeated or not a valid name.`,
-      `# Matching the raw value against the name pattern is what keeps ?${key}=../../x out of the file system.`,
-      `map $args ${variable(key)} {`,
-      `    default "";`,
-      `    "~^${query.repeated}" "!";`,
-      `    "~^${query.valid}" ${variable(`query_${param}`)};`,
-      `    "~^${query.present}" "!";`,
-      `}`,
-      "",
-    );
+  // Maps belong to http { }, outside the server.
+  out.push(...rawPathMaps(rawPaths, coders), "");
+  for (const path of paths.filter((p) => p.queries.length > 0)) {
+    const name = identifier(path.plain?.id ?? path.queries[0]!.id);
+    out.push(...queryMaps(path, coders), ...decisionMaps(path, name, location), "");
   }
+
   out.push(
     `server {`,
     `    listen ${listen.host}:${listen.port};`,
@@ -62,8 +232,10 @@ export function renderNginx(options: ServerOptions): string {
     `    types { }`,
     `    default_type ${RESPONSE_HEADERS["Content-Type"]};`,
   );
-  for (const [name, value] of Object.entries(headersExceptContentType({ ...RESPONSE_HEADERS, ...PREFLIGHT_HEADERS }))) {
-    out.push(`    add_header ${name} ${quote(value)} always;`);
+  for (const [header, value] of Object.entries(
+    headersExceptContentType({ ...RESPONSE_HEADERS, ...PREFLIGHT_HEADERS }),
+  )) {
+    out.push(`    add_header ${header} ${quote(value)} always;`);
   }
   out.push(
     "",
@@ -72,26 +244,50 @@ export function renderNginx(options: ServerOptions): string {
     `        return 405 '${renderMethodNotAllowed()}';`,
     `    }`,
     "",
-    `    error_page 404 /${NOT_FOUND_FILE};`,
-    `    location = /${NOT_FOUND_FILE} { internal; }`,
+    // A named location: nginx goes to it without running the server's rewrites again.
+    `    error_page 404 @${PREFIX}not_found;`,
+    `    location @${PREFIX}not_found { try_files /${NOT_FOUND_FILE} =404; }`,
     "",
   );
-  for (const path of paths) {
-    out.push(`    location ~ ${quote(`^${pathPattern(path.segments, namedCapture).pattern}$`)} {`);
-    for (const {
-      query: [query],
-      file,
-    } of path.queries) {
-      if (!query) continue;
-      const value = variable(query.key);
-      out.push(`        if (${value} = "!") { return 404; }`);
-      // Rewritten to the v1 path, which the location of the v1 route then serves.
+  if (rawPaths.length > 0)
+    out.push(
+      `    # A path that holds a coder goes by its form as sent, before nginx decodes and resolves it.`,
+      `    if (${variable("raw_route")}) { rewrite ^ /${INTERNAL}/${variable("raw_route")} last; }`,
+      "",
+    );
+  for (const path of rawPaths) {
+    const route = path.plain!;
+    const fallback = route.fallback ? ` /${fillTemplate(route.fallback, raw)}` : "";
+    out.push(
+      `    location = /${INTERNAL}/${route.id} {`,
+      `        internal;`,
+      `        try_files /${fillTemplate(route.file, raw)}${fallback} =404;`,
+      `    }`,
+    );
+  }
+  for (const path of paths.filter((p) => textParam(p) === undefined)) {
+    out.push(`    location ~ ${quote(`^${pathPattern(path.segments, capture).pattern}$`)} {`);
+    if (path.queries.length > 0) {
+      const name = identifier(path.plain?.id ?? path.queries[0]!.id);
       out.push(
-        `        if (${value}) { rewrite ^ /${fillTemplate(file, withQueryValue(query, value, variable))}? last; }`,
+        `        if (${variable(`${name}_route`)} = 404) { return 404; }`,
+        `        try_files ${variable(`${name}_file`)} ${variable(`${name}_fallback`)} =404;`,
+        `    }`,
+      );
+      continue;
+    }
+    const route = path.plain!;
+    const fallback = route.fallback ? ` /${fillTemplate(route.fallback, location)}` : "";
+    out.push(`        try_files /${fillTemplate(route.file, location)}${fallback} =404;`, `    }`);
+    if (route.fallback && path.segments.some((s) => paramOf(s) && PARAM_KINDS[paramOf(s)!] === "label")) {
+      // A label that is not a name (a category no package can have): the fallback.
+      const anyLabel = (param: Param) => (PARAM_KINDS[param] === "label" ? "[^/]+" : capture(param));
+      out.push(
+        `    location ~ ${quote(`^${pathPattern(path.segments, anyLabel).pattern}$`)} {`,
+        `        try_files /${fillTemplate(route.fallback, location)} =404;`,
+        `    }`,
       );
     }
-    if (path.plain) out.push(`        try_files /${fillTemplate(path.plain.file, variable)} =404;`);
-    out.push(`    }`);
   }
   out.push(`    location / { return 404; }`, `}`, "");
   return out.join("\n");
@@ -101,7 +297,10 @@ export const nginx: Target = {
   id: "nginx",
   title: "nginx",
   kind: "server",
-  cannot: {},
-  config: (options): TargetFile[] => [{ path: "shopfront.nginx.conf", content: renderNginx(options) }],
+  cannot: {
+    "v2-query":
+      "a search filters a list at request time, and nginx serves files only: it answers 404 to any request with a non-empty ?query=",
+  },
+  config: (options, names): TargetFile[] => [{ path: "shopfront.nginx.conf", content: renderNginx(options, names) }],
   usage: "`shopfront config nginx --root /srv/api/dist --listen 0.0.0.0:80 > /etc/nginx/conf.d/shopfront.conf`",
 };

@@ -37,6 +37,11 @@ export interface Target {
   kind: "server" | "platform";
   /** Conformance rows the host cannot serve right, each with the reason. */
   cannot: Partial<Record<ConformanceRow, string>>;
+  /**
+   * Rows it also cannot serve right when only the files of `deployFiles` configure it (Apache from a
+   * .htaccess, without its server config), each with the reason.
+   */
+  cannotFromDeployFiles?: Partial<Record<ConformanceRow, string>>;
   /** What `shopfront config <target>` writes. */
   config(options: ServerOptions, names: CatalogueNames): TargetFile[];
   /** Files `shopfront build --target <target>` places in the output root, where the host reads its config from the deploy. */

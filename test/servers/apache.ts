@@ -3,7 +3,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderApacheVirtualHost } from "../../src/targets/apache.js";
 import { tempDir } from "../helpers.js";
-import { freePort, requireProgram, startProcess, type RunningServer, type Site } from "./common.js";
+import { fixtureNames, freePort, requireProgram, startProcess, type RunningServer, type Site } from "./common.js";
 
 const MODULES = ["mpm_event", "authz_core", "mime", "negotiation", "headers", "rewrite"];
 
@@ -59,8 +59,11 @@ async function startApache(site: (port: number) => string): Promise<RunningServe
 }
 
 /** Real Apache httpd with the generated <VirtualHost>. */
-export function startApacheVirtualHost(site: Site): Promise<RunningServer> {
-  return startApache((port) => renderApacheVirtualHost({ root: site.root, listen: { host: "127.0.0.1", port } }));
+export async function startApacheVirtualHost(site: Site): Promise<RunningServer> {
+  const names = await fixtureNames();
+  return startApache((port) =>
+    renderApacheVirtualHost({ root: site.root, listen: { host: "127.0.0.1", port } }, names),
+  );
 }
 
 /**
