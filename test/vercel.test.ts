@@ -4,6 +4,9 @@
 // matches those routes, is not published: the last block applies the compiled routes the way
 // Vercel's docs describe (files first, then rewrites in order, has/missing on the query, a rewrite's
 // destination must be a file), and the README says that this matching is emulated, not Vercel's.
+// Sources match the path as sent, as `vercel dev` matches them (url.parse keeps the encoding); `has`
+// and `missing` follow Next.js's matchHas: the query value decoded, the last of a repeated key, an
+// empty value as absent, and a value regex anchored as `^value$`.
 import {
   getTransformedRoutes,
   headersSchema,
@@ -13,7 +16,7 @@ import {
 } from "@vercel/routing-utils";
 import { Ajv } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadCatalogue } from "../src/build/loadCatalogue.js";
+import { catalogueNames, loadCatalogue } from "../src/build/loadCatalogue.js";
 import { conformanceCases, expectedApi, type ExpectedApi } from "../src/check/conformance.js";
 import { judge } from "../src/check/runConformance.js";
 import { renderApi, renderNotFound } from "../src/render/renderApi.js";
@@ -21,7 +24,10 @@ import { RESPONSE_HEADERS } from "../src/routes/routeTable.js";
 import { renderVercelConfig, vercel } from "../src/targets/vercel.js";
 import { copyFixture } from "./helpers.js";
 
-const config = JSON.parse(renderVercelConfig()) as Required<Pick<GetRoutesProps, "rewrites" | "headers">>;
+type Config = Required<Pick<GetRoutesProps, "rewrites" | "headers">>;
+const { catalogue } = await loadCatalogue(copyFixture("conformance"));
+const names = catalogueNames(catalogue!);
+const config = JSON.parse(renderVercelConfig(names)) as Config;
 
 describe("vercel.json, by @vercel/routing-utils", () => {
   it("is valid against Vercel's schemas for rewrites and headers", () => {
@@ -39,7 +45,8 @@ describe("vercel.json, by @vercel/routing-utils", () => {
     const { routes, error } = getTransformedRoutes(config);
     expect(error).toBeNull();
     const v2 = routes!.find(
-      (r): r is Route & { src: string; has: { value: string }[] } => "has" in r && r.has !== undefined,
+      (r): r is Route & { src: string; has: { value: string }[] } =>
+        "has" in r && r.has?.[0]?.type === "query" && r.has[0].key === "package",
     )!;
     const src = new RegExp(v2.src);
     expect(["/v2/primary/packages", "/v2/primary/packages/", "/v2/mirror.eu/packages"].every((p) => src.test(p))).toBe(
@@ -63,42 +70,50 @@ describe("vercel.json, by @vercel/routing-utils", () => {
 describe("the compiled routes, applied as Vercel's docs describe", () => {
   let api: ExpectedApi;
   let routes: Route[];
-  beforeAll(async () => {
-    const { catalogue } = await loadCatalogue(copyFixture("conformance"));
+  beforeAll(() => {
     api = expectedApi(renderApi(catalogue!), catalogue!.packages);
     routes = getTransformedRoutes(config).routes!;
   });
 
   function respond(target: string) {
     const url = new URL(target, "http://site.example");
+    const path = target.split("?")[0]!;
     const query = [...url.searchParams];
     const headers: Record<string, string> = {};
-    const files = (path: string) => api.files.get(path.slice(1));
+    // The filesystem finds a file by its decoded path; a rewrite's query string does not name a file.
+    const files = (p: string) => {
+      try {
+        return api.files.get(decodeURIComponent(p.split("?")[0]!).slice(1));
+      } catch {
+        return undefined;
+      }
+    };
     let body: string | undefined;
     let filesystem = false;
     for (const route of routes) {
       if ("handle" in route) {
         filesystem = route.handle === "filesystem";
-        body = files(url.pathname);
+        body = files(path);
         if (body !== undefined) break;
         continue;
       }
-      const match = new RegExp(route.src).exec(url.pathname);
+      const match = new RegExp(route.src).exec(path);
       if (!match) continue;
       const groups: Record<string, string> = { ...match.groups };
+      // As Next.js's matchHas, which Vercel's routing follows: the last of a repeated key counts, an
+      // empty value is no value, and a value regex must match the whole value.
+      const matchHas = (c: NonNullable<Route["has"]>[number], keep: boolean) => {
+        const value = query.filter(([k]) => c.type === "query" && k === c.key).pop()?.[1];
+        const hit = !value
+          ? null
+          : "value" in c && c.value !== undefined
+            ? new RegExp(`^${c.value as string}$`).exec(value)
+            : [value];
+        if (keep) Object.assign(groups, hit && "groups" in hit ? hit.groups : {});
+        return hit !== null;
+      };
       const conditionsHold =
-        (route.has ?? []).every((c) => {
-          // With a repeated key, the last value counts, as in Next.js's matchHas that Vercel's routing follows.
-          const value = query.filter(([k]) => c.type === "query" && k === c.key).pop()?.[1];
-          const hit =
-            value === undefined
-              ? null
-              : "value" in c && c.value !== undefined
-                ? new RegExp(c.value as string).exec(value)
-                : [value];
-          Object.assign(groups, hit && "groups" in hit ? hit.groups : {});
-          return hit !== null;
-        }) && (route.missing ?? []).every((c) => !query.some(([k]) => c.type === "query" && k === c.key));
+        (route.has ?? []).every((c) => matchHas(c, true)) && !(route.missing ?? []).some((c) => matchHas(c, false));
       if (!conditionsHold) continue;
       Object.assign(headers, route.headers);
       if (route.dest && filesystem) {
@@ -121,10 +136,32 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
       .filter((c) => c.method === "GET")
       .flatMap((c) => judge(c, respond(c.target), api, anyFile));
     expect(failures.filter((f) => !(f.row in vercel.cannot))).toEqual([]);
-    expect(failures.map((f) => `${f.row} ${f.target}`)).toEqual([
-      "not-found /v2/primary/packages?package=240pTest&package=240pTest",
-      "not-found /v2/themes/packages?package=dark-blue&package=dark-blue",
-      "not-found /v2/mirror.eu/packages?package=404.json&package=404.json",
+    for (const f of failures.filter((f) => f.row === "v2-query")) expect(f.reason).toMatch(/^status 404,/);
+    const v2 = (host: string) => `/v2/${host}/packages`;
+    const janis = "J%C4%81nis%20R%C5%ABcis";
+    expect(failures.filter((f) => f.row !== "v2-query").map((f) => `${f.row} ${f.target}`)).toEqual([
+      // A repeated parameter answers its last value, an empty one is absent.
+      ...[
+        ["primary", "240pTest"],
+        ["themes", "dark-blue"],
+        ["mirror.eu", "404.json"],
+      ].flatMap(([host, name]) => [
+        `not-found ${v2(host!)}?package=${name}&package=${name}`,
+        `not-found ${v2(host!)}?package=`,
+        `not-found ${v2(host!)}?package`,
+      ]),
+      // The one coder beyond ASCII, in each query form.
+      `v2-coder ${v2("primary")}?coder=${janis}`,
+      `v2-coder ${v2("primary")}?coder=${janis.replace("%20", "+")}`,
+      `trailing-slash ${v2("primary")}/?coder=${janis}`,
+      `v2-coder ${v2("primary")}?coder=${janis.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())}`,
+      `v2-coder ${v2("primary")}?coder=${janis}`,
+      `v2-category-coder ${v2("primary")}?category=emulators&coder=${janis}`,
+      `v2-category-coder ${v2("primary")}?coder=${janis}&category=emulators`,
+      ...["primary", "themes", "mirror.eu"].flatMap((host) => [
+        `not-found ${v2(host)}?coder=nobody&coder=nobody`,
+        `not-found ${v2(host)}?category=games&category=games`,
+      ]),
       "not-found /404.json",
     ]);
   });
