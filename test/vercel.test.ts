@@ -12,6 +12,7 @@ import {
   headersSchema,
   rewritesSchema,
   type GetRoutesProps,
+  type HasField,
   type Route,
 } from "@vercel/routing-utils";
 import { Ajv } from "ajv";
@@ -102,7 +103,7 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
       const groups: Record<string, string> = { ...match.groups };
       // As Next.js's matchHas, which Vercel's routing follows: the last of a repeated key counts, an
       // empty value is no value, and a value regex must match the whole value.
-      const matchHas = (c: NonNullable<Route["has"]>[number], keep: boolean) => {
+      const matchHas = (c: HasField[number], keep: boolean) => {
         const value = query.filter(([k]) => c.type === "query" && k === c.key).pop()?.[1];
         const hit = !value
           ? null
