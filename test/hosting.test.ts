@@ -58,6 +58,14 @@ describe("names that break the name rule", () => {
       ["primary", ["snake", name]],
       [host, []],
     ]),
+    coders: new Map([
+      ["primary", ["Test Coder"]],
+      [host, []],
+    ]),
+    categories: new Map([
+      ["primary", new Map([["games", ["Test Coder"]]])],
+      [host, new Map()],
+    ]),
   });
 
   it.each(TARGETS.map((t) => [t.id, t] as const))(
