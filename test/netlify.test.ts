@@ -19,6 +19,7 @@ import { conformanceCases, CONFORMANCE_ROWS, expectedApi, type ExpectedApi } fro
 import { judge, type Failure } from "../src/check/runConformance.js";
 import { isValidName } from "../src/catalogue/names.js";
 import { renderApi } from "../src/render/renderApi.js";
+import { coderKey, utf8Bytes } from "../src/routes/filterValue.js";
 import { NOT_FOUND_FILE, RESPONSE_HEADERS } from "../src/routes/routeTable.js";
 import { UsageError } from "../src/util/errors.js";
 import { MAX_NETLIFY_RULES, netlify, renderNetlifyRedirects } from "../src/targets/netlify.js";
@@ -253,6 +254,83 @@ describe("the rules, matched by Netlify's redirect engine (netlify-redirector)",
           getCookie: () => "",
         }),
       ).toMatchObject({ to: `/${NOT_FOUND_FILE}`, status: 404 });
+    }
+  });
+});
+
+describe("hostile coders", () => {
+  const HOSTILE = [
+    'Aaron "AerialX"',
+    "back\\slash",
+    "#1 hash",
+    "two  spaces",
+    ":value",
+    "x=:coder",
+    "*",
+    "a*b",
+    "!bang'(x)",
+    "100% Wii; {x} #1 = ?a=b",
+    "A.D.Price/D.Ashley",
+    "Jānis",
+    "..",
+    "plain-(ok)",
+  ];
+  const hostile: CatalogueNames = {
+    hosts: ["h"],
+    packages: new Map([["h", ["p"]]]),
+    coders: new Map([["h", [...HOSTILE].sort()]]),
+    categories: new Map([["h", new Map([["games", [...HOSTILE].sort()]])]]),
+  };
+  const text = renderNetlifyRedirects(hostile);
+
+  it("keep every rule line's fields: from, the query conditions, to, status", async () => {
+    const lines = text.split("\n").filter((l) => l !== "" && !l.startsWith("#"));
+    for (const line of lines) {
+      const fields = line.split(/\s+/);
+      expect(fields[0], line).toMatch(/^\//);
+      expect(fields.at(-1), line).toMatch(/^(200!|404!?)$/);
+      expect(fields.at(-2), line).toMatch(/^\/[^:*]*$/);
+      for (const condition of fields.slice(1, -2))
+        expect(condition, line).toMatch(/^(category|coder|package|query)=[^=#]+$/);
+    }
+    const parsedDir = tempDir();
+    writeFileSync(join(parsedDir, "_redirects"), text);
+    const parsed = await parseAllRedirects({
+      redirectsFiles: [join(parsedDir, "_redirects")],
+      configRedirects: [],
+      minimal: false,
+    });
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.redirects).toHaveLength(lines.length);
+  });
+
+  it("never hold a coder raw where its encoding differs", () => {
+    for (const coder of HOSTILE.filter((c) => encodeURIComponent(c) !== c)) expect(text).not.toContain(coder);
+  });
+
+  it("each do what they should: the coder's own lists in a path, in a query where a condition can name it, else []", async () => {
+    const matcher = await parsePlain(text, {});
+    const match = (target: string) => {
+      const url = new URL(target, "http://h");
+      return matcher.match({
+        scheme: "http",
+        host: "h",
+        // As sent: a URL parser would resolve a coder `..` away.
+        path: target.split("?")[0]!.split("/").map(canonicalSegment).join("/"),
+        query: url.search.slice(1),
+        getHeader: () => "",
+        getCookie: () => "",
+      })?.to;
+    };
+    for (const coder of HOSTILE) {
+      const key = coderKey(utf8Bytes(coder));
+      const full = encodeURIComponent(coder);
+      expect(match(`/v1/h/coder/${full}/packages`), coder).toBe(`/v1/h/coder/${key}/packages`);
+      expect(match(`/v1/h/category/games/coder/${full}/packages/`), coder).toBe(
+        `/v1/h/category/games/coder/${key}/packages`,
+      );
+      const byQuery = encodeURIComponent(coder) === coder ? `/v1/h/coder/${key}/packages` : "/v1/h/empty";
+      expect(match(`/v2/h/packages?coder=${full}`), coder).toBe(byQuery);
     }
   });
 });
