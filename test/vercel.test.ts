@@ -21,6 +21,7 @@ import { catalogueNames, loadCatalogue } from "../src/build/loadCatalogue.js";
 import { conformanceCases, expectedApi, type ExpectedApi } from "../src/check/conformance.js";
 import { judge } from "../src/check/runConformance.js";
 import { renderApi, renderNotFound } from "../src/render/renderApi.js";
+import { coderKey, utf8Bytes } from "../src/routes/filterValue.js";
 import { RESPONSE_HEADERS } from "../src/routes/routeTable.js";
 import { renderVercelConfig, vercel } from "../src/targets/vercel.js";
 import { copyFixture } from "./helpers.js";
@@ -171,5 +172,81 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
     expect(respond("/v1/hosts").headers).toEqual(
       Object.fromEntries(Object.entries(RESPONSE_HEADERS).map(([k, v]) => [k.toLowerCase(), v])),
     );
+  });
+});
+
+describe("hostile coders", () => {
+  const HOSTILE = [
+    'Aaron "AerialX"',
+    "back\\slash",
+    "#1 hash",
+    "two  spaces",
+    ":value",
+    "$1 and :coder",
+    "*",
+    "a*b",
+    "!bang'(x)",
+    "100% Wii; {x} #1 = ?a=b",
+    "A.D.Price/D.Ashley",
+    "(?<x>.)",
+    "Jānis",
+  ];
+  const hostile = {
+    hosts: ["h"],
+    packages: new Map([["h", ["p"]]]),
+    coders: new Map([["h", [...HOSTILE].sort()]]),
+    categories: new Map([["h", new Map([["games", [...HOSTILE].sort()]])]]),
+  };
+  const text = renderVercelConfig(hostile);
+  const parsed = JSON.parse(text) as Config;
+
+  it("keep vercel.json valid JSON, valid against Vercel's schemas, with every pattern a regex", () => {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    const validate = ajv.compile(rewritesSchema);
+    expect(validate(parsed.rewrites), JSON.stringify(validate.errors)).toBe(true);
+    const { routes, error } = getTransformedRoutes(parsed);
+    expect(error).toBeNull();
+    for (const route of routes!) {
+      if ("src" in route) expect(() => new RegExp(route.src as string)).not.toThrow();
+      for (const c of ("has" in route ? route.has : undefined) ?? [])
+        if ("value" in c && typeof c.value === "string")
+          expect(() => new RegExp(`^${c.value as string}$`)).not.toThrow();
+    }
+  });
+
+  it("never hold a coder raw where its encoding differs", () => {
+    for (const coder of HOSTILE.filter((c) => encodeURIComponent(c) !== c)) {
+      expect(text).not.toContain(coder);
+      expect(text).not.toContain(JSON.stringify(coder).slice(1, -1));
+    }
+  });
+
+  it("each do what they should: the coder's own lists in a path and, for ASCII coders, in a query; else []", () => {
+    const routes = getTransformedRoutes(parsed).routes!.filter(
+      (r): r is Route & { src: string; dest: string; has?: HasField } => "src" in r && "dest" in r,
+    );
+    const dest = (target: string) => {
+      const url = new URL(target, "http://h");
+      const path = target.split("?")[0]!;
+      for (const route of routes) {
+        const match = new RegExp(route.src).exec(path);
+        const holds = (route.has ?? []).every((c) => {
+          const value = c.type === "query" ? url.searchParams.getAll(c.key).pop() : undefined;
+          return !!value && (!("value" in c) || new RegExp(`^${c.value as string}$`).test(value));
+        });
+        if (match && holds) return route.dest.replace(/\$(\d+)/g, (_, n: string) => match[Number(n)] ?? "");
+      }
+      return undefined;
+    };
+    for (const coder of HOSTILE) {
+      const key = coderKey(utf8Bytes(coder));
+      const full = encodeURIComponent(coder);
+      expect(dest(`/v1/h/coder/${full}/packages`), coder).toBe(`/v1/h/coder/${key}/packages`);
+      expect(dest(`/v1/h/category/games/coder/${full}/packages/`), coder).toBe(
+        `/v1/h/category/games/coder/${key}/packages`,
+      );
+      const byQuery = /^[\x20-\x7e]+$/.test(coder) ? `/v1/h/coder/${key}/packages` : "/v1/h/empty";
+      expect(dest(`/v2/h/packages?coder=${full}`), coder).toBe(byQuery);
+    }
   });
 });
