@@ -1,9 +1,15 @@
 // GitHub Pages has no rules: the target is its two deploy files and an honest list of what Pages
-// cannot serve. What it claims about the build is checked here.
+// cannot serve. What it claims about the build is checked here, and the conformance suite is run
+// against a model of Pages: a file at the request's decoded path (the query ignored) is served with
+// 200, anything else is 404.html with 404. Headers are not modelled (Pages sets its own).
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { renderNotFound } from "../src/render/renderApi.js";
-import { readTree } from "./helpers.js";
+import { conformanceCases, expectedApi } from "../src/check/conformance.js";
+import { judge } from "../src/check/runConformance.js";
+import { loadCatalogue } from "../src/build/loadCatalogue.js";
+import { renderApi, renderNotFound } from "../src/render/renderApi.js";
+import { githubPages } from "../src/targets/githubPages.js";
+import { copyFixture, readTree } from "./helpers.js";
 import { buildSite } from "./servers/common.js";
 
 describe("github-pages", () => {
@@ -15,5 +21,37 @@ describe("github-pages", () => {
     expect(JSON.parse(tree.get("404.html")!.toString("utf8"))).toMatchObject({ error: "not_found" });
     expect([...tree.keys()].filter((path) => path.startsWith("v2/"))).toEqual([]);
     expect(tree.has(join("v1", "hosts"))).toBe(true);
+  });
+
+  it("serves every route whose file is at its own URL, and fails only in the rows it declares, a search always with 404", async () => {
+    const { catalogue } = await loadCatalogue(copyFixture("conformance"));
+    const api = expectedApi(renderApi(catalogue!), catalogue!.packages);
+    const respond = (target: string) => {
+      let file: string | undefined;
+      try {
+        file = api.files.get(decodeURIComponent(target.split("?")[0]!).slice(1));
+      } catch {
+        file = undefined;
+      }
+      return file === undefined
+        ? { status: 404, headers: {}, body: Buffer.from(renderNotFound()) }
+        : { status: 200, headers: {}, body: Buffer.from(file, "latin1") };
+    };
+    const anyFile = new Set(api.files.values());
+    const failures = conformanceCases(api)
+      .filter((c) => c.method === "GET")
+      .flatMap((c) => judge(c, respond(c.target), api, anyFile))
+      .filter((f) => f.row !== "content-type" && f.row !== "cors");
+    expect(failures.filter((f) => !(f.row in githubPages.cannot))).toEqual([]);
+    for (const f of failures.filter((f) => f.row === "v2-query")) expect(f.reason).toMatch(/^status 404,/);
+    // Each declared row the model judges does fail: nothing is declared that Pages could serve.
+    for (const row of Object.keys(githubPages.cannot).filter((r) => r !== "methods" && r !== "content-type"))
+      expect(
+        failures.some((f) => f.row === row),
+        row,
+      ).toBe(true);
+    // What the declared rows leave working: the host list, v1 lists, packages and category lists.
+    for (const row of ["v1-hosts", "v1-packages", "v1-package", "v1-category", "traversal"])
+      expect(failures.filter((f) => f.row === row)).toEqual([]);
   });
 });

@@ -59,8 +59,12 @@ describe("names that break the name rule", () => {
       [host, []],
     ]),
     coders: new Map([
-      ["primary", ["Fixture Coder"]],
+      ["primary", ["Test Coder"]],
       [host, []],
+    ]),
+    categories: new Map([
+      ["primary", new Map([["games", ["Test Coder"]]])],
+      [host, new Map()],
     ]),
   });
 

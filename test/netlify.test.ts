@@ -3,6 +3,11 @@
 // matched with netlify-redirector, Netlify's redirect engine built to WebAssembly (what `netlify dev`
 // runs). What no package here can run is Netlify's CDN itself: serving the matched file and applying
 // the headers are emulated below (the README says so), and methods other than GET are not judged.
+// How the CDN hands a request's path to the engine is not published either: the docs ask for special
+// characters in a rule's path to be URL-encoded, and a path written another way (a raw `(`, lowercase
+// hex) is served the same when deployed (netlify/cli#2990). The model gives the engine each segment
+// decoded and re-encoded in the one form the rules use; a raw `/` stays a separator. Query values
+// go to the engine as sent: it decodes them itself.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllHeaders } from "@netlify/headers-parser";
@@ -14,11 +19,26 @@ import { conformanceCases, CONFORMANCE_ROWS, expectedApi, type ExpectedApi } fro
 import { judge, type Failure } from "../src/check/runConformance.js";
 import { isValidName } from "../src/catalogue/names.js";
 import { renderApi } from "../src/render/renderApi.js";
+import { coderKey, utf8Bytes } from "../src/routes/filterValue.js";
 import { NOT_FOUND_FILE, RESPONSE_HEADERS } from "../src/routes/routeTable.js";
 import { UsageError } from "../src/util/errors.js";
 import { MAX_NETLIFY_RULES, netlify, renderNetlifyRedirects } from "../src/targets/netlify.js";
 import type { CatalogueNames } from "../src/targets/target.js";
 import { copyFixture, tempDir } from "./helpers.js";
+
+/**
+ * A path segment as the model hands it to the engine: decoded, then every character but letters,
+ * digits and `-._~` encoded (left as it is when it does not decode, as %zz).
+ */
+function canonicalSegment(segment: string): string {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+  return encodeURIComponent(decoded).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
 
 interface ParsedRedirect {
   from: string;
@@ -51,10 +71,22 @@ describe("_redirects, parsed by @netlify/redirect-parser", () => {
     redirects = parsed.redirects as ParsedRedirect[];
   });
 
-  it("has one explicit rule per host and package: 2 per package, 3 per host and 3 more", () => {
-    let packages = 0;
-    for (const list of names.packages.values()) packages += list.length;
-    expect(redirects).toHaveLength(2 * packages + 3 * names.hosts.length + 3);
+  it("has one explicit rule per host, package, category, coder and pair in each form, and a catch-all per filter", () => {
+    const count = (map: ReadonlyMap<string, readonly unknown[]>) => [...map.values()].reduce((n, l) => n + l.length, 0);
+    const itself = (coder: string) => encodeURIComponent(coder) === coder;
+    const coders = [...names.coders.values()].flat();
+    const pairs = [...names.categories.values()].flatMap((m) => [...m.values()].flat());
+    const categories = [...names.categories.values()].reduce((n, m) => n + m.size, 0);
+    expect(redirects).toHaveLength(
+      2 * count(names.packages) +
+        2 * categories +
+        coders.length +
+        coders.filter(itself).length +
+        pairs.length +
+        pairs.filter(itself).length +
+        10 * names.hosts.length +
+        4,
+    );
   });
 
   it("rewrites only to files of the build or to the 404, never to a path built from a placeholder", () => {
@@ -67,29 +99,52 @@ describe("_redirects, parsed by @netlify/redirect-parser", () => {
     }
   });
 
-  it("conditions on the package parameter only with a valid name, or with any value for the 404", () => {
+  it("conditions on a query parameter only with a valid name, a coder that is its own encoding, or any value for a catch-all", () => {
     for (const r of redirects.filter((r) => Object.keys(r.query).length > 0)) {
-      expect(Object.keys(r.query)).toEqual(["package"]);
-      if (r.query.package === ":value") expect(r).toMatchObject({ to: `/${NOT_FOUND_FILE}`, status: 404, force: true });
-      else expect(isValidName(r.query.package)).toBe(true);
+      for (const [key, value] of Object.entries(r.query)) {
+        expect(["query", "category", "coder", "package"]).toContain(key);
+        if (value.startsWith(":")) expect(value).toBe(`:${key === "package" ? "name" : key}`);
+        else if (key === "coder") expect(encodeURIComponent(value)).toBe(value);
+        else expect(isValidName(value)).toBe(true);
+      }
+      if (Object.values(r.query).every((v) => v.startsWith(":")))
+        expect(r.to).toMatch(r.query.query || r.query.package ? `/${NOT_FOUND_FILE}` : /^\/v1\/[^/]+\/empty$/);
     }
+  });
+
+  it("writes every path segment fully encoded, so one form names each coder and no `*` is a splat", () => {
+    for (const r of redirects.filter((r) => r.from !== "/*"))
+      for (const segment of r.from.split("/").slice(1))
+        if (!segment.startsWith(":")) expect(segment).toBe(canonicalSegment(segment));
   });
 });
 
 describe("the number of rules", () => {
-  const oneHost = (count: number): CatalogueNames => ({
-    hosts: ["h"],
-    packages: new Map([["h", Array.from({ length: count }, (_, i) => `p${i}`)]]),
-  });
+  /** One host whose packages have `count` names and coders and one category, each coder's own. */
+  const oneHost = (count: number, coder = (i: number) => `Coder ${i}`): CatalogueNames => {
+    const coders = Array.from({ length: count }, (_, i) => coder(i)).sort();
+    return {
+      hosts: ["h"],
+      packages: new Map([["h", Array.from({ length: count }, (_, i) => `p${i}`)]]),
+      coders: new Map([["h", coders]]),
+      categories: new Map([["h", new Map([["games", coders]])]]),
+    };
+  };
+  const ruleCount = (names: CatalogueNames) =>
+    renderNetlifyRedirects(names)
+      .split("\n")
+      .filter((l) => l !== "" && !l.startsWith("#")).length;
 
   it("stays within the 10,000 from which Netlify asks for placeholders, or the target refuses with a usage error", () => {
-    expect(
-      renderNetlifyRedirects(oneHost(4997))
-        .split("\n")
-        .filter((l) => l !== "" && !l.startsWith("#")),
-    ).toHaveLength(MAX_NETLIFY_RULES);
-    expect(() => renderNetlifyRedirects(oneHost(4998))).toThrow(UsageError);
-    expect(() => renderNetlifyRedirects(oneHost(4998))).toThrow(/10002 Netlify rules .* cloudflare or cloudfront/);
+    // 2 per package, 1 per coder and 1 per pair (coders with a space), 2 for the category, 10 for the host, 4 more.
+    expect(ruleCount(oneHost(2496))).toBe(MAX_NETLIFY_RULES);
+    expect(() => renderNetlifyRedirects(oneHost(2497))).toThrow(UsageError);
+    expect(() => renderNetlifyRedirects(oneHost(2497))).toThrow(/10004 Netlify rules .* cloudflare or cloudfront/);
+  });
+
+  it("costs 2 rules more per coder and pair where a coder is its own encoding (a query condition can name it)", () => {
+    expect(ruleCount(oneHost(1000, (i) => `coder${i}`)) - ruleCount(oneHost(1000))).toBe(2000);
+    expect(ruleCount(oneHost(1000))).toBe(4016);
   });
 });
 
@@ -117,13 +172,7 @@ describe("the rules, matched by Netlify's redirect engine (netlify-redirector)",
   /** What Netlify answers, with the engine's match served from the build and the parsed _headers applied. */
   function respond(target: string) {
     const url = new URL(target, "http://site.example");
-    // As `netlify dev` fed the engine: the parsed URL's path, decoded (left as it is when it does not decode).
-    let path = url.pathname;
-    try {
-      path = decodeURIComponent(path);
-    } catch {
-      // %zz and the like: matched as sent.
-    }
+    const path = url.pathname.split("/").map(canonicalSegment).join("/");
     const match = matcher.match({
       scheme: "http",
       host: url.hostname,
@@ -132,7 +181,7 @@ describe("the rules, matched by Netlify's redirect engine (netlify-redirector)",
       getHeader: () => "",
       getCookie: () => "",
     });
-    const file = match ? match.to.slice(1) : path.slice(1);
+    const file = match ? match.to.slice(1) : decodeURIComponent(path.slice(1));
     const body = api.files.get(file);
     const status = body === undefined ? 404 : (match?.status ?? 200);
     const headers: Record<string, string> = {};
@@ -155,14 +204,35 @@ describe("the rules, matched by Netlify's redirect engine (netlify-redirector)",
     expect(Object.keys(CONFORMANCE_ROWS)).toEqual(expect.arrayContaining(declared));
   });
 
-  it("fails exactly where the target says it cannot: a repeated package and ?package with no value", () => {
-    expect(failures().map((f) => `${f.row} ${f.target}`)).toEqual([
-      "not-found /v2/primary/packages?package=240pTest&package=240pTest",
-      "not-found /v2/primary/packages?package",
-      "not-found /v2/themes/packages?package=dark-blue&package=dark-blue",
-      "not-found /v2/themes/packages?package",
-      "not-found /v2/mirror.eu/packages?package=404.json&package=404.json",
-      "not-found /v2/mirror.eu/packages?package",
+  it("fails exactly where the target says it cannot, and only so", () => {
+    const all = failures();
+    expect([...new Set(all.map((f) => f.row))].sort()).toEqual(Object.keys(netlify.cannot).sort());
+    const value = (f: Failure, key: string) => new URL(f.target, "http://h").searchParams.get(key) ?? "";
+    for (const f of all) {
+      const line = `${f.row} ${f.target}: ${f.reason}`;
+      if (f.row === "v2-query") expect(f.reason, line).toMatch(/^status 404,/);
+      // A coder that a query condition cannot name, or an empty value that counts as sent.
+      if (f.row === "v2-coder" || f.row === "trailing-slash")
+        expect(encodeURIComponent(value(f, "coder")), line).not.toBe(value(f, "coder"));
+      if (f.row === "v2-category-coder" || f.row === "v2-packages") {
+        const coder = value(f, "coder");
+        expect(coder === "" || encodeURIComponent(coder) !== coder, line).toBe(true);
+      }
+    }
+    expect(all.filter((f) => f.row === "not-found").map((f) => f.target)).toEqual([
+      // A repeated parameter answers its last value; a parameter with no = is absent.
+      "/v2/primary/packages?package=240pTest&package=240pTest",
+      "/v2/primary/packages?package",
+      "/v2/themes/packages?package=dark-blue&package=dark-blue",
+      "/v2/themes/packages?package",
+      "/v2/mirror.eu/packages?package=404.json&package=404.json",
+      "/v2/mirror.eu/packages?package",
+      "/v2/primary/packages?coder=nobody&coder=nobody",
+      "/v2/primary/packages?category=games&category=games",
+      "/v2/themes/packages?coder=nobody&coder=nobody",
+      "/v2/themes/packages?category=games&category=games",
+      "/v2/mirror.eu/packages?coder=nobody&coder=nobody",
+      "/v2/mirror.eu/packages?category=games&category=games",
     ]);
   });
 
@@ -184,6 +254,83 @@ describe("the rules, matched by Netlify's redirect engine (netlify-redirector)",
           getCookie: () => "",
         }),
       ).toMatchObject({ to: `/${NOT_FOUND_FILE}`, status: 404 });
+    }
+  });
+});
+
+describe("hostile coders", () => {
+  const HOSTILE = [
+    'Aaron "AerialX"',
+    "back\\slash",
+    "#1 hash",
+    "two  spaces",
+    ":value",
+    "x=:coder",
+    "*",
+    "a*b",
+    "!bang'(x)",
+    "100% Wii; {x} #1 = ?a=b",
+    "A.D.Price/D.Ashley",
+    "Jānis",
+    "..",
+    "plain-(ok)",
+  ];
+  const hostile: CatalogueNames = {
+    hosts: ["h"],
+    packages: new Map([["h", ["p"]]]),
+    coders: new Map([["h", [...HOSTILE].sort()]]),
+    categories: new Map([["h", new Map([["games", [...HOSTILE].sort()]])]]),
+  };
+  const text = renderNetlifyRedirects(hostile);
+
+  it("keep every rule line's fields: from, the query conditions, to, status", async () => {
+    const lines = text.split("\n").filter((l) => l !== "" && !l.startsWith("#"));
+    for (const line of lines) {
+      const fields = line.split(/\s+/);
+      expect(fields[0], line).toMatch(/^\//);
+      expect(fields.at(-1), line).toMatch(/^(200!|404!?)$/);
+      expect(fields.at(-2), line).toMatch(/^\/[^:*]*$/);
+      for (const condition of fields.slice(1, -2))
+        expect(condition, line).toMatch(/^(category|coder|package|query)=[^=#]+$/);
+    }
+    const parsedDir = tempDir();
+    writeFileSync(join(parsedDir, "_redirects"), text);
+    const parsed = await parseAllRedirects({
+      redirectsFiles: [join(parsedDir, "_redirects")],
+      configRedirects: [],
+      minimal: false,
+    });
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.redirects).toHaveLength(lines.length);
+  });
+
+  it("never hold a coder raw where its encoding differs", () => {
+    for (const coder of HOSTILE.filter((c) => encodeURIComponent(c) !== c)) expect(text).not.toContain(coder);
+  });
+
+  it("each do what they should: the coder's own lists in a path, in a query where a condition can name it, else []", async () => {
+    const matcher = await parsePlain(text, {});
+    const match = (target: string) => {
+      const url = new URL(target, "http://h");
+      return matcher.match({
+        scheme: "http",
+        host: "h",
+        // As sent: a URL parser would resolve a coder `..` away.
+        path: target.split("?")[0]!.split("/").map(canonicalSegment).join("/"),
+        query: url.search.slice(1),
+        getHeader: () => "",
+        getCookie: () => "",
+      })?.to;
+    };
+    for (const coder of HOSTILE) {
+      const key = coderKey(utf8Bytes(coder));
+      const full = encodeURIComponent(coder);
+      expect(match(`/v1/h/coder/${full}/packages`), coder).toBe(`/v1/h/coder/${key}/packages`);
+      expect(match(`/v1/h/category/games/coder/${full}/packages/`), coder).toBe(
+        `/v1/h/category/games/coder/${key}/packages`,
+      );
+      const byQuery = encodeURIComponent(coder) === coder ? `/v1/h/coder/${key}/packages` : "/v1/h/empty";
+      expect(match(`/v2/h/packages?coder=${full}`), coder).toBe(byQuery);
     }
   });
 });

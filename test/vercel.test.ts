@@ -4,24 +4,32 @@
 // matches those routes, is not published: the last block applies the compiled routes the way
 // Vercel's docs describe (files first, then rewrites in order, has/missing on the query, a rewrite's
 // destination must be a file), and the README says that this matching is emulated, not Vercel's.
+// Sources match the path as sent, as `vercel dev` matches them (url.parse keeps the encoding); `has`
+// and `missing` follow Next.js's matchHas: the query value decoded, the last of a repeated key, an
+// empty value as absent, and a value regex anchored as `^value$`.
 import {
   getTransformedRoutes,
   headersSchema,
   rewritesSchema,
   type GetRoutesProps,
+  type HasField,
   type Route,
 } from "@vercel/routing-utils";
 import { Ajv } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadCatalogue } from "../src/build/loadCatalogue.js";
+import { catalogueNames, loadCatalogue } from "../src/build/loadCatalogue.js";
 import { conformanceCases, expectedApi, type ExpectedApi } from "../src/check/conformance.js";
 import { judge } from "../src/check/runConformance.js";
 import { renderApi, renderNotFound } from "../src/render/renderApi.js";
+import { coderKey, utf8Bytes } from "../src/routes/filterValue.js";
 import { RESPONSE_HEADERS } from "../src/routes/routeTable.js";
 import { renderVercelConfig, vercel } from "../src/targets/vercel.js";
 import { copyFixture } from "./helpers.js";
 
-const config = JSON.parse(renderVercelConfig()) as Required<Pick<GetRoutesProps, "rewrites" | "headers">>;
+type Config = Required<Pick<GetRoutesProps, "rewrites" | "headers">>;
+const { catalogue } = await loadCatalogue(copyFixture("conformance"));
+const names = catalogueNames(catalogue!);
+const config = JSON.parse(renderVercelConfig(names)) as Config;
 
 describe("vercel.json, by @vercel/routing-utils", () => {
   it("is valid against Vercel's schemas for rewrites and headers", () => {
@@ -39,7 +47,8 @@ describe("vercel.json, by @vercel/routing-utils", () => {
     const { routes, error } = getTransformedRoutes(config);
     expect(error).toBeNull();
     const v2 = routes!.find(
-      (r): r is Route & { src: string; has: { value: string }[] } => "has" in r && r.has !== undefined,
+      (r): r is Route & { src: string; has: { value: string }[] } =>
+        "has" in r && r.has?.[0]?.type === "query" && r.has[0].key === "package",
     )!;
     const src = new RegExp(v2.src);
     expect(["/v2/primary/packages", "/v2/primary/packages/", "/v2/mirror.eu/packages"].every((p) => src.test(p))).toBe(
@@ -63,42 +72,50 @@ describe("vercel.json, by @vercel/routing-utils", () => {
 describe("the compiled routes, applied as Vercel's docs describe", () => {
   let api: ExpectedApi;
   let routes: Route[];
-  beforeAll(async () => {
-    const { catalogue } = await loadCatalogue(copyFixture("conformance"));
+  beforeAll(() => {
     api = expectedApi(renderApi(catalogue!), catalogue!.packages);
     routes = getTransformedRoutes(config).routes!;
   });
 
   function respond(target: string) {
     const url = new URL(target, "http://site.example");
+    const path = target.split("?")[0]!;
     const query = [...url.searchParams];
     const headers: Record<string, string> = {};
-    const files = (path: string) => api.files.get(path.slice(1));
+    // The filesystem finds a file by its decoded path; a rewrite's query string does not name a file.
+    const files = (p: string) => {
+      try {
+        return api.files.get(decodeURIComponent(p.split("?")[0]!).slice(1));
+      } catch {
+        return undefined;
+      }
+    };
     let body: string | undefined;
     let filesystem = false;
     for (const route of routes) {
       if ("handle" in route) {
         filesystem = route.handle === "filesystem";
-        body = files(url.pathname);
+        body = files(path);
         if (body !== undefined) break;
         continue;
       }
-      const match = new RegExp(route.src).exec(url.pathname);
+      const match = new RegExp(route.src).exec(path);
       if (!match) continue;
       const groups: Record<string, string> = { ...match.groups };
+      // As Next.js's matchHas, which Vercel's routing follows: the last of a repeated key counts, an
+      // empty value is no value, and a value regex must match the whole value.
+      const matchHas = (c: HasField[number], keep: boolean) => {
+        const value = query.filter(([k]) => c.type === "query" && k === c.key).pop()?.[1];
+        const hit = !value
+          ? null
+          : "value" in c && c.value !== undefined
+            ? new RegExp(`^${c.value as string}$`).exec(value)
+            : [value];
+        if (keep) Object.assign(groups, hit && "groups" in hit ? hit.groups : {});
+        return hit !== null;
+      };
       const conditionsHold =
-        (route.has ?? []).every((c) => {
-          // With a repeated key, the last value counts, as in Next.js's matchHas that Vercel's routing follows.
-          const value = query.filter(([k]) => c.type === "query" && k === c.key).pop()?.[1];
-          const hit =
-            value === undefined
-              ? null
-              : "value" in c && c.value !== undefined
-                ? new RegExp(c.value as string).exec(value)
-                : [value];
-          Object.assign(groups, hit && "groups" in hit ? hit.groups : {});
-          return hit !== null;
-        }) && (route.missing ?? []).every((c) => !query.some(([k]) => c.type === "query" && k === c.key));
+        (route.has ?? []).every((c) => matchHas(c, true)) && !(route.missing ?? []).some((c) => matchHas(c, false));
       if (!conditionsHold) continue;
       Object.assign(headers, route.headers);
       if (route.dest && filesystem) {
@@ -121,10 +138,32 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
       .filter((c) => c.method === "GET")
       .flatMap((c) => judge(c, respond(c.target), api, anyFile));
     expect(failures.filter((f) => !(f.row in vercel.cannot))).toEqual([]);
-    expect(failures.map((f) => `${f.row} ${f.target}`)).toEqual([
-      "not-found /v2/primary/packages?package=240pTest&package=240pTest",
-      "not-found /v2/themes/packages?package=dark-blue&package=dark-blue",
-      "not-found /v2/mirror.eu/packages?package=404.json&package=404.json",
+    for (const f of failures.filter((f) => f.row === "v2-query")) expect(f.reason).toMatch(/^status 404,/);
+    const v2 = (host: string) => `/v2/${host}/packages`;
+    const janis = "J%C4%81nis%20R%C5%ABcis";
+    expect(failures.filter((f) => f.row !== "v2-query").map((f) => `${f.row} ${f.target}`)).toEqual([
+      // A repeated parameter answers its last value, an empty one is absent.
+      ...[
+        ["primary", "240pTest"],
+        ["themes", "dark-blue"],
+        ["mirror.eu", "404.json"],
+      ].flatMap(([host, name]) => [
+        `not-found ${v2(host!)}?package=${name}&package=${name}`,
+        `not-found ${v2(host!)}?package=`,
+        `not-found ${v2(host!)}?package`,
+      ]),
+      // The one coder beyond ASCII, in each query form.
+      `v2-coder ${v2("primary")}?coder=${janis}`,
+      `v2-coder ${v2("primary")}?coder=${janis.replace("%20", "+")}`,
+      `trailing-slash ${v2("primary")}/?coder=${janis}`,
+      `v2-coder ${v2("primary")}?coder=${janis.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())}`,
+      `v2-coder ${v2("primary")}?coder=${janis}`,
+      `v2-category-coder ${v2("primary")}?category=emulators&coder=${janis}`,
+      `v2-category-coder ${v2("primary")}?coder=${janis}&category=emulators`,
+      ...["primary", "themes", "mirror.eu"].flatMap((host) => [
+        `not-found ${v2(host)}?coder=nobody&coder=nobody`,
+        `not-found ${v2(host)}?category=games&category=games`,
+      ]),
       "not-found /404.json",
     ]);
   });
@@ -133,5 +172,81 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
     expect(respond("/v1/hosts").headers).toEqual(
       Object.fromEntries(Object.entries(RESPONSE_HEADERS).map(([k, v]) => [k.toLowerCase(), v])),
     );
+  });
+});
+
+describe("hostile coders", () => {
+  const HOSTILE = [
+    'Aaron "AerialX"',
+    "back\\slash",
+    "#1 hash",
+    "two  spaces",
+    ":value",
+    "$1 and :coder",
+    "*",
+    "a*b",
+    "!bang'(x)",
+    "100% Wii; {x} #1 = ?a=b",
+    "A.D.Price/D.Ashley",
+    "(?<x>.)",
+    "Jānis",
+  ];
+  const hostile = {
+    hosts: ["h"],
+    packages: new Map([["h", ["p"]]]),
+    coders: new Map([["h", [...HOSTILE].sort()]]),
+    categories: new Map([["h", new Map([["games", [...HOSTILE].sort()]])]]),
+  };
+  const text = renderVercelConfig(hostile);
+  const parsed = JSON.parse(text) as Config;
+
+  it("keep vercel.json valid JSON, valid against Vercel's schemas, with every pattern a regex", () => {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    const validate = ajv.compile(rewritesSchema);
+    expect(validate(parsed.rewrites), JSON.stringify(validate.errors)).toBe(true);
+    const { routes, error } = getTransformedRoutes(parsed);
+    expect(error).toBeNull();
+    for (const route of routes!) {
+      if ("src" in route) expect(() => new RegExp(route.src as string)).not.toThrow();
+      for (const c of ("has" in route ? route.has : undefined) ?? [])
+        if ("value" in c && typeof c.value === "string")
+          expect(() => new RegExp(`^${c.value as string}$`)).not.toThrow();
+    }
+  });
+
+  it("never hold a coder raw where its encoding differs", () => {
+    for (const coder of HOSTILE.filter((c) => encodeURIComponent(c) !== c)) {
+      expect(text).not.toContain(coder);
+      expect(text).not.toContain(JSON.stringify(coder).slice(1, -1));
+    }
+  });
+
+  it("each do what they should: the coder's own lists in a path and, for ASCII coders, in a query; else []", () => {
+    const routes = getTransformedRoutes(parsed).routes!.filter(
+      (r): r is Route & { src: string; dest: string; has?: HasField } => "src" in r && "dest" in r,
+    );
+    const dest = (target: string) => {
+      const url = new URL(target, "http://h");
+      const path = target.split("?")[0]!;
+      for (const route of routes) {
+        const match = new RegExp(route.src).exec(path);
+        const holds = (route.has ?? []).every((c) => {
+          const value = c.type === "query" ? url.searchParams.getAll(c.key).pop() : undefined;
+          return !!value && (!("value" in c) || new RegExp(`^${c.value as string}$`).test(value));
+        });
+        if (match && holds) return route.dest.replace(/\$(\d+)/g, (_, n: string) => match[Number(n)] ?? "");
+      }
+      return undefined;
+    };
+    for (const coder of HOSTILE) {
+      const key = coderKey(utf8Bytes(coder));
+      const full = encodeURIComponent(coder);
+      expect(dest(`/v1/h/coder/${full}/packages`), coder).toBe(`/v1/h/coder/${key}/packages`);
+      expect(dest(`/v1/h/category/games/coder/${full}/packages/`), coder).toBe(
+        `/v1/h/category/games/coder/${key}/packages`,
+      );
+      const byQuery = /^[\x20-\x7e]+$/.test(coder) ? `/v1/h/coder/${key}/packages` : "/v1/h/empty";
+      expect(dest(`/v2/h/packages?coder=${full}`), coder).toBe(byQuery);
+    }
   });
 });

@@ -137,7 +137,19 @@ export function catalogueNames(catalogue: RenderedCatalogue): CatalogueNames {
     hosts: catalogue.hosts.map((h) => h.id),
     packages: new Map([...catalogue.packages].map(([host, list]) => [host, list.map((p) => p.name)])),
     coders: new Map([...catalogue.packages].map(([host, list]) => [host, distinctCoders(list.map((p) => p.coder))])),
+    categories: new Map([...catalogue.packages].map(([host, list]) => [host, categoryCoders(list)])),
   };
+}
+
+/** Each category of a host's packages, sorted, with the distinct coders that have packages in it. */
+function categoryCoders(list: readonly { category: string; coder: string }[]): Map<string, string[]> {
+  const categories = distinctCoders(list.map((p) => p.category));
+  return new Map(
+    categories.map((category) => [
+      category,
+      distinctCoders(list.filter((p) => p.category === category).map((p) => p.coder)),
+    ]),
+  );
 }
 
 /** A host's distinct coders, sorted in code-point order. */

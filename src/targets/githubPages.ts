@@ -1,6 +1,9 @@
-// GitHub Pages: plain static files, no rules of any kind. v1 works as files; everything that needs a
-// rule cannot, and is declared here so that `shopfront check --target github-pages` and the README
-// say so. The fix for all of it is a Cloudflare Worker or rule in front of Pages.
+// GitHub Pages: plain static files, no rules of any kind. What is a file at its own URL works: the
+// host list, the v1 lists and packages, and a category's list. Everything that needs a rule cannot,
+// and is declared here so that `shopfront check --target github-pages` and the README say so: every
+// v2 form, a coder (its lists are stored under the hex of its bytes, not at the URL a client writes),
+// and the empty list for a value no package has. The fix for all of it is a Cloudflare Worker or
+// rule in front of Pages.
 import { renderNotFound } from "../render/renderApi.js";
 import type { Target, TargetFile } from "./target.js";
 
@@ -21,6 +24,16 @@ export const githubPages: Target = {
     "v2-package":
       "Pages ignores the query string and has no rewrite rules, so ?package= cannot be routed; the build has no v2 files, so it answers 404 rather than the whole list; the fix for this and the rest is a Cloudflare Worker or rule in front of Pages",
     "v2-packages": "no rewrite rules, so /v2/<host>/packages (which has no file of its own) answers 404",
+    "v2-hosts": "no rewrite rules, so /v2/hosts (which has no file of its own) answers 404",
+    "v2-category": "the query string is ignored and /v2 has no files: ?category= answers 404",
+    "v2-coder": "the query string is ignored and /v2 has no files: ?coder= answers 404",
+    "v2-category-coder": "the query string is ignored and /v2 has no files: ?category=&coder= answers 404",
+    "v2-query": "a search needs code at request time, and /v2 has no files: ?query= answers 404",
+    "v1-coder":
+      "a coder's lists are stored under the hex of its bytes (no file name can hold every coder), and no rule maps the coder's URL to them: 404",
+    "v1-category-coder": "as for a coder's list: stored under the coder's hex, so its URL answers 404",
+    "filter-unknown":
+      "no rule can answer a value no package has with the empty list: an unknown category or coder answers 404",
     "trailing-slash": "a URL ending in / names a folder, and no rule can serve the file instead",
     "not-found": "/404.json, a file of the build, answers 200 with the error body: Pages has no rule to hide it",
     methods: "Pages alone decides how OPTIONS and POST are answered: nothing configures a CORS preflight or a 405",

@@ -1,69 +1,132 @@
 // Netlify: `_redirects` and `_headers` in the deploy root.
 //
-// Netlify's placeholders cannot check a value against a pattern: `package=:name` would rewrite
-// `?package=../../hosts` into a path. So every rule is explicit: one per host and package, written
-// from the catalogue's validated names, and a value that no rule names gets the 404. Every rewrite
-// is forced (`200!`), so a file can never shadow it (hosting.md, trap 3), and Netlify matches a rule
-// with or without a trailing slash, so each rule serves both forms. The cost is the number of rules:
-// 2 per package, 3 per host and 3 more. Netlify's engine tries them in order (as netlify-redirector,
-// matching the last of 10,009 rules took 97 ms here, linear in the count), and Netlify's docs ask for
-// placeholders from 10,000 rules on, which cannot check names: past that, the target refuses.
+// Netlify's placeholders cannot check a value against a pattern, nor turn a coder into its hex key:
+// `package=:name` would rewrite `?package=../../hosts` into a path. So every rule that names a file
+// is explicit, written from the catalogue: one per host, package, category, coder and category-coder
+// pair, in each route form of the table. A value that no rule names meets a catch-all placeholder
+// rule that answers what the route answers for it (the host's empty list for a filter, the 404 for
+// a package or a search), never a path built from it. Every rewrite is forced (`200!`), so a file can
+// never shadow it (hosting.md, trap 3), and Netlify matches a rule with or without a trailing slash.
+//
+// Paths: Netlify's docs ask for special characters in a rule's path to be URL-encoded, and a request
+// for the same path written another way is served the same when deployed (netlify/cli#2990). A
+// coder's segment is written fully encoded, `!'()*` too (a `*` is a splat), one form per coder.
+// Query values: the engine compares a rule's text, as written, with the request's value decoded
+// (`+` a space), so a coder can be a query condition only where its full encoding is itself
+// (letters, digits, `-_.!~*'()`); any other goes to the catch-all, and the target says so in `cannot`.
+//
+// The cost is the number of rules: 2 per package, per category and per category-coder pair, 1 or 2
+// per coder, 10 per host and 4 more. Netlify's engine tries them in order (as netlify-redirector,
+// matching the last of 10,009 rules took 97 ms here, linear in the count), and Netlify's docs ask
+// for placeholders from 10,000 rules on, which cannot check names: past that, the target refuses.
 import { UsageError } from "../util/errors.js";
 import { assertValidName } from "../catalogue/names.js";
-import { fileFor, NOT_FOUND_FILE, pathFor, routePaths, type RouteParams } from "../routes/routeTable.js";
-import { paramOf } from "../routes/routeSyntax.js";
+import {
+  fallbackFor,
+  fileFor,
+  NOT_FOUND_FILE,
+  PARAM_KINDS,
+  pathFor,
+  routePaths,
+  type Param,
+  type Route,
+  type RouteParams,
+} from "../routes/routeTable.js";
+import { fillTemplate, paramOf } from "../routes/routeSyntax.js";
 import { VERSION } from "../util/version.js";
 import { renderHeadersFile } from "./shared/headersFile.js";
 import { banner, type CatalogueNames, type Target, type TargetFile } from "./target.js";
 
-/** The host's parameters with each of its package names added. */
-function withPackages(host: RouteParams, names: CatalogueNames): RouteParams[] {
-  return (names.packages.get(host.host ?? "") ?? []).map((name) => ({ ...host, name }));
-}
-
 /** Netlify's threshold for recommending placeholders over explicit rules. */
 export const MAX_NETLIFY_RULES = 10_000;
 
-function rule(from: string, to: string, status: string, query?: string): string {
-  return [from, ...(query ? [query] : []), to, status].join("  ");
+/** A path with every character but letters, digits and `-._~` percent-encoded: pathFor's, with `!'()*` too. */
+function rulePath(path: string): string {
+  return path.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/**
+ * A value as a query condition: itself for a name or label (they pass the name rule), a coder only
+ * where its full encoding is itself, since the engine compares the decoded request value with the
+ * rule's text. Undefined where no condition can name the value.
+ */
+function queryValue(param: Param, value: string): string | undefined {
+  if (PARAM_KINDS[param] !== "text") return assertValidName(value, param);
+  return encodeURIComponent(value) === value ? value : undefined;
+}
+
+function rule(from: string, to: string, status: string, query: readonly string[] = []): string {
+  return [from, ...query, to, status].join("  ");
+}
+
+/** Every value combination of a route's parameters that the build wrote a file for, for one host. */
+function combinations(route: Route, host: string, names: CatalogueNames): RouteParams[] {
+  const params = new Set<Param>([
+    ...route.path.split("/").flatMap((s) => paramOf(s) ?? []),
+    ...(route.query ?? []).map((q) => q.param),
+  ]);
+  const categories = names.categories.get(host) ?? new Map<string, readonly string[]>();
+  const base: RouteParams = params.has("host") ? { host } : {};
+  if (params.has("query")) return [];
+  if (params.has("name")) return (names.packages.get(host) ?? []).map((name) => ({ ...base, name }));
+  if (params.has("category") && params.has("coder"))
+    return [...categories].flatMap(([category, coders]) => coders.map((coder) => ({ ...base, category, coder })));
+  if (params.has("category")) return [...categories.keys()].map((category) => ({ ...base, category }));
+  if (params.has("coder")) return (names.coders.get(host) ?? []).map((coder) => ({ ...base, coder }));
+  return [base];
+}
+
+/** The rules of one route for one host: each file it names, then what answers any other value. */
+function routeRules(route: Route, host: string, names: CatalogueNames): string[] {
+  const rules: string[] = [];
+  const hostParams: RouteParams = route.path.includes("{host}") ? { host } : {};
+  for (const params of route.search ? [] : combinations(route, host, names)) {
+    const query = (route.query ?? []).map((q) => queryValue(q.param, params[q.param]!));
+    if (query.some((value) => value === undefined)) continue;
+    rules.push(
+      rule(
+        rulePath(pathFor(route.id, params)),
+        `/${fileFor(route.id, params)}`,
+        "200!",
+        (route.query ?? []).map((q, i) => `${q.key}=${query[i]!}`),
+      ),
+    );
+  }
+  // A route without a fallback or query leaves any other value to the last rule's 404.
+  if (route.fallback === undefined && route.query === undefined) return rules;
+  // Any other value, a hostile one included: the route's answer for a value no package has, as a
+  // fixed file; the placeholders only match, they never reach the destination.
+  const from = rulePath(
+    fillTemplate(route.path, (param) => (param === "host" ? assertValidName(host, "host") : `:${param}`)),
+  );
+  const to =
+    route.search || route.fallback === undefined ? `/${NOT_FOUND_FILE}` : `/${fallbackFor(route.id, hostParams)}`;
+  const status = to === `/${NOT_FOUND_FILE}` ? "404!" : "200!";
+  rules.push(
+    rule(
+      from,
+      to,
+      status,
+      (route.query ?? []).map((q) => `${q.key}=:${q.param}`),
+    ),
+  );
+  return rules;
 }
 
 export function renderNetlifyRedirects(names: CatalogueNames): string {
   const rules: string[] = [];
-  for (const path of routePaths((r) => ["hosts", "packages", "package", "v2-package", "v2-packages"].includes(r.id))) {
-    const takes = path.segments.map(paramOf);
-    const hosts: RouteParams[] = takes.includes("host") ? names.hosts.map((host) => ({ host })) : [{}];
+  for (const path of routePaths()) {
+    const hosts = path.segments.some((s) => paramOf(s) === "host") ? names.hosts : [""];
     for (const host of hosts) {
-      for (const {
-        id,
-        query: [query],
-      } of path.queries) {
-        if (!query) continue;
-        for (const params of withPackages(host, names)) {
-          rules.push(
-            rule(
-              pathFor(id, params),
-              `/${fileFor(id, params)}`,
-              "200!",
-              `${query.key}=${assertValidName(params[query.param] ?? "", query.param)}`,
-            ),
-          );
-        }
-        // Any other value, a bad name included: the 404, never a path built from it.
-        rules.push(rule(pathFor(id, host), `/${NOT_FOUND_FILE}`, "404!", `${query.key}=:value`));
-      }
-      if (path.plain) {
-        const { id } = path.plain;
-        const all = takes.includes("name") ? withPackages(host, names) : [host];
-        for (const params of all) rules.push(rule(pathFor(id, params), `/${fileFor(id, params)}`, "200!"));
-      }
+      for (const route of [...path.queries, ...(path.plain ? [path.plain] : [])])
+        rules.push(...routeRules(route, host, names));
     }
   }
   // 404.json is a file of the build, but no route.
   rules.push(rule(`/${NOT_FOUND_FILE}`, `/${NOT_FOUND_FILE}`, "404!"), rule("/*", `/${NOT_FOUND_FILE}`, "404"));
   if (rules.length > MAX_NETLIFY_RULES) {
     throw new UsageError(
-      `the catalogue needs ${rules.length} Netlify rules (2 per package), more than the ${MAX_NETLIFY_RULES} from which Netlify asks for placeholders, which cannot check names; serve it with the cloudflare or cloudfront target`,
+      `the catalogue needs ${rules.length} Netlify rules (2 per package, category and category-coder pair, 1 or 2 per coder), more than the ${MAX_NETLIFY_RULES} from which Netlify asks for placeholders, which cannot check names; serve it with the cloudflare or cloudfront target`,
     );
   }
   return [
@@ -86,8 +149,16 @@ export const netlify: Target = {
   title: "Netlify",
   kind: "platform",
   cannot: {
+    "v2-query": "a search needs code at request time, which rules cannot run: ?query= answers 404",
+    "v2-coder":
+      "a query condition compares the decoded value with the rule's text as written, and a coder reaches the rules only encoded, so ?coder= names only coders whose encoding is themselves (letters, digits, -_.!~*'()); any other coder answers [] like an unknown one",
+    "v2-category-coder":
+      "as for ?coder=, a pair names only coders whose encoding is themselves (any other answers []), and an empty value (?coder=) counts as sent, so it answers [] rather than the other parameters' list",
+    "trailing-slash": "the trailing-slash form of ?coder= has the limits of ?coder=",
+    "v2-packages":
+      "an empty filter value counts as sent: ?coder= answers [] and ?query= a 404 rather than the whole list",
     "not-found":
-      "a rule's query condition reads one value, so a repeated package parameter answers the last one, and ?package with no = counts as absent and answers the list",
+      "a rule's query condition reads one value, so a repeated parameter answers the last one, and ?package with no = counts as absent and answers the list",
   },
   config: (_options, names) => netlifyFiles(names),
   deployFiles: netlifyFiles,

@@ -22,6 +22,11 @@ export interface CatalogueNames {
   packages: ReadonlyMap<string, readonly string[]>;
   /** Per host, its distinct coders, sorted (code-point order). */
   coders: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Per host, each category of its packages (names, sorted) with the coders that have packages in
+   * it (sorted): the category and category-coder lists the build writes, for hosts that list them.
+   */
+  categories: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>;
 }
 
 export interface TargetFile {

@@ -1,12 +1,40 @@
 // Vercel: `vercel.json` in the deployed folder. Rewrites run only after the filesystem found no file
 // (hosting.md, trap 3), which the build's layout allows for: v2 has no files of its own, so every v2
 // URL reaches the rewrites, and a trailing-slash URL names no file either. Every parameter of a
-// source and the query value are constrained to the name pattern, so no other value reaches a path.
-import { NAME_PATTERN_BODY } from "../catalogue/names.js";
+// source and every query value is constrained to the name pattern or to one catalogue value, so no
+// other value reaches a path: a value no package has meets a catch-all whose destination is a fixed
+// file (the host's empty list).
+//
+// Coders. A coder's list is a hex-named file, so each coder has its own rewrites. In a path, Vercel
+// matches a source against the path as sent (still percent-encoded), so the coder's segment is
+// valuePattern's regex of every encoding of its bytes. In a query, `has` matches the value decoded
+// (`+` a space), as Next.js's matchHas that Vercel's docs describe: valuePattern does not apply, and
+// the value is written as a regex of its characters, each but letters and digits as `\xHH`. Only
+// ASCII has an escape that JavaScript, PCRE and RE2 all read alike, and a coder never goes into a
+// config raw, so a coder with other characters has no `?coder=` rewrite (the target says so).
+//
+// matchHas also treats an empty value as absent (`has` fails, `missing` holds), as the API does, and
+// reads the last of a repeated parameter. Searches need code: a request with a `query` meets no
+// rewrite, so Vercel answers it with 404.html, the JSON error body.
+import { assertValidName, NAME_PATTERN_BODY } from "../catalogue/names.js";
 import { renderNotFound } from "../render/renderApi.js";
-import { RESPONSE_HEADERS, routePaths } from "../routes/routeTable.js";
-import { fillTemplate, pathPattern } from "../routes/routeSyntax.js";
-import type { Target, TargetFile } from "./target.js";
+import {
+  fileFor,
+  PARAM_KINDS,
+  RESPONSE_HEADERS,
+  routePaths,
+  type Param,
+  type Route,
+  type RouteParams,
+} from "../routes/routeTable.js";
+import { escapeRegex, fillTemplate, paramOf, pathPattern } from "../routes/routeSyntax.js";
+import { valuePattern } from "../routes/valuePattern.js";
+import { UsageError } from "../util/errors.js";
+import type { CatalogueNames, Target, TargetFile } from "./target.js";
+
+/** What @vercel/routing-utils' schema allows: rewrites in vercel.json, and characters in a source or a `has` value. */
+export const MAX_VERCEL_REWRITES = 2048;
+export const MAX_VERCEL_PATTERN = 4096;
 
 interface Condition {
   type: "query";
@@ -21,12 +49,28 @@ interface Rewrite {
   missing?: Condition[];
 }
 
-/** A route path as a Vercel source (path-to-regexp): `{host}` becomes `:host(NAME)`. */
-function source(segments: readonly string[], trailingSlash: "optional" | "required"): string {
+/** Every query key of the table: a path's plain rewrite requires them all absent. */
+const QUERY_KEYS = [...new Set(routePaths().flatMap((p) => p.queries.flatMap((r) => r.query.map((q) => q.key))))];
+
+/**
+ * What a query rewrite requires absent: the search's parameters, since no rewrite answers a search.
+ * The other routes before it in the table need no exclusion: their catch-alls match first.
+ */
+const NOT_SEARCH: Condition[] = routePaths()
+  .flatMap((p) => p.queries)
+  .filter((r) => r.search)
+  .flatMap((r) => r.query.map((q) => ({ type: "query" as const, key: q.key })));
+
+/**
+ * A route path as a Vercel source (path-to-regexp) with one trailing slash optional. Each parameter
+ * is `value(param)`, or matches any value of its kind: `:host(NAME)` (a name fills the destination),
+ * an unnamed group for the rest, which never reaches one.
+ */
+function source(route: Route, value: (param: Param) => string | undefined = () => undefined): string {
   return pathPattern(
-    segments,
-    (param) => `:${param}(${NAME_PATTERN_BODY})`,
-    trailingSlash === "optional" ? "{/}?" : "/",
+    route.path.split("/").slice(1),
+    (param) => value(param) ?? (PARAM_KINDS[param] === "name" ? `:${param}(${NAME_PATTERN_BODY})` : "([^/]+)"),
+    "{/}?",
   ).pattern;
 }
 
@@ -35,41 +79,117 @@ function destination(file: string): string {
   return `/${fillTemplate(file, (param) => `:${param}`)}`;
 }
 
-export function renderVercelConfig(): string {
+/** A decoded value as a regex of exactly it: letters and digits as themselves, other ASCII as `\xHH`; undefined beyond ASCII. */
+function decodedPattern(value: string): string | undefined {
+  if (!/^[\x20-\x7e]+$/.test(value)) return undefined;
+  return [...value]
+    .map((c) => (/[A-Za-z0-9]/.test(c) ? c : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`))
+    .join("");
+}
+
+/**
+ * A path parameter's value in a source: a name or label as itself (it passes the name rule, whose
+ * characters path-to-regexp takes literally), a coder as an unnamed group of every encoding of its bytes.
+ */
+function pathValue(param: Param, value: string): string {
+  return PARAM_KINDS[param] === "text" ? `(${valuePattern(value, "path")})` : assertValidName(value, param);
+}
+
+/** The values of a host that the build wrote a file for, for each combination of a filter route's parameters. */
+function combinations(route: Route, host: string, names: CatalogueNames): RouteParams[] {
+  const params = new Set([
+    ...route.path.split("/").flatMap((s) => paramOf(s) ?? []),
+    ...(route.query ?? []).map((q) => q.param),
+  ]);
+  const categories = names.categories.get(host) ?? new Map<string, readonly string[]>();
+  if (params.has("category") && params.has("coder"))
+    return [...categories].flatMap(([category, coders]) => coders.map((coder) => ({ host, category, coder })));
+  if (params.has("category")) return [...categories.keys()].map((category) => ({ host, category }));
+  return (names.coders.get(host) ?? []).map((coder) => ({ host, coder }));
+}
+
+/** The rewrites of one filter route: each value the build wrote a list for, then any other value to the empty list. */
+function filterRewrites(route: Route, names: CatalogueNames): Rewrite[] {
   const rewrites: Rewrite[] = [];
-  for (const path of routePaths((r) => ["hosts", "packages", "package", "v2-package", "v2-packages"].includes(r.id))) {
-    for (const route of path.queries) {
-      const { key, param } = route.query[0]!;
-      // The named group fills the destination's parameter of that name; the anchors make the whole value match.
-      const value = `^(?<${param}>${NAME_PATTERN_BODY})$`;
+  const missing = route.query ? { missing: NOT_SEARCH } : {};
+  for (const host of names.hosts) {
+    for (const params of combinations(route, host, names)) {
+      const has = (route.query ?? []).map((q) => ({
+        type: "query" as const,
+        key: q.key,
+        value: PARAM_KINDS[q.param] === "text" ? decodedPattern(params[q.param]!) : escapeRegex(params[q.param]!),
+      }));
+      if (has.some((c) => c.value === undefined)) continue;
       rewrites.push({
-        source: source(path.segments, "optional"),
-        has: [{ type: "query", key, value }],
+        source: source(route, (param) => (param === "query" ? undefined : pathValue(param, params[param]!))),
+        ...(has.length > 0 ? { has: has.map((c) => ({ ...c, value: `^${c.value!}$` })) } : {}),
+        ...missing,
+        destination: `/${fileFor(route.id, params)}`,
+      });
+    }
+  }
+  rewrites.push({
+    source: source(route),
+    ...(route.query ? { has: route.query.map((q) => ({ type: "query" as const, key: q.key })) } : {}),
+    ...missing,
+    destination: destination(route.fallback!),
+  });
+  return rewrites;
+}
+
+export function renderVercelConfig(names: CatalogueNames): string {
+  const rewrites: Rewrite[] = [];
+  for (const path of routePaths()) {
+    for (const route of path.queries) {
+      if (route.search) continue;
+      if (route.fallback !== undefined) {
+        rewrites.push(...filterRewrites(route, names));
+        continue;
+      }
+      const { key, param } = route.query[0]!;
+      rewrites.push({
+        source: source(route),
+        // The named group fills the destination's parameter of that name; the anchors make the whole value match.
+        has: [{ type: "query", key, value: `^(?<${param}>${NAME_PATTERN_BODY})$` }],
+        missing: NOT_SEARCH,
         destination: destination(route.file),
       });
     }
     const plain = path.plain;
     if (!plain) continue;
-    if (plain.path === `/${plain.file}`) {
+    if (plain.fallback !== undefined) rewrites.push(...filterRewrites(plain, names));
+    else if (plain.path === `/${plain.file}`) {
       // Served by the filesystem as it is; only the trailing-slash form needs a rule.
-      rewrites.push({ source: source(path.segments, "required"), destination: destination(plain.file) });
+      rewrites.push({
+        source: pathPattern(path.segments, (param) => `:${param}(${NAME_PATTERN_BODY})`, "/").pattern,
+        destination: destination(plain.file),
+      });
     } else {
       const missing =
-        path.queries.length > 0
-          ? { missing: path.queries.map((route) => ({ type: "query" as const, key: route.query[0]!.key })) }
-          : {};
-      rewrites.push({ source: source(path.segments, "optional"), ...missing, destination: destination(plain.file) });
+        path.queries.length > 0 ? { missing: QUERY_KEYS.map((key) => ({ type: "query" as const, key })) } : {};
+      rewrites.push({ source: source(plain), ...missing, destination: destination(plain.file) });
     }
   }
+  if (rewrites.length > MAX_VERCEL_REWRITES)
+    throw new UsageError(
+      `the catalogue needs ${rewrites.length} Vercel rewrites (2 per category, coder and category-coder pair), more than the ${MAX_VERCEL_REWRITES} vercel.json may hold; serve it with the cloudflare or cloudfront target`,
+    );
+  const long = rewrites.find((r) =>
+    [r.source, ...(r.has ?? []).map((c) => c.value ?? "")].some((p) => p.length > MAX_VERCEL_PATTERN),
+  );
+  if (long)
+    throw new UsageError(
+      `a coder's pattern for ${long.destination} is longer than the ${MAX_VERCEL_PATTERN} characters vercel.json allows; serve the catalogue with the cloudflare or cloudfront target`,
+    );
   const headers = [
     { source: "/(.*)", headers: Object.entries(RESPONSE_HEADERS).map(([key, value]) => ({ key, value })) },
   ];
   return `${JSON.stringify({ rewrites, headers }, null, 2)}\n`;
 }
 
-function vercelFiles(): TargetFile[] {
+function vercelFiles(names: CatalogueNames): TargetFile[] {
   return [
-    { path: "vercel.json", content: renderVercelConfig() },
+    { path: "vercel.json", content: renderVercelConfig(names) },
     // Vercel answers a miss in a static deployment with 404.html: the JSON error body.
     { path: "404.html", content: renderNotFound() },
   ];
@@ -80,10 +200,15 @@ export const vercel: Target = {
   title: "Vercel",
   kind: "platform",
   cannot: {
+    "v2-query": "a search needs code at request time, which rewrites cannot run: ?query= answers 404",
+    "v2-coder":
+      "has matches the decoded value, and a coder reaches vercel.json only escaped, as \\xHH, which reads alike in every regex engine only for ASCII: a coder with other characters (Jānis) answers [] to ?coder=, like an unknown one (its /v1 path works)",
+    "v2-category-coder": "as for ?coder=, a coder with characters beyond ASCII answers []",
+    "trailing-slash": "the trailing-slash form of ?coder= has the limits of ?coder=",
     "not-found":
-      "a has condition cannot count values, so a repeated package parameter answers one of them, and /404.json, a file of the build, answers 200 (files come before rewrites)",
+      "a has condition reads the last of a repeated parameter and counts an empty one as absent, so ?package=a&package=a answers a and ?package= the whole list; /404.json, a file of the build, answers 200 (files come before rewrites)",
   },
-  config: vercelFiles,
+  config: (_options, names) => vercelFiles(names),
   deployFiles: vercelFiles,
   usage: "`shopfront build --target vercel`, then `vercel deploy dist` (`vercel.json` and `404.html` are in its root)",
 };
