@@ -79,8 +79,13 @@ const NAMES: CatalogueNames = {
   hosts: ["primary"],
   packages: new Map([["primary", ["snake"]]]),
   coders: new Map([["primary", ["Artemio Urbina"]]]),
+  categories: new Map([["primary", new Map([["utilities", ["Artemio Urbina"]]])]]),
 };
-const HOSTILE_NAMES: CatalogueNames = { ...NAMES, coders: new Map([["primary", HOSTILE_CODERS]]) };
+const HOSTILE_NAMES: CatalogueNames = {
+  ...NAMES,
+  coders: new Map([["primary", HOSTILE_CODERS]]),
+  categories: new Map([["primary", new Map([["utilities", HOSTILE_CODERS]])]]),
+};
 
 describe.each(SERVER_TARGETS)("$id", ({ id, check }) => {
   const target = targetById(id);

@@ -133,26 +133,36 @@ export async function loadCatalogue(
 
 /** The names of a validated catalogue, as the target generators take them. */
 export function catalogueNames(catalogue: RenderedCatalogue): CatalogueNames {
-  return {
-    hosts: catalogue.hosts.map((h) => h.id),
-    packages: new Map([...catalogue.packages].map(([host, list]) => [host, list.map((p) => p.name)])),
-    coders: new Map([...catalogue.packages].map(([host, list]) => [host, distinctCoders(list.map((p) => p.coder))])),
-    categories: new Map([...catalogue.packages].map(([host, list]) => [host, categoryCoders(list)])),
-  };
-}
-
-/** Each category of a host's packages, sorted, with the distinct coders that have packages in it. */
-function categoryCoders(list: readonly { category: string; coder: string }[]): Map<string, string[]> {
-  const categories = distinctCoders(list.map((p) => p.category));
-  return new Map(
-    categories.map((category) => [
-      category,
-      distinctCoders(list.filter((p) => p.category === category).map((p) => p.coder)),
-    ]),
+  return namesOf(
+    catalogue.hosts.map((h) => h.id),
+    catalogue.packages,
   );
 }
 
-/** A host's distinct coders, sorted in code-point order. */
-export function distinctCoders(coders: Iterable<string>): string[] {
-  return [...new Set(coders)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+/** What the target generators take, from each host's packages in list order. */
+export function namesOf(
+  hosts: readonly string[],
+  packages: ReadonlyMap<string, readonly { name: string; category: string; coder: string }[]>,
+): CatalogueNames {
+  const each = <T>(of: (list: readonly { name: string; category: string; coder: string }[]) => T) =>
+    new Map(hosts.map((host) => [host, of(packages.get(host) ?? [])]));
+  return {
+    hosts,
+    packages: each((list) => list.map((p) => p.name)),
+    coders: each((list) => distinctSorted(list.map((p) => p.coder))),
+    categories: each(
+      (list) =>
+        new Map(
+          distinctSorted(list.map((p) => p.category)).map((category) => [
+            category,
+            distinctSorted(list.filter((p) => p.category === category).map((p) => p.coder)),
+          ]),
+        ),
+    ),
+  };
+}
+
+/** Each value once, sorted in code-point order. */
+function distinctSorted(values: Iterable<string>): string[] {
+  return [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -2,14 +2,14 @@
 // it decides which packages were removed, changed or added, which output files to write or delete,
 // and what to remember for the next build. It sees the live output only through the LiveFiles it is
 // given, read when a file may have changed; a kept package is never read, only cut from its list.
-import { byName, distinctCoders, type LoadedPackage } from "../build/loadCatalogue.js";
+import { byName, namesOf, type LoadedPackage } from "../build/loadCatalogue.js";
 import { targetFiles } from "../build/targetFiles.js";
 import type { HostInfo } from "../catalogue/fields.js";
 import type { Problem } from "../catalogue/problems.js";
 import type { Signature } from "../read/signature.js";
 import { contentText, filterKeys, renderHosts, type OutputFile } from "../render/renderApi.js";
 import { fileFor } from "../routes/routeTable.js";
-import type { CatalogueNames, TargetId } from "../targets/target.js";
+import type { TargetId } from "../targets/target.js";
 import {
   copyPackage,
   filtersAt,
@@ -118,13 +118,10 @@ export function planRebuild(
   }
   if (changes.removed.length + changes.added.length + changes.changed.length > 0 && inputs.targets.length > 0) {
     // Target files may list package names and coders (Netlify's rules do): bring them up to date too.
-    const names: CatalogueNames = {
-      hosts: state.hosts,
-      packages: new Map(Object.entries(packages).map(([h, p]) => [h, p.names])),
-      coders: new Map(
-        Object.entries(packages).map(([h, p]) => [h, distinctCoders(p.names.map((_, i) => filtersAt(p, i).coder))]),
-      ),
-    };
+    const names = namesOf(
+      state.hosts,
+      new Map(Object.entries(packages).map(([h, p]) => [h, p.names.map((name, i) => ({ name, ...filtersAt(p, i) }))])),
+    );
     for (const file of targetFiles(inputs.targets, names)) {
       if (live.text(file.path) !== contentText(file.content)) changes.writes.set(file.path, file.content);
     }
