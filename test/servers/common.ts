@@ -5,7 +5,8 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import { join } from "node:path";
 import { buildCatalogue } from "../../src/build/buildCatalogue.js";
-import type { TargetId } from "../../src/targets/target.js";
+import { catalogueNames, loadCatalogue } from "../../src/build/loadCatalogue.js";
+import type { CatalogueNames, TargetId } from "../../src/targets/target.js";
 import { copyFixture, tempDir } from "../helpers.js";
 
 export interface RunningServer {
@@ -34,6 +35,13 @@ export async function buildSite(targets: readonly TargetId[] = []): Promise<Site
   if (!result.built) throw new Error(`fixture did not build: ${JSON.stringify(result.problems)}`);
   writeFileSync(join(dir, "secret.txt"), CANARY);
   return { root, dir };
+}
+
+/** The names of the conformance fixture, as `shopfront config` gives them to a server's config. */
+export async function siteNames(): Promise<CatalogueNames> {
+  const { catalogue, problems } = await loadCatalogue(copyFixture("conformance"));
+  if (!catalogue) throw new Error(`fixture did not load: ${JSON.stringify(problems)}`);
+  return catalogueNames(catalogue);
 }
 
 export function freePort(): Promise<number> {
