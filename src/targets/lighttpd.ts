@@ -4,6 +4,7 @@
 // empty list through a per-host 404 handler; mod_redirect gives the statuses rewriting cannot (204, 405), the
 // error bodies are files the build writes next to the API (`shopfront build --target lighttpd`),
 // and mod_setenv adds the headers.
+import { assertValidName } from "../catalogue/names.js";
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
 import {
   describeRoute,
@@ -173,6 +174,7 @@ function fallbackHandlers(hosts: readonly string[]): string[] {
   ];
   return hosts.flatMap((host) =>
     [...new Set(templates.map(([, fallback]) => fallback))].flatMap((fallback) => {
+      assertValidName(host, "host");
       const files = templates
         .filter(([, f]) => f === fallback)
         .map(([file]) =>
