@@ -103,3 +103,18 @@ export function queryPatterns(key: string, capture = NAME_CAPTURE): QueryPattern
     present: `${before}${literal}(?:[=&].*)?$`,
   };
 }
+
+/**
+ * queryPatterns for a filter's parameter (`category`, `coder`, `query`), where an empty value
+ * counts as absent: only `key=` followed by at least one character is the parameter. `capture`
+ * holds the value's one capture group; `present` (tested after the other two) is the parameter
+ * once with a value `capture` does not match.
+ */
+export function filterQueryPatterns(key: string, capture = "([^&]+)"): QueryPatterns {
+  const pair = `${escapeRegex(key)}=[^&]+`;
+  return {
+    repeated: `(?:.*&)?${pair}&(?:.*&)?${pair}(?:&.*)?$`,
+    valid: `(?:.*&)?${escapeRegex(key)}=${capture}(?:&.*)?$`,
+    present: `(?:.*&)?${pair}(?:&.*)?$`,
+  };
+}

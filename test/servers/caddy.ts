@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderCaddy } from "../../src/targets/caddy.js";
+import { fixtureNames } from "./common.js";
 import { tempDir } from "../helpers.js";
 import { freePort, requireProgram, startProcess, type RunningServer, type Site } from "./common.js";
 
@@ -36,6 +37,9 @@ export async function startCaddy(site: Site): Promise<RunningServer> {
   const caddy = requireProgram("caddy", "caddy");
   const dir = tempDir("shopfront-caddy-");
   const port = await freePort();
-  const config = caddyfile(dir, renderCaddy({ root: site.root, listen: { host: "127.0.0.1", port } }));
+  const config = caddyfile(
+    dir,
+    renderCaddy({ root: site.root, listen: { host: "127.0.0.1", port } }, await fixtureNames()),
+  );
   return startProcess(caddy, ["run", "--adapter", "caddyfile", "--config", config], port, caddyEnv(dir));
 }

@@ -3,12 +3,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderLighttpd } from "../../src/targets/lighttpd.js";
 import { tempDir } from "../helpers.js";
-import { freePort, requireProgram, startProcess, type RunningServer, type Site } from "./common.js";
+import { freePort, requireProgram, fixtureNames, startProcess, type RunningServer, type Site } from "./common.js";
 
 /**
  * A minimal main config that includes the fragment, with the settings of Debian's lighttpd.conf a
  * site has to cope with: its module list (mod_redirect early), types guessed from file names, .inc
- * and ~ refused, .php, .pl and .fcgi not sent as static files. Its own socket is the fragment's
+ * and ~ refused, .php, .pl and .fcgi not sent as static files, its URL parsing options (which decode
+ * a %2F in a path). Its own socket is the fragment's
  * address, so nothing else is opened.
  */
 function mainConfig(dir: string, fragment: string, port: number): string {
@@ -23,6 +24,7 @@ function mainConfig(dir: string, fragment: string, port: number): string {
       `server.port = ${port}`,
       `server.errorlog = "${dir}/error.log"`,
       'server.modules = ("mod_indexfile", "mod_access", "mod_alias", "mod_redirect")',
+      'server.http-parseopts = ("header-strict" => "enable", "host-strict" => "enable", "host-normalize" => "enable", "url-normalize-unreserved" => "enable", "url-normalize-required" => "enable", "url-ctrls-reject" => "enable", "url-path-2f-decode" => "enable", "url-path-dotseg-remove" => "enable")',
       'include_shell "/usr/share/lighttpd/create-mime.conf.pl"',
       'url.access-deny = ("~", ".inc")',
       'static-file.exclude-extensions = (".php", ".pl", ".fcgi")',
@@ -51,6 +53,10 @@ export async function startLighttpd(site: Site): Promise<RunningServer> {
   const lighttpd = requireProgram("lighttpd", "lighttpd");
   const dir = tempDir("shopfront-lighttpd-");
   const port = await freePort();
-  const config = mainConfig(dir, renderLighttpd({ root: site.root, listen: { host: "127.0.0.1", port } }), port);
+  const config = mainConfig(
+    dir,
+    renderLighttpd({ root: site.root, listen: { host: "127.0.0.1", port } }, await fixtureNames()),
+    port,
+  );
   return startProcess(lighttpd, ["-D", "-f", config], port);
 }
