@@ -1,11 +1,13 @@
 // Cloudflare Pages in advanced mode: a `_worker.js` module worker sees every request, routes it with
 // the embedded reference router and route table, and serves the route's file through env.ASSETS with
-// the API's headers forced; everything else it answers itself (404 with the JSON body, 204, 405).
+// the API's headers forced: the fallback (the host's empty list) when the file is missing, and for a
+// search the list filtered by the embedded filterList. Everything else it answers itself (404 with
+// the JSON body, 204, 405).
 // Pages reads `_worker.js`, `_headers` and `404.html` from the deploy root.
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
 import { PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
-import { embedRouter } from "./shared/edgeRouter.js";
+import { embedFilterList, embedRouter } from "./shared/edgeRouter.js";
 import { renderHeadersFile } from "./shared/headersFile.js";
 import { banner, type Target, type TargetFile } from "./target.js";
 
@@ -20,6 +22,7 @@ export function renderWorker(): string {
       NOT_FOUND: renderNotFound(),
       METHOD_NOT_ALLOWED: renderMethodNotAllowed(),
     }),
+    ...embedFilterList(),
     "",
     "function answer(status, body, extra) {",
     "  return new Response(body, { status, headers: { ...HEADERS, ...extra } });",
@@ -43,7 +46,16 @@ export function renderWorker(): string {
     "    if (match.status === 204) return answer(204, null, PREFLIGHT_HEADERS);",
     "    if (match.status === 405) return answer(405, METHOD_NOT_ALLOWED, PREFLIGHT_HEADERS);",
     "    if (match.status === 200) {",
-    "      const asset = await fetchAsset(env, new URL('/' + match.file, url), request.method);",
+    // A search reads the list's body, which the assets give to a GET only.
+    "      const method = match.search === undefined ? request.method : 'GET';",
+    "      let asset = await fetchAsset(env, new URL('/' + match.file, url), method);",
+    // No list for that coder or category: the host's empty list (an unknown host has none either).
+    "      if (asset.status === 404 && match.fallback !== undefined)",
+    "        asset = await fetchAsset(env, new URL('/' + match.fallback, url), method);",
+    "      if (asset.status === 200 && match.search !== undefined) {",
+    "        const found = filterList(await asset.text(), match.search);",
+    "        return answer(200, request.method === 'HEAD' ? null : found);",
+    "      }",
     // Pages types an extensionless file as application/octet-stream, and _headers does not reach
     // a worker's responses: the headers are set here.
     "      if (asset.status === 200 || asset.status === 304) {",

@@ -1,6 +1,8 @@
 // S3 + CloudFront: a CloudFront Function (cloudfront-js-2.0) on the viewer-request event. It embeds
 // the reference router and the route table, so CloudFront routes exactly like the preview server:
 // a route's request goes on to S3 rewritten to its file, everything else is answered at the edge.
+// It cannot read objects, so two things of the route table are beyond it (see `cannot`): answering a
+// filter's fallback (the empty list) when no package has the value, and a search.
 //
 // No viewer-response function: S3 objects carry Content-Type from their upload metadata (the deploy
 // sets application/json on every object), and CloudFront never runs viewer-response functions on
@@ -9,7 +11,7 @@
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
 import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
-import { embedRouter } from "./shared/edgeRouter.js";
+import { compactSource, embedRouter } from "./shared/edgeRouter.js";
 import { banner, type Target, type TargetFile } from "./target.js";
 
 /** CloudFront's quota on the size of a function's code. */
@@ -54,7 +56,7 @@ export function renderCloudFrontFunction(): string {
     banner("//", "cloudfront", VERSION),
     "// CloudFront Function, runtime cloudfront-js-2.0, for the viewer-request event of the API's cache behavior.",
     "",
-    ...embedRouter({ RESPONSES: responses }),
+    ...compactSource(embedRouter({ RESPONSES: responses })),
     "",
     "function handler(event) {",
     "  const request = event.request;",
@@ -68,6 +70,9 @@ export function renderCloudFrontFunction(): string {
     "  }",
     "  const match = matchRequest(TABLE, request.method, pairs.length > 0 ? request.uri + '?' + pairs.join('&') : request.uri);",
     "  if (match.status !== 200) return RESPONSES[match.status];",
+    // A search filters a list at request time; the function cannot read the list, and sending the
+    // request on would answer the whole list as if it were the search's answer.
+    "  if (match.search !== undefined) return RESPONSES[404];",
     // The cache key is computed after this function, so each file is cached once, whatever query it was asked with.
     "  request.uri = '/' + match.file;",
     "  request.querystring = {};",
@@ -81,7 +86,14 @@ export const cloudfront: Target = {
   id: "cloudfront",
   title: "S3 + CloudFront",
   kind: "platform",
-  cannot: {},
+  cannot: {
+    "filter-unknown":
+      "a CloudFront Function cannot read S3, so it cannot tell that no package has a coder or category and answer the empty list: the missing list becomes the custom error response, a 404 (values that are never a category do answer [])",
+    "v2-coder":
+      "a coder sent raw so that it reads as one no package has (a raw & ends the value, a raw + is a space) answers 404, not the empty list, for the reason filter-unknown gives",
+    "v2-query":
+      "a search filters a list at request time, and a CloudFront Function can neither read the list nor change S3's answer: ?query= answers 404, never the unfiltered list",
+  },
   config: (): TargetFile[] => [
     { path: "shopfront-viewer-request.js", content: renderCloudFrontFunction() },
     { path: "custom-error-responses.json", content: `${JSON.stringify(CUSTOM_ERROR_RESPONSES, null, 2)}\n` },

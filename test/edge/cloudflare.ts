@@ -8,6 +8,7 @@
 //   x.html, x/ is served x/index.html;
 // - a miss gets the nearest 404.html with status 404, or, with no 404.html anywhere above it, the
 //   single-page-app fallback: /index.html with status 200;
+// - a HEAD gets the headers and no body (a worker that needs a file's bytes must fetch it with GET);
 // - methods other than GET and HEAD get 405.
 // `_headers` is not applied: the test shows that the worker sets every header itself.
 import { copyFileSync } from "node:fs";
@@ -47,7 +48,7 @@ export function pagesAssets(root: string): Assets {
       }
       const serve = (file: string, status = 200) => {
         const extension = /\.([a-z0-9]+)$/i.exec(file)?.[1]?.toLowerCase() ?? "";
-        return new Response(files.get(file.slice(1))!, {
+        return new Response(request.method === "HEAD" ? null : files.get(file.slice(1))!, {
           status,
           headers: { "content-type": TYPES[extension] ?? "application/octet-stream" },
         });
