@@ -5,7 +5,21 @@ import { CONFORMANCE_ROWS, type ConformanceRow } from "../src/check/conformance.
 import { TARGETS } from "../src/targets/index.js";
 import type { Target } from "../src/targets/target.js";
 
-const ENDPOINT_ROWS: readonly ConformanceRow[] = ["v1-hosts", "v1-packages", "v1-package", "v2-package", "v2-packages"];
+const ENDPOINT_ROWS: readonly ConformanceRow[] = [
+  "v1-hosts",
+  "v2-hosts",
+  "v1-packages",
+  "v1-package",
+  "v2-package",
+  "v2-packages",
+  "v1-category",
+  "v1-coder",
+  "v1-category-coder",
+  "v2-category",
+  "v2-coder",
+  "v2-category-coder",
+  "v2-query",
+];
 
 /** Plain text in a table cell: no column breaks, and `<host>` shown rather than taken for HTML. */
 function text(value: string): string {
@@ -14,8 +28,11 @@ function text(value: string): string {
 
 function endpoints(target: Target): string {
   const served = ENDPOINT_ROWS.filter((row) => !(row in target.cannot));
-  if (served.length === ENDPOINT_ROWS.length) return "all";
-  return served.length === 0 ? "none" : served.map((row) => text(CONFORMANCE_ROWS[row])).join("<br>");
+  const missing = ENDPOINT_ROWS.filter((row) => row in target.cannot);
+  const list = (rows: readonly ConformanceRow[]) => rows.map((row) => text(CONFORMANCE_ROWS[row])).join("<br>");
+  if (missing.length === 0) return "all";
+  if (served.length === 0) return "none";
+  return missing.length <= served.length ? `all but<br>${list(missing)}` : list(served);
 }
 
 function sends(target: Target, row: ConformanceRow): string {
