@@ -47,6 +47,29 @@ async function listKeys(client: S3Client, prefix?: string): Promise<string[]> {
 
 const uploadedPaths = (result: Awaited<ReturnType<typeof deployToS3>>) => result.plan.phases.flat().map((u) => u.path);
 
+/** Files a build can hold that are no API response (what `build --target github-pages` adds). */
+const NOT_API = [".nojekyll", "404.html"];
+
+/** Every API file of the build in `dist`, sorted: each is one object of a deploy. */
+const apiFiles = (dist: string) => [...readTree(dist).keys()].filter((path) => !NOT_API.includes(path));
+
+/**
+ * The upload phase of an object, told by its path alone: package files and the 404 body; then the
+ * lists (each host's list, its filtered lists by category, coder or both, and its empty list); then
+ * the host list; the deploy's record last.
+ */
+function phaseOfKey(path: string): number {
+  if (path === "404.json" || /^v1\/[^/]+\/package\/[^/]+$/.test(path)) return 0;
+  if (/^v1\/[^/]+\/((category\/[^/]+\/)?(coder\/[0-9a-f]+\/)?packages|empty)$/.test(path)) return 1;
+  if (path === "v1/hosts") return 2;
+  if (path === STATE_FILE) return 3;
+  throw new Error(`${path} is no file of a deploy`);
+}
+
+/** The hex of a coder's UTF-8, as it names the coder's lists. */
+const FIXTURE_CODER = "4669787475726520436f646572"; // Fixture Coder
+const TEST_CODER = "5465737420436f646572"; // Test Coder, manifest()'s coder
+
 /** Runs the compiled CLI without blocking this process, which serves the proxy. */
 function shopfront(
   cwd: string,
@@ -101,25 +124,30 @@ describe("shopfront deploy to a local S3 server", () => {
       const result = await deploy({ url, dir: p.dist, endpoint: proxy.url });
       await proxy.close();
 
-      expect(result).toMatchObject({ uploaded: 9, deleted: 0, retries: 0 });
-      expect(result.plan.skipped).toEqual([".nojekyll", "404.html"]);
+      const api = apiFiles(p.dist);
+      // The filtered lists and the empty lists are API files too.
+      expect(api).toEqual(
+        expect.arrayContaining([
+          "v1/primary/empty",
+          "v1/primary/category/games/packages",
+          `v1/primary/coder/${FIXTURE_CODER}/packages`,
+          `v1/primary/category/games/coder/${FIXTURE_CODER}/packages`,
+        ]),
+      );
+      expect(result).toMatchObject({ uploaded: api.length, deleted: 0, retries: 0 });
+      expect(result.plan.skipped).toEqual(NOT_API);
       const puts = proxy.requests.filter((r) => r.method === "PUT").map((r) => r.key.replace(/^site\//, ""));
-      const phase = (path: string) =>
-        path === "v1/hosts" ? 2 : path.endsWith("/packages") ? 1 : path === STATE_FILE ? 3 : 0;
-      expect(puts).toHaveLength(10);
-      expect(puts.map(phase)).toEqual([...puts.map(phase)].sort());
+      // Each file once, then the record.
+      expect([...puts].sort()).toEqual([...api, STATE_FILE].sort());
+      expect(puts.map(phaseOfKey)).toEqual([...puts.map(phaseOfKey)].sort());
       expect(puts.at(-2)).toBe("v1/hosts");
       expect(puts.at(-1)).toBe(STATE_FILE);
 
       const built = readTree(p.dist);
       const keys = await listKeys(client, "site/");
-      expect(keys).toEqual(
-        [...[...built.keys()].filter((k) => !["404.html", ".nojekyll"].includes(k)), STATE_FILE]
-          .map((k) => `site/${k}`)
-          .sort(),
-      );
+      expect(keys).toEqual([...api, STATE_FILE].map((k) => `site/${k}`).sort());
       for (const [path, bytes] of built) {
-        if (path === ".nojekyll" || path === "404.html") continue;
+        if (NOT_API.includes(path)) continue;
         const head = await client.send(new HeadObjectCommand({ Bucket: TEST_BUCKET, Key: `site/${path}` }));
         expect({ path, type: head.ContentType, cache: head.CacheControl }).toEqual({
           path,
@@ -136,19 +164,29 @@ describe("shopfront deploy to a local S3 server", () => {
       const result = await deploy({ url, dir: p.dist, endpoint: proxy.url });
       await proxy.close();
       expect(result).toMatchObject({ uploaded: 0, bytes: 0, deleted: 0 });
-      expect(result.plan.unchanged).toHaveLength(9);
+      expect(result.plan.unchanged.map((u) => u.file.path).sort()).toEqual(apiFiles(p.dist));
       expect(proxy.requests.filter((r) => r.method !== "GET" && r.method !== "HEAD")).toEqual([]);
     });
 
-    it("uploads only the package file and its list after one manifest changes", async () => {
+    it("uploads only the package file, its host's list and the filtered lists it leaves and joins after one manifest changes", async () => {
+      // snake moves from games by Fixture Coder to manifest()'s utilities by Test Coder.
       writeFiles(p.catalogue, { "primary/snake.json": manifest("snake", { version: "1.1" }) });
       await rebuild(p);
       const result = await deploy({ url, dir: p.dist });
-      expect(result.plan.phases.flat().map((u) => [u.path, u.reason])).toEqual([
-        ["v1/primary/package/snake", "content"],
-        ["v1/primary/packages", "content"],
+      expect(result.plan.phases.map((phase) => phase.map((u) => [u.path, u.reason]))).toEqual([
+        [["v1/primary/package/snake", "content"]],
+        [
+          [`v1/primary/category/games/coder/${FIXTURE_CODER}/packages`, "content"],
+          ["v1/primary/category/games/packages", "content"],
+          [`v1/primary/category/utilities/coder/${TEST_CODER}/packages`, "new"],
+          ["v1/primary/category/utilities/packages", "content"],
+          [`v1/primary/coder/${FIXTURE_CODER}/packages`, "content"],
+          [`v1/primary/coder/${TEST_CODER}/packages`, "new"],
+          ["v1/primary/packages", "content"],
+        ],
+        [],
       ]);
-      expect(result.uploaded).toBe(2);
+      expect(result).toMatchObject({ uploaded: 8, deleted: 0, plan: { deletions: [], kept: [] } });
       const got = await client.send(
         new GetObjectCommand({ Bucket: TEST_BUCKET, Key: "site/v1/primary/package/snake" }),
       );
@@ -174,31 +212,51 @@ describe("shopfront deploy to a local S3 server", () => {
       const outside = ["site-old/v1/hosts", "sitev1/hosts", "other/site/v1/hosts", "v1/hosts", "keep.txt"];
       for (const key of outside)
         await client.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: key, Body: "not the deploy's" }));
+      // ZapShot was the last game by Fixture Coder (snake left above): that filtered list goes too.
       rmSync(join(p.catalogue, "primary", "ZapShot.json"));
       await rebuild(p);
-      const removed = "site/v1/primary/package/ZapShot";
+      const removed = [
+        `site/v1/primary/category/games/coder/${FIXTURE_CODER}/packages`,
+        "site/v1/primary/package/ZapShot",
+      ];
+      const stillThere = async () => (await Promise.all(removed.map((key) => listKeys(client, key)))).flat();
 
       const kept = await deploy({ url, dir: p.dist });
-      expect(kept.plan).toMatchObject({ deletions: [], kept: [removed] });
-      expect(uploadedPaths(kept)).toEqual(["v1/primary/packages"]);
-      expect(await listKeys(client, removed)).toEqual([removed]);
+      expect(kept.plan).toMatchObject({ deletions: [], kept: removed });
+      expect(uploadedPaths(kept)).toEqual([
+        "v1/primary/category/games/packages",
+        `v1/primary/coder/${FIXTURE_CODER}/packages`,
+        "v1/primary/packages",
+      ]);
+      expect(await stillThere()).toEqual(removed);
 
       const dryRun = await deploy({ url, dir: p.dist, delete: true, dryRun: true });
-      expect(dryRun).toMatchObject({ dryRun: true, deleted: 0, plan: { deletions: [removed] } });
-      expect(await listKeys(client, removed)).toEqual([removed]);
+      expect(dryRun).toMatchObject({ dryRun: true, deleted: 0, plan: { deletions: removed } });
+      expect(await stillThere()).toEqual(removed);
 
       const deleted = await deploy({ url, dir: p.dist, delete: true });
-      expect(deleted).toMatchObject({ uploaded: 0, deleted: 1 });
+      expect(deleted).toMatchObject({ uploaded: 0, deleted: removed.length });
       const all = await listKeys(client);
-      expect(all).not.toContain(removed);
-      expect(all).toEqual(expect.arrayContaining([...outside, `site/${STATE_FILE}`, "site/v1/primary/package/snake"]));
+      expect(await stillThere()).toEqual([]);
+      expect(all).toEqual(
+        expect.arrayContaining([
+          ...outside,
+          `site/${STATE_FILE}`,
+          "site/v1/primary/package/snake",
+          "site/v1/primary/category/games/packages",
+        ]),
+      );
+      expect(all.filter((key) => key.startsWith("site/")).sort()).toEqual(
+        [...apiFiles(p.dist), STATE_FILE].map((k) => `site/${k}`).sort(),
+      );
     });
 
     it("uploads everything again when --cache-control changes, and then nothing", async () => {
       const cacheControl = "public, max-age=60";
       const result = await deploy({ url, dir: p.dist, cacheControl });
-      // Every API file of the build: 9 less ZapShot, removed above.
-      expect(result).toMatchObject({ uploaded: 8, plan: { unchanged: [] } });
+      // Every API file of the build, as it is after the edits above.
+      expect(uploadedPaths(result).sort()).toEqual(apiFiles(p.dist));
+      expect(result).toMatchObject({ uploaded: apiFiles(p.dist).length, plan: { unchanged: [] } });
       expect(new Set(result.plan.phases.flat().map((u) => u.reason))).toEqual(new Set(["metadata"]));
       const head = await client.send(new HeadObjectCommand({ Bucket: TEST_BUCKET, Key: "site/v1/hosts" }));
       expect(head.CacheControl).toBe(cacheControl);
@@ -210,7 +268,7 @@ describe("shopfront deploy to a local S3 server", () => {
     const p = await project();
     const result = await deploy({ url: `s3://${TEST_BUCKET}/dry`, dir: p.dist, dryRun: true });
     expect(result).toMatchObject({ dryRun: true, uploaded: 0 });
-    expect(result.plan.phases.flat()).toHaveLength(9);
+    expect(uploadedPaths(result).sort()).toEqual(apiFiles(p.dist));
     expect(await listKeys(client, "dry/")).toEqual([]);
   });
 
@@ -228,16 +286,26 @@ describe("shopfront deploy to a local S3 server", () => {
     await rebuild(p);
     const url = `s3://${TEST_BUCKET}/many`;
 
-    expect((await deploy({ url, dir: p.dist })).uploaded).toBe(1053);
+    // Every package file and the lists, filtered lists included, well over a page of keys.
+    const files = readTree(p.dist).size;
+    expect(files).toBeGreaterThan(1050);
+    expect((await deploy({ url, dir: p.dist })).uploaded).toBe(files);
     const again = await deploy({ url, dir: p.dist });
     expect(again.uploaded).toBe(0);
-    expect(again.plan.unchanged).toHaveLength(1053);
+    expect(again.plan.unchanged).toHaveLength(files);
 
     rmSync(join(catalogue, "primary", "pkg1049.json"));
     await rebuild(p);
     const deleted = await deploy({ url, dir: p.dist, delete: true });
     expect(deleted.plan.deletions).toEqual(["many/v1/primary/package/pkg1049"]);
-    expect(deleted).toMatchObject({ uploaded: 1, deleted: 1 });
+    // Every package is utilities by Test Coder: each list that held pkg1049 is rewritten.
+    expect(uploadedPaths(deleted)).toEqual([
+      `v1/primary/category/utilities/coder/${TEST_CODER}/packages`,
+      "v1/primary/category/utilities/packages",
+      `v1/primary/coder/${TEST_CODER}/packages`,
+      "v1/primary/packages",
+    ]);
+    expect(deleted).toMatchObject({ uploaded: 4, deleted: 1 });
   });
 
   it("retries throttling and 5xx answers with backoff, and completes", async () => {
@@ -250,8 +318,9 @@ describe("shopfront deploy to a local S3 server", () => {
     });
     const result = await deploy({ url: `s3://${TEST_BUCKET}/retried`, dir: p.dist, endpoint: proxy.url });
     await proxy.close();
-    expect(result).toMatchObject({ uploaded: 9, retries: 3 });
-    expect(await listKeys(client, "retried/")).toHaveLength(10);
+    const api = apiFiles(p.dist);
+    expect(result).toMatchObject({ uploaded: api.length, retries: 3 });
+    expect(await listKeys(client, "retried/")).toEqual([...api, STATE_FILE].map((k) => `retried/${k}`).sort());
   });
 });
 

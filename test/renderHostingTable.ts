@@ -41,9 +41,16 @@ function sends(target: Target, row: ConformanceRow): string {
 
 function cannot(target: Target): string {
   const rows = Object.entries(target.cannot) as [ConformanceRow, string][];
-  return rows.length === 0
-    ? "nothing"
-    : rows.map(([row, why]) => `**${text(CONFORMANCE_ROWS[row])}**: ${text(why)}`).join("<br>");
+  const lines = rows.map(([row, why]) => `**${text(CONFORMANCE_ROWS[row])}**: ${text(why)}`);
+  // What only its deploy files (a .htaccess) cannot do: the rows, grouped by reason.
+  const byReason = new Map<string, ConformanceRow[]>();
+  for (const [row, why] of Object.entries(target.cannotFromDeployFiles ?? {}) as [ConformanceRow, string][])
+    byReason.set(why, [...(byReason.get(why) ?? []), row]);
+  for (const [why, group] of byReason)
+    lines.push(
+      `**configured by its deploy files alone, ${group.map((row) => text(CONFORMANCE_ROWS[row])).join("; ")}**: ${text(why)}`,
+    );
+  return lines.length === 0 ? "nothing" : lines.join("<br>");
 }
 
 export function renderHostingTable(): string {
