@@ -28,10 +28,22 @@ describe("shopfront (the binary)", () => {
     const cwd = project();
     const run = shopfront(cwd, "build");
     expect(run).toMatchObject({ code: 0, stderr: "" });
-    expect(run.stdout).toMatch(
-      /^built 2 hosts, 5 packages, 9 files in \d+\.\d s into dist \(full build: no previous build\)\n$/,
+    // The count is every file written: package files, each host's list, filtered lists and empty list, the host list, the 404 body.
+    const files = readTree(join(cwd, "dist"));
+    expect([...files.keys()]).toEqual(
+      expect.arrayContaining([
+        "404.json",
+        "v1/hosts",
+        "v1/primary/packages",
+        "v1/primary/empty",
+        "v1/themes/category/themes/packages",
+      ]),
     );
-    expect(readTree(join(cwd, "dist")).size).toBe(9);
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^built 2 hosts, 5 packages, ${files.size} files in \\d+\\.\\d s into dist \\(full build: no previous build\\)\n$`,
+      ),
+    );
   });
 
   it("says what a rebuild reused", () => {
@@ -40,10 +52,26 @@ describe("shopfront (the binary)", () => {
     expect(shopfront(cwd, "build").stdout).toMatch(
       /^built 2 hosts, 5 packages \(nothing changed\) in \d+\.\d s; dist is up to date\n$/,
     );
+    const before = readTree(join(cwd, "dist"));
+    // snake moves from games by Fixture Coder to manifest()'s utilities by Test Coder: its file, its
+    // host's list, and the filtered lists it leaves and joins are written, and nothing else.
     writeFiles(join(cwd, "catalogue"), { "primary/snake.json": manifest("snake", { version: "2" }) });
     expect(shopfront(cwd, "build").stdout).toMatch(
-      /^built 2 hosts, 5 packages \(1 changed, 2 files written\) in \d+\.\d s into dist\n$/,
+      /^built 2 hosts, 5 packages \(1 changed, 8 files written\) in \d+\.\d s into dist\n$/,
     );
+    const after = readTree(join(cwd, "dist"));
+    const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
+    expect(paths.filter((path) => !before.get(path)?.equals(after.get(path) ?? Buffer.alloc(0)))).toEqual([
+      "v1/primary/category/games/coder/4669787475726520436f646572/packages", // Fixture Coder
+      "v1/primary/category/games/packages",
+      "v1/primary/category/utilities/coder/5465737420436f646572/packages", // Test Coder
+      "v1/primary/category/utilities/packages",
+      "v1/primary/coder/4669787475726520436f646572/packages",
+      "v1/primary/coder/5465737420436f646572/packages",
+      "v1/primary/package/snake",
+      "v1/primary/packages",
+    ]);
+    expect(paths.filter((path) => !after.has(path))).toEqual([]);
     expect(shopfront(cwd, "build", "--force").stdout).toMatch(/\(full build: --force\)\n$/);
   });
 

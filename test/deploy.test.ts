@@ -372,23 +372,46 @@ describe("shopfront deploy (the binary)", () => {
 
     const dry = await shopfront(cwd, ["deploy", url, "--endpoint", store.url, "--dry-run"]);
     expect(dry).toMatchObject({ code: 0, stderr: "" });
-    expect(dry.stdout.split("\n")).toEqual([
-      "package files and the 404 body:",
-      ...[
+    const phases = [
+      [
         "404.json",
         "v1/primary/package/240pTest",
         "v1/primary/package/ZapShot",
         "v1/primary/package/snake",
         "v1/primary/package/snake-deluxe",
         "v1/themes/package/dark-blue",
-      ].map((path) => `  upload cli/${path} (not in the bucket)`),
-      "package lists:",
-      "  upload cli/v1/primary/packages (not in the bucket)",
-      "  upload cli/v1/themes/packages (not in the bucket)",
-      "host list:",
-      "  upload cli/v1/hosts (not in the bucket)",
+      ],
+      [
+        // Each host's list, its lists by category, by coder and by both, and its empty list.
+        `v1/primary/category/games/coder/${FIXTURE_CODER}/packages`,
+        "v1/primary/category/games/coder/5a6fc3ab20c38672c3b8/packages", // Zoë Ærø
+        "v1/primary/category/games/packages",
+        `v1/primary/category/utilities/coder/${FIXTURE_CODER}/packages`,
+        "v1/primary/category/utilities/packages",
+        `v1/primary/coder/${FIXTURE_CODER}/packages`,
+        "v1/primary/coder/5a6fc3ab20c38672c3b8/packages",
+        "v1/primary/empty",
+        "v1/primary/packages",
+        "v1/themes/category/themes/coder/5468656d6572/packages", // Themer
+        "v1/themes/category/themes/packages",
+        "v1/themes/coder/5468656d6572/packages",
+        "v1/themes/empty",
+        "v1/themes/packages",
+      ],
+      ["v1/hosts"],
+    ];
+    const total = phases.flat().length;
+    // The plan is the whole build.
+    expect([...phases.flat()].sort()).toEqual(apiFiles(p.dist));
+    expect(dry.stdout.split("\n")).toEqual([
+      ...["package files and the 404 body", "package lists", "host list"].flatMap((title, i) => [
+        `${title}:`,
+        ...phases[i]!.map((path) => `  upload cli/${path} (not in the bucket)`),
+      ]),
       expect.stringMatching(
-        /^dry run of dist to s3:\/\/shopfront-test\/cli: would upload 9 \(\d+\.\d kB\), leave 0 unchanged, delete 0; nothing was changed$/,
+        new RegExp(
+          `^dry run of dist to s3://shopfront-test/cli: would upload ${total} \\(\\d+\\.\\d kB\\), leave 0 unchanged, delete 0; nothing was changed$`,
+        ),
       ),
       "",
     ]);
@@ -396,7 +419,9 @@ describe("shopfront deploy (the binary)", () => {
     const run = await shopfront(cwd, ["deploy", url, "--endpoint", store.url]);
     expect(run).toMatchObject({ code: 0, stderr: "" });
     expect(run.stdout).toMatch(
-      /^deployed dist to s3:\/\/shopfront-test\/cli: 9 uploaded \(\d+\.\d kB\), 0 unchanged, 0 deleted in \d+\.\d s\n\n/,
+      new RegExp(
+        `^deployed dist to s3://shopfront-test/cli: ${total} uploaded \\(\\d+\\.\\d kB\\), 0 unchanged, 0 deleted in \\d+\\.\\d s\n\n`,
+      ),
     );
     expect(run.stdout).toContain("`shopfront config cloudfront --out cloudfront/`");
     expect(run.stdout).toContain("event type viewer-request");
@@ -443,21 +468,30 @@ describe("shopfront deploy (the binary)", () => {
     const p = await project();
     const cwd = join(p.dist, "..");
     const url = `s3://${TEST_BUCKET}/stopped`;
-    // The proxy is the store's network face: at the first list upload (the seventh, after the six
-    // package files and the 404 body) it cuts every connection and refuses new ones, as a server
-    // that dies does. s3rver itself is stopped only after the failed run, because it does not
-    // survive being killed mid-write (half-written objects break its listing, which S3's atomic
-    // uploads never leave), and is started again on the same objects.
-    const proxy = await startFaultProxy(store.url, (req, n) => (req.method === "PUT" && n >= 7 ? "stop" : undefined));
+    const api = apiFiles(p.dist);
+    const first = api.filter((path) => phaseOfKey(path) === 0).length;
+    // The proxy is the store's network face: at the first list upload (after the package files and
+    // the 404 body) it cuts every connection and refuses new ones, as a server that dies does.
+    // s3rver itself is stopped only after the failed run, because it does not survive being killed
+    // mid-write (half-written objects break its listing, which S3's atomic uploads never leave), and
+    // is started again on the same objects.
+    const proxy = await startFaultProxy(store.url, (req, n) =>
+      req.method === "PUT" && n > first ? "stop" : undefined,
+    );
     const failed = await shopfront(cwd, ["deploy", url, "--endpoint", proxy.url]);
     await store.stop();
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe("");
+    // The lists go up at once, so which fails first varies; and they share the client's retry
+    // quota, so it may have been tried fewer than the six times one failing upload gets.
     expect(failed.stderr).toMatch(
-      /^error: uploading stopped\/v1\/(primary|themes)\/packages failed \(tried 6 times\): the store could not be reached: connect ECONNREFUSED /,
+      /^error: uploading stopped\/(\S+) failed \(tried [2-6] times\): the store could not be reached: connect ECONNREFUSED /,
     );
+    expect(phaseOfKey(/^error: uploading stopped\/(\S+) /.exec(failed.stderr)![1]!)).toBe(1);
     expect(failed.stderr).toMatch(
-      /\n6 of 9 uploads had finished; nothing was deleted\. Run the same command again to finish the deploy\.\n$/,
+      new RegExp(
+        `\\n${first} of ${api.length} uploads had finished; nothing was deleted\\. Run the same command again to finish the deploy\\.\\n$`,
+      ),
     );
 
     store = await startS3Store(store.dir);
@@ -465,12 +499,12 @@ describe("shopfront deploy (the binary)", () => {
     expect(rerun).toMatchObject({ code: 0, stderr: "" });
     const client = storeClient(store.url);
     try {
-      expect(await listKeys(client, "stopped/")).toHaveLength(10);
+      expect(await listKeys(client, "stopped/")).toEqual([...api, STATE_FILE].map((k) => `stopped/${k}`).sort());
     } finally {
       client.destroy();
     }
     expect((await shopfront(cwd, ["deploy", url, "--endpoint", store.url])).stdout).toMatch(
-      /: 0 uploaded \(0 B\), 9 unchanged, 0 deleted/,
+      new RegExp(`: 0 uploaded \\(0 B\\), ${api.length} unchanged, 0 deleted`),
     );
   });
 });
