@@ -8,7 +8,8 @@ import { UsageError } from "../src/util/errors.js";
 import { NAME_PATTERN_BODY } from "../src/catalogue/names.js";
 import { targetById } from "../src/targets/index.js";
 import type { CatalogueNames, ServerOptions, TargetId } from "../src/targets/target.js";
-import { tempDir } from "./helpers.js";
+import { renderConfig } from "../src/targets/renderConfig.js";
+import { copyFixture, manifest, tempDir, writeFiles } from "./helpers.js";
 import { checkApacheConfig } from "./servers/apache.js";
 import { checkCaddyConfig } from "./servers/caddy.js";
 import { checkLighttpdConfig } from "./servers/lighttpd.js";
@@ -125,5 +126,22 @@ describe.each(SERVER_TARGETS)("$id", ({ id, check }) => {
 describe("routePatterns", () => {
   it("the name pattern has no capturing group of its own, so configs can number theirs", () => {
     expect(new RegExp(`${NAME_PATTERN_BODY}|`).exec("")!.length).toBe(1);
+  });
+});
+
+describe("a server config for a catalogue", () => {
+  it("is refused, with the catalogue's problems, when the catalogue has errors: coders come from a valid catalogue only", async () => {
+    const catalogueDir = copyFixture("basic");
+    writeFiles(catalogueDir, { "primary/snake.json": manifest("snake", { coder: 7 }) });
+    const result = await renderConfig({ target: "nginx", root: "/srv/api/dist", listen: "8080", catalogueDir });
+    expect(result.files).toBeUndefined();
+    expect(result.problems.map((p) => `${p.file} ${p.pointer}`)).toContain("primary/snake.json /coder");
+  });
+
+  it("stops with a usage error naming the coder that nginx cannot hold in one parameter", () => {
+    const long = "\u{10FFFF}".repeat(128);
+    const names: CatalogueNames = { ...NAMES, coders: new Map([["primary", [long]]]) };
+    expect(() => targetById("nginx").config(OPTIONS, names)).toThrow(UsageError);
+    expect(() => targetById("nginx").config(OPTIONS, names)).toThrow(/nginx reads at most 4095/);
   });
 });

@@ -17,7 +17,7 @@ import {
 import { VERSION } from "../util/version.js";
 import { escapeRegex, fillTemplate, NAME_CAPTURE, paramOf, pathPattern } from "../routes/routeSyntax.js";
 import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
-import { listedCoders, type ListedCoder } from "./shared/listedCoders.js";
+import { listedCoders, listedCodersNote, type ListedCoder } from "./shared/listedCoders.js";
 import { paramQueryPatterns, queryDecisions, queryKeys } from "./shared/queryDecisions.js";
 import { parseServerOptions } from "./shared/serverOptions.js";
 import { banner, type CatalogueNames, type ServerOptions, type Target, type TargetFile } from "./target.js";
@@ -259,14 +259,15 @@ function indent(lines: readonly string[], by = "    "): string[] {
 }
 
 /** What the top of both files says about the coders they list. */
+/** What a long coder list costs, for the note at the top. */
+const SCALING = [
+  "Each coder is one rule in each of two lists; a request that names a coder runs through them in",
+  "order (one regex match per coder, a few thousand is fine) and any other request skips them. The",
+  "build with --target apache writes the .htaccess again by itself.",
+];
+
 function codersNote(names: CatalogueNames): string[] {
-  const count = listedCoders(names).length;
-  return [
-    `# It lists the catalogue's ${count} coders: generate it again (shopfront config apache ..., or the build`,
-    "# with --target apache) whenever a coder is added or changed, or requests for that coder get the empty",
-    "# list. Each coder is one rule in each of two lists; a request that names a coder runs through them",
-    "# in order (one regex match per coder, a few thousand is fine) and any other request skips them.",
-  ];
+  return listedCodersNote("#", "apache", listedCoders(names).length, SCALING);
 }
 
 export function renderApacheVirtualHost(options: ServerOptions, names: CatalogueNames): string {

@@ -19,7 +19,7 @@ import { fillTemplate, paramOf, pathPattern } from "../routes/routeSyntax.js";
 import { UsageError } from "../util/errors.js";
 import { VERSION } from "../util/version.js";
 import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
-import { listedCoders } from "./shared/listedCoders.js";
+import { listedCoders, listedCodersNote } from "./shared/listedCoders.js";
 import { paramQueryPatterns, queryDecisions, queryKeys } from "./shared/queryDecisions.js";
 import { parseServerOptions } from "./shared/serverOptions.js";
 import { banner, type CatalogueNames, type ServerOptions, type Target, type TargetFile } from "./target.js";
@@ -197,6 +197,13 @@ function decisionMaps(path: RoutePath, name: string, location: (param: Param) =>
   return out;
 }
 
+/** What a long coder list costs, for the note at the top. */
+const SCALING = [
+  "Each coder is one regex in each of two maps; nginx tries a map's regexes in order, only for a",
+  "request that names a coder, so such a request costs up to one regex match per coder (a few",
+  "thousand coders is fine).",
+];
+
 export function renderNginx(options: ServerOptions, names: CatalogueNames): string {
   const { root, listen } = parseServerOptions(options);
   const paths = routePaths();
@@ -204,11 +211,7 @@ export function renderNginx(options: ServerOptions, names: CatalogueNames): stri
   const out: string[] = [
     banner("#", "nginx", VERSION),
     "# Include it inside http { }. It serves the static API built in the root below.",
-    "#",
-    `# It lists the catalogue's ${coders.length} coders: generate it again (shopfront config nginx ...) whenever`,
-    "# a coder is added or changed, or requests for that coder get the empty list. Each coder is one regex",
-    "# in each of two maps; nginx tries a map's regexes in order, only for a request that names a coder,",
-    "# so such a request costs up to one regex match per coder (a few thousand coders is fine).",
+    ...listedCodersNote("#", "nginx", coders.length, SCALING),
     "",
   ];
   const capture = (param: Param) => `(?<${PREFIX}${param}>${NAME_PATTERN_BODY})`;

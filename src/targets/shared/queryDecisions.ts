@@ -4,7 +4,7 @@
 // name, not a valid one) is a 404; a route with all its parameters present answers. A server
 // writes each step as one rule, in order, over the query string as sent.
 import { PARAM_KINDS, type QueryRoute, type RoutePath, type RouteQuery } from "../../routes/routeTable.js";
-import { escapeRegex, queryPatterns, type QueryPatterns } from "../../routes/routeSyntax.js";
+import { filterQueryPatterns, queryPatterns, type QueryPatterns } from "../../routes/routeSyntax.js";
 
 export type QueryDecision =
   /** The route's parameters before `bad` are present and `bad` is repeated or invalid: 404. */
@@ -37,12 +37,7 @@ export function queryKeys(path: RoutePath): RouteQuery[] {
  * no package has).
  */
 export function paramQueryPatterns(query: RouteQuery, capture?: string): QueryPatterns {
-  if (PARAM_KINDS[query.param] === "name") return queryPatterns(query.key, capture);
-  const key = escapeRegex(query.key);
-  const before = "(?:.*&)?";
-  return {
-    repeated: `${before}${key}=[^&]+&(?:.*&)?${key}=[^&]+(?:&.*)?$`,
-    valid: `${before}${key}=${capture ?? "([^&]+)"}(?:&.*)?$`,
-    present: `${before}${key}=[^&]+(?:&.*)?$`,
-  };
+  return PARAM_KINDS[query.param] === "name"
+    ? queryPatterns(query.key, capture)
+    : filterQueryPatterns(query.key, capture);
 }
