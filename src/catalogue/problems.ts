@@ -6,7 +6,7 @@ export type Severity = "error" | "warning";
 export const PROBLEM_CODES = {
   EMPTY_FILE: "the file is empty or holds only white space",
   INVALID_UTF8: "the file is not valid UTF-8",
-  FILE_TOO_LARGE: "the file is larger than a manifest can be",
+  FILE_TOO_LARGE: "the file is larger than its kind can be (1 MiB for a manifest, 256 MiB for a stats file)",
   JSON_SYNTAX: "the file is not valid JSON (with line and column)",
   DUPLICATE_KEY: "one object names the same key twice",
   BYTE_ORDER_MARK: "the file starts with a UTF-8 byte order mark, which is ignored (warning)",
@@ -32,6 +32,8 @@ export const PROBLEM_CODES = {
   UNEXPECTED_ENTRY: "a file or folder where the catalogue expects none",
   SYMLINK: "a symbolic link inside the catalogue (refused: it could point outside)",
   UNREADABLE: "a file or folder that could not be read",
+  STATS_UNKNOWN_PACKAGE: "a stats entry for a package the host does not have (warning: stats outlive packages)",
+  STATS_UNKNOWN_HOST: "a stats file for a host hosts.json does not declare (warning)",
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;

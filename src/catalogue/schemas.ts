@@ -13,6 +13,7 @@ export const SCHEMA_FILES = {
   packages: "packages.schema.json",
   hosts: "hosts.schema.json",
   error: "error.schema.json",
+  stats: "stats.schema.json",
 } as const;
 
 export type SchemaName = keyof typeof SCHEMA_FILES;

@@ -8,11 +8,14 @@ import type { CatalogueListing, SourceBytes } from "../read/readCatalogue.js";
 import { RESERVED_HOST_IDS } from "../routes/routeTable.js";
 import type { Validators } from "../catalogue/schemas.js";
 import type { ValidateFunction } from "ajv";
+import type { StatsFile } from "../stats/statsFile.js";
 
 export const HOSTS_FILE = "hosts.json";
 export const MANIFEST_EXTENSION = ".json";
 /** No manifest needs more: the longest text field is 65,536 characters. */
 export const MAX_SOURCE_BYTES = 1024 * 1024;
+/** A stats file holds a line per package: 256 MiB is room for millions. */
+export const MAX_STATS_BYTES = 256 * 1024 * 1024;
 
 /** A manifest to read: catalogue/<host>/<name>.json. */
 export interface ManifestRef {
@@ -25,13 +28,15 @@ export interface ManifestRef {
 export type KnownNames = ReadonlyMap<string, ReadonlyMap<string, number>>;
 
 /** Parses a source file and checks it against a schema; returns the value only when it is valid. */
-function validateJsonFile(source: SourceBytes, validate: ValidateFunction): { value?: unknown; findings: Finding[] } {
+function validateJsonFile(
+  source: SourceBytes,
+  validate: ValidateFunction,
+  maxBytes = MAX_SOURCE_BYTES,
+): { value?: unknown; findings: Finding[] } {
   if ("error" in source) return { findings: [finding("UNREADABLE", "", `cannot be read: ${source.error}`)] };
   if ("tooLarge" in source) {
     return {
-      findings: [
-        finding("FILE_TOO_LARGE", "", `is ${source.tooLarge} bytes; a source file may be at most ${MAX_SOURCE_BYTES}`),
-      ],
+      findings: [finding("FILE_TOO_LARGE", "", `is ${source.tooLarge} bytes; this file may be at most ${maxBytes}`)],
     };
   }
   const parsed = parseJson(source.bytes);
@@ -135,6 +140,19 @@ export function validateManifest(ref: ManifestRef, source: SourceBytes, validato
   }
   const problems = inFile(ref.file, findings);
   return problems.some((p) => p.severity === "error") ? { problems } : { manifest: value as Manifest, problems };
+}
+
+export interface StatsFileResult {
+  /** The stats file, when it is valid. */
+  stats?: StatsFile;
+  problems: Problem[];
+}
+
+/** Parses a host's stats file (catalogue/stats/<host>.json) and checks it against its schema. */
+export function validateStatsFile(file: string, source: SourceBytes, validators: Validators): StatsFileResult {
+  const { value, findings } = validateJsonFile(source, validators.stats, MAX_STATS_BYTES);
+  const problems = inFile(file, findings);
+  return value === undefined ? { problems } : { stats: value as StatsFile, problems };
 }
 
 export interface LayoutResult {

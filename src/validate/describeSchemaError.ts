@@ -29,6 +29,8 @@ export const PATTERN_MESSAGES: Record<string, string> = {
   "/$defs/text/pattern": "must not contain control characters other than tab and line breaks",
   "/properties/controllers/pattern": "must only hold controller letters: w (Wii Remote, up to 4), n, c, g, k, z, s",
   "/$defs/hostname/pattern": "must be a DNS host name such as hbb1.example.org",
+  "/properties/counted/items/properties/sha256/pattern": "must be a SHA-256 as 64 lowercase hex digits",
+  "/properties/counted/items/properties/countedAt/pattern": "must be an RFC 3339 UTC time such as 2026-11-23T21:00:00Z",
 };
 
 const MAX_INT32 = 2147483647;
