@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildCatalogue, type BuildOptions } from "../src/build/buildCatalogue.js";
 import { surveyKnown } from "../src/rebuild/surveyCatalogue.js";
-import { computeToolKey, parseState, serializeState } from "../src/rebuild/buildState.js";
+import { computeToolKey, parseState, serializeState, type BuildState } from "../src/rebuild/buildState.js";
 import { copyFixture, manifest, readJson, readTree, ROOT, tempDir, writeFiles } from "./helpers.js";
 
 async function build(catalogueDir: string, outDir: string, extra: Partial<BuildOptions> = {}) {
@@ -114,6 +114,73 @@ describe("incremental builds", () => {
         "incremental",
       ],
       [
+        "a stats file: numbers for two packages and one the host does not have",
+        (d) =>
+          writeFiles(d, {
+            "stats/primary.json": {
+              packages: {
+                snake: { downloads: 12, rating: "4.5" },
+                ZapShot: { downloads: 3 },
+                retired: { downloads: 9 },
+              },
+            },
+          }),
+        "incremental",
+      ],
+      [
+        "one package's downloads",
+        (d) =>
+          writeFiles(d, {
+            "stats/primary.json": {
+              packages: {
+                snake: { downloads: 13, rating: "4.5" },
+                ZapShot: { downloads: 3 },
+                retired: { downloads: 9 },
+              },
+            },
+          }),
+        "incremental",
+      ],
+      [
+        "the stats file rewritten with the same numbers, in another order, with a counted log",
+        (d) =>
+          writeFiles(d, {
+            "stats/primary.json": {
+              packages: {
+                retired: { downloads: 9 },
+                ZapShot: { downloads: 3, rating: "" },
+                snake: { rating: "4.5", downloads: 13 },
+              },
+              counted: [
+                {
+                  sha256: "0".repeat(64),
+                  bytes: 10,
+                  file: "access.log.1",
+                  countedAt: "2026-11-23T21:00:00Z",
+                  downloads: 1,
+                },
+              ],
+            },
+          }),
+        "unchanged",
+      ],
+      [
+        "a package that has stats removed (its entry stays)",
+        (d) => rmSync(join(d, "primary", "ZapShot.json")),
+        "incremental",
+      ],
+      [
+        "a package added whose name has stats",
+        (d) => writeFiles(d, { "primary/retired.json": manifest("retired") }),
+        "incremental",
+      ],
+      [
+        "stats for another host",
+        (d) => writeFiles(d, { "stats/themes.json": { packages: { "dark-blue": { downloads: 2147483647 } } } }),
+        "incremental",
+      ],
+      ["a stats file removed", (d) => rmSync(join(d, "stats", "primary.json")), "incremental"],
+      [
         "a renamed package (same inode, new name)",
         (d) => {
           renameSync(join(d, "primary/snake.json"), join(d, "primary/snake-2.json"));
@@ -129,9 +196,12 @@ describe("incremental builds", () => {
     ];
     for (const [what, edit, mode] of edits) {
       edit(catalogue);
-      const built = await build(catalogue, out, { now });
-      expect(built.mode, what).toBe(mode);
+      const result = await buildCatalogue({ catalogueDir: catalogue, outDir: out, now });
+      expect(result.built?.mode, what).toBe(mode);
       expect(readTree(out), what).toEqual(await fullTree(catalogue));
+      // The warnings too: a stats entry of a removed package is reported, one of a package added back is not.
+      const full = await buildCatalogue({ catalogueDir: catalogue, outDir: join(tempDir(), "dist") });
+      expect(result.problems, what).toEqual(full.problems);
     }
   });
 
@@ -256,13 +326,14 @@ describe("the build cache", () => {
   });
 
   it("survives a round trip through its file, empty hosts included", () => {
-    const state = {
+    const state: BuildState = {
       key: "k",
-      live: "a" as const,
+      live: "a",
       spare: ["v1/hosts"],
       snapshotMs: 1.5,
       hostsFile: { size: 1, mtimeMs: 2.25, ctimeMs: 3.125, ino: 4 },
       hosts: ["p", "e"],
+      statsFiles: [{ size: 90, mtimeMs: 1.25, ctimeMs: 1.5, ino: 12 }, null],
       folders: [
         { size: 4096, mtimeMs: 5.5, ctimeMs: 6.25, ino: 7 },
         { size: 0, mtimeMs: 8, ctimeMs: 9.75, ino: 10 },
@@ -271,10 +342,11 @@ describe("the build cache", () => {
       packages: {
         p: {
           names: ["x", "y"],
-          columns: Float64Array.from([1, 2.5, 3.5, 4, 5, 0, 1, 6, 7.75, 8.5, 9, 10, 2, 1]),
-          values: ["games", "Jānis Rūcis", "utilities"],
+          columns: Float64Array.from([1, 2.5, 3.5, 4, 5, 0, 1, 12, 3, 6, 7.75, 8.5, 9, 10, 2, 1, -1, -1]),
+          values: ["games", "Jānis Rūcis", "utilities", "4.5"],
+          orphans: [["gone", { downloads: 7, rating: "" }]],
         },
-        e: { names: [], columns: new Float64Array(0), values: [] },
+        e: { names: [], columns: new Float64Array(0), values: [], orphans: [] },
       },
       warnings: [],
       files: 3,

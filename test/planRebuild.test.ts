@@ -31,6 +31,7 @@ function lastBuild(): { state: BuildState; live: Map<string, string> } {
     packages[host] = hostStateOf(
       rendered,
       rendered.map(() => signature(ino++)),
+      [],
     );
     live.set(listFile(host), `[${rendered.map((p) => p.json).join(",")}]`);
     for (const p of rendered) live.set(packageFile(host, p.name), p.json);
@@ -45,6 +46,7 @@ function lastBuild(): { state: BuildState; live: Map<string, string> } {
     hostsFile: signature(1),
     folders: null,
     hosts: Object.keys(built),
+    statsFiles: Object.keys(built).map(() => null),
     packages,
     warnings: [],
     files: live.size,
@@ -78,7 +80,15 @@ function survey(state: BuildState, moved: Record<string, number[]> = {}) {
 }
 
 function inputs(state: BuildState, packages: RereadPackage[] = []) {
-  return { snapshotMs: 100_000, hostsFile: state.hostsFile, packages, problems: [], targets: [] };
+  return {
+    snapshotMs: 100_000,
+    hostsFile: state.hostsFile,
+    statsFiles: state.statsFiles,
+    stats: new Map(),
+    packages,
+    problems: [],
+    targets: [],
+  };
 }
 
 const reread = (

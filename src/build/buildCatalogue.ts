@@ -64,7 +64,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
       output,
       previous.state,
     );
-    return rebuilt ?? buildFully(options, output, key, "the hosts changed");
+    return "fullBuild" in rebuilt ? buildFully(options, output, key, rebuilt.fullBuild) : rebuilt;
   });
 }
 
@@ -105,8 +105,16 @@ async function buildFully(
     hostsFile: sources.hostsFile,
     folders: sources.folders,
     hosts,
+    statsFiles: hosts.map((id) => sources.stats.get(id)?.signature ?? null),
     packages: Object.fromEntries(
-      hosts.map((id) => [id, hostStateOf(catalogue.packages.get(id) ?? [], sources.packages.get(id) ?? [])]),
+      hosts.map((id) => [
+        id,
+        hostStateOf(
+          catalogue.packages.get(id) ?? [],
+          sources.packages.get(id) ?? [],
+          sources.stats.get(id)?.orphans ?? [],
+        ),
+      ]),
     ),
     warnings: problems,
     files: files.length,

@@ -9,13 +9,26 @@ import type { Signature } from "../read/signature.js";
 import { renderPackage, type RenderedCatalogue, type RenderedPackage } from "../render/renderApi.js";
 import type { CatalogueNames } from "../targets/target.js";
 import {
+  unknownStatsProblems,
   validateHostsFile,
   validateLayout,
   validateManifest,
+  validateStatsFile,
   HOSTS_FILE,
   MAX_SOURCE_BYTES,
+  MAX_STATS_BYTES,
   type ManifestRef,
 } from "../validate/catalogueRules.js";
+import type { PackageStats } from "../catalogue/fields.js";
+import { hostStatsOf, type HostStats } from "../stats/statsFile.js";
+
+/** What a build remembers of a host's stats file. */
+export interface StatsSource {
+  /** The file's signature; null when the host has no stats file. */
+  signature: Signature | null;
+  /** Its entries for names the host has no package of, in name order. */
+  orphans: [string, PackageStats][];
+}
 
 /** The signatures of the sources a catalogue was loaded from: what a rebuild compares them with. */
 export interface CatalogueSources {
@@ -24,6 +37,8 @@ export interface CatalogueSources {
   folders: Signature[] | null;
   /** Per host, the signature of each package's manifest, parallel to the catalogue's packages. */
   packages: ReadonlyMap<string, readonly Signature[]>;
+  /** Per host, its stats file. */
+  stats: ReadonlyMap<string, StatsSource>;
 }
 
 export interface LoadedCatalogue {
@@ -41,11 +56,12 @@ export interface LoadedPackage {
   signature: Signature;
 }
 
-/** Reads, validates and renders one manifest. */
+/** Reads, validates and renders one manifest, with its entry in the host's stats file if it has one. */
 export function loadManifest(
   catalogueDir: string,
   ref: ManifestRef,
   validators: Validators,
+  stats: PackageStats | undefined,
 ): { problems: Problem[]; loaded?: LoadedPackage } {
   const source = readSourceFile(join(catalogueDir, ref.file), MAX_SOURCE_BYTES);
   const checked = validateManifest(ref, source, validators);
@@ -56,9 +72,10 @@ export function loadManifest(
     loaded: {
       pkg: {
         name: ref.name,
-        json: renderPackage(checked.manifest),
+        json: renderPackage(checked.manifest, stats),
         category: checked.manifest.category,
         coder: checked.manifest.coder,
+        ...(stats ? { stats } : {}),
       },
       signature: source.signature!,
     },
@@ -89,9 +106,17 @@ export async function loadCatalogue(
   const layout = validateLayout(listing, hosts.declared);
   problems.push(...layout.problems);
 
+  const stats = new Map<string, { signature: Signature; entries: HostStats }>();
+  for (const ref of layout.stats) {
+    const source = readSourceFile(join(catalogueDir, ref.file), MAX_STATS_BYTES);
+    const checked = validateStatsFile(ref.file, source, validators);
+    problems.push(...checked.problems);
+    if (checked.stats) stats.set(ref.host, { signature: source.signature!, entries: hostStatsOf(checked.stats) });
+  }
+
   const loaded = new Map<string, LoadedPackage[]>();
   layout.manifests.forEach((ref, i) => {
-    const manifest = loadManifest(catalogueDir, ref, validators);
+    const manifest = loadManifest(catalogueDir, ref, validators, stats.get(ref.host)?.entries.get(ref.name));
     if (manifest.problems.length > 0) problems.push(...manifest.problems);
     if (manifest.loaded) {
       let list = loaded.get(ref.host);
@@ -100,6 +125,23 @@ export async function loadCatalogue(
     }
     onProgress?.(i + 1, layout.manifests.length);
   });
+
+  const statsSources = new Map<string, StatsSource>();
+  for (const host of hosts.hostsFile?.hosts.map((h) => h.id) ?? []) {
+    const file = stats.get(host);
+    // The manifests there are, valid or not: an entry of an invalid one is no orphan.
+    const names = new Set(layout.manifests.filter((ref) => ref.host === host).map((ref) => ref.name));
+    const orphans = [...(file?.entries ?? [])]
+      .filter(([name]) => !names.has(name))
+      .sort((a, b) => byName({ name: a[0] }, { name: b[0] }));
+    problems.push(
+      ...unknownStatsProblems(
+        host,
+        orphans.map(([name]) => name),
+      ),
+    );
+    statsSources.set(host, { signature: file?.signature ?? null, orphans });
+  }
 
   const sorted = sortProblems(problems);
   if (sorted.some(isError) || !hosts.hostsFile) return { problems: sorted };
@@ -127,6 +169,7 @@ export async function loadCatalogue(
         hosts.hostsFile.hosts.map((h) => h.id),
       ),
       packages: signatures,
+      stats: statsSources,
     },
   };
 }

@@ -4,6 +4,7 @@ import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type D
 import { join } from "node:path";
 import { UsageError } from "../util/errors.js";
 import { signatureOf, type Signature } from "./signature.js";
+import { STATS_FOLDER } from "../stats/statsFile.js";
 
 export type EntryKind = "file" | "directory" | "symlink" | "other";
 
@@ -64,9 +65,15 @@ export function listCatalogue(dir: string): CatalogueListing {
   return { root, folders, signatures };
 }
 
-/** The catalogue folder's signature, then each host folder's, as listed; null when one was not taken. */
+/** The folders whose signatures a build keeps: the catalogue's (""), each host's, and the stats folder when there is one. */
+export function listedFolders(hosts: readonly string[], stats: boolean): string[] {
+  return ["", ...hosts, ...(stats ? [STATS_FOLDER] : [])];
+}
+
+/** The signatures of listedFolders, as listed; null when one was not taken. */
 export function folderSignatures(listing: CatalogueListing, hosts: readonly string[]): Signature[] | null {
-  const signatures = ["", ...hosts].map((folder) => listing.signatures.get(folder));
+  const stats = listing.root.some((e) => e.name === STATS_FOLDER && e.kind === "directory");
+  const signatures = listedFolders(hosts, stats).map((folder) => listing.signatures.get(folder));
   return signatures.every((s) => s !== undefined) ? (signatures as Signature[]) : null;
 }
 

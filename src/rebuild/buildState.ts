@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { PackageStats } from "../catalogue/fields.js";
 import type { Problem } from "../catalogue/problems.js";
 import type { Signature } from "../read/signature.js";
 import type { RenderedPackage } from "../render/renderApi.js";
@@ -14,29 +15,36 @@ import { VERSION } from "../util/version.js";
 import type { Slot } from "../write/writeOutput.js";
 
 /**
- * Numbers kept per package: its source's signature, its rendered length, and its category and coder
- * as indices into its host's table of values (the filtered lists it is in).
+ * Numbers kept per package: its source's signature, its rendered length, its category and coder
+ * as indices into its host's table of values (the filtered lists it is in), and its stats entry:
+ * downloads (-1 for no entry) and the rating's index.
  */
-const COLUMNS = 7;
-const [SIZE, MTIME, CTIME, INO, LENGTH, CATEGORY, CODER] = [0, 1, 2, 3, 4, 5, 6];
+const COLUMNS = 9;
+const [SIZE, MTIME, CTIME, INO, LENGTH, CATEGORY, CODER, DOWNLOADS, RATING] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+const NO_ENTRY = -1;
 
-/** A host's packages as built, in list order: names, COLUMNS numbers for each, and the category and coder values they index. */
+/** A host's packages as built, in list order: names, COLUMNS numbers for each, and the strings they index. */
 export interface HostState {
   names: string[];
   columns: Float64Array;
-  /** Each category and coder of the host once; a package's columns index it. */
+  /** Each category, coder and rating of the host once; a package's columns index it. */
   values: string[];
+  /** The stats file's entries for names the host has no package of, in name order. */
+  orphans: [string, PackageStats][];
 }
 
-/** What a host's state records of a package that it does not read from its source. */
+/** What a host's state records of a package that it does not read from its manifest. */
 export interface PackageFilters {
   category: string;
   coder: string;
 }
 
+/** What the state records of a package built: its filters and its stats entry, if any. */
+export type PackageRecord = PackageFilters & { stats?: PackageStats | undefined };
+
 /** A host's state for `names` in list order; setPackage and copyPackage fill in their numbers. */
-export function newHostState(names: string[]): HostState {
-  return { names, columns: new Float64Array(names.length * COLUMNS), values: [] };
+export function newHostState(names: string[], orphans: [string, PackageStats][]): HostState {
+  return { names, columns: new Float64Array(names.length * COLUMNS), values: [], orphans };
 }
 
 /** Each host state's lookup from value to index, made when a value is first added; never written. */
@@ -54,13 +62,13 @@ function valueIndex(host: HostState, value: string): number {
   return at;
 }
 
-/** Records package i's source signature, rendered length, category and coder. */
+/** Records package i's source signature, rendered length, category, coder and stats. */
 export function setPackage(
   host: HostState,
   i: number,
   signature: Signature,
   length: number,
-  filters: PackageFilters,
+  record: PackageRecord,
 ): void {
   const at = i * COLUMNS;
   host.columns[at + SIZE] = signature.size;
@@ -68,26 +76,47 @@ export function setPackage(
   host.columns[at + CTIME] = signature.ctimeMs;
   host.columns[at + INO] = signature.ino;
   host.columns[at + LENGTH] = length;
-  host.columns[at + CATEGORY] = valueIndex(host, filters.category);
-  host.columns[at + CODER] = valueIndex(host, filters.coder);
+  host.columns[at + CATEGORY] = valueIndex(host, record.category);
+  host.columns[at + CODER] = valueIndex(host, record.coder);
+  host.columns[at + DOWNLOADS] = record.stats ? record.stats.downloads : NO_ENTRY;
+  host.columns[at + RATING] = record.stats ? valueIndex(host, record.stats.rating) : NO_ENTRY;
 }
 
 /** Records for package i what `from` holds for its package j, a package that did not change. */
 export function copyPackage(host: HostState, i: number, from: HostState, j: number): void {
-  for (let k = 0; k < CATEGORY; k++) host.columns[i * COLUMNS + k] = from.columns[j * COLUMNS + k]!;
-  host.columns[i * COLUMNS + CATEGORY] = valueIndex(host, from.values[from.columns[j * COLUMNS + CATEGORY]!]!);
-  host.columns[i * COLUMNS + CODER] = valueIndex(host, from.values[from.columns[j * COLUMNS + CODER]!]!);
+  const at = i * COLUMNS;
+  const was = j * COLUMNS;
+  for (let k = 0; k < CATEGORY; k++) host.columns[at + k] = from.columns[was + k]!;
+  for (const k of [CATEGORY, CODER, RATING]) {
+    const index = from.columns[was + k]!;
+    host.columns[at + k] = index === NO_ENTRY ? NO_ENTRY : valueIndex(host, from.values[index]!);
+  }
+  host.columns[at + DOWNLOADS] = from.columns[was + DOWNLOADS]!;
 }
 
-/** A host's state for its rendered packages, in list order, and their sources' signatures. */
-export function hostStateOf(packages: readonly RenderedPackage[], signatures: readonly Signature[]): HostState {
-  const host = newHostState(packages.map((p) => p.name));
+/** A host's state for its rendered packages, in list order, their sources' signatures and the stats orphans. */
+export function hostStateOf(
+  packages: readonly RenderedPackage[],
+  signatures: readonly Signature[],
+  orphans: [string, PackageStats][],
+): HostState {
+  const host = newHostState(
+    packages.map((p) => p.name),
+    orphans,
+  );
   packages.forEach((p, i) => setPackage(host, i, signatures[i]!, p.json.length, p));
   return host;
 }
 
 export function lengthAt(host: HostState, i: number): number {
   return host.columns[i * COLUMNS + LENGTH]!;
+}
+
+/** The stats entry package i was built with, if it had one. */
+export function statsAt(host: HostState, i: number): PackageStats | undefined {
+  const downloads = host.columns[i * COLUMNS + DOWNLOADS]!;
+  if (downloads === NO_ENTRY) return undefined;
+  return { downloads, rating: host.values[host.columns[i * COLUMNS + RATING]!]! };
 }
 
 /** The category and coder package i was built with. */
@@ -115,6 +144,8 @@ export interface BuildState {
   folders: Signature[] | null;
   /** Host ids in catalogue order. */
   hosts: string[];
+  /** Each host's stats file signature, parallel to hosts; null for a host with none. */
+  statsFiles: (Signature | null)[];
   packages: Record<string, HostState>;
   /** Warnings of the inputs as built, reported again while they are unchanged. */
   warnings: Problem[];
@@ -123,7 +154,7 @@ export interface BuildState {
 }
 
 const STATE_FILE = "state";
-const MAGIC = "shopfront-state 4\n";
+const MAGIC = "shopfront-state 5\n";
 
 /** Clocks of files and of the process may disagree by a tick; inputs this close to the snapshot are re-read. */
 export const RACY_MS = 2000;
@@ -165,7 +196,7 @@ export function signatureUnchanged(now: StatsLike, then: Signature, snapshotMs: 
  * catalogue of 100,000 packages loads without parsing half a million numbers.
  */
 type Header = Omit<BuildState, "packages"> & {
-  packages: { host: string; names: string; values: string[]; count: number }[];
+  packages: { host: string; names: string; values: string[]; orphans: [string, PackageStats][]; count: number }[];
 };
 
 export function serializeState(state: BuildState): Buffer {
@@ -175,6 +206,7 @@ export function serializeState(state: BuildState): Buffer {
       host,
       names: state.packages[host]!.names.join("\n"),
       values: state.packages[host]!.values,
+      orphans: state.packages[host]!.orphans,
       count: state.packages[host]!.names.length,
     })),
   };
@@ -196,13 +228,13 @@ export function parseState(bytes: Buffer): BuildState | undefined {
   let at = lineEnd + 1 + length;
   at += (8 - (at % 8)) % 8;
   const packages: Record<string, HostState> = {};
-  for (const { host, names, values, count } of header.packages) {
+  for (const { host, names, values, orphans, count } of header.packages) {
     const size = count * COLUMNS * 8;
     if (at + size > bytes.length) return undefined;
     // Copied: a Float64Array needs an aligned buffer of its own.
     const columns = new Float64Array(count * COLUMNS);
     new Uint8Array(columns.buffer).set(bytes.subarray(at, at + size));
-    packages[host] = { names: count === 0 ? [] : names.split("\n"), columns, values };
+    packages[host] = { names: count === 0 ? [] : names.split("\n"), columns, values, orphans };
     at += size;
   }
   return at === bytes.length ? { ...header, packages } : undefined;

@@ -4,8 +4,8 @@
 // given, read when a file may have changed; a kept package is never read, only cut from its list.
 import { byName, namesOf, type LoadedPackage } from "../build/loadCatalogue.js";
 import { targetFiles } from "../build/targetFiles.js";
-import type { HostInfo } from "../catalogue/fields.js";
-import type { Problem } from "../catalogue/problems.js";
+import type { HostInfo, PackageStats } from "../catalogue/fields.js";
+import { sortProblems, type Problem } from "../catalogue/problems.js";
 import type { Signature } from "../read/signature.js";
 import { contentText, filterKeys, renderHosts, type OutputFile } from "../render/renderApi.js";
 import { fileFor } from "../routes/routeTable.js";
@@ -15,12 +15,15 @@ import {
   filtersAt,
   newHostState,
   setPackage,
+  statsAt,
   type BuildState,
   type HostState,
   type PackageFilters,
 } from "./buildState.js";
 import { listOffsets, spliceList } from "./spliceList.js";
-import type { Survey } from "./surveyCatalogue.js";
+import type { RereadStats, Survey } from "./surveyCatalogue.js";
+import type { HostStats } from "../stats/statsFile.js";
+import { unknownStatsProblems } from "../validate/catalogueRules.js";
 
 /** A valid manifest read again: its host, and its package's index in the last build if it was there. */
 export interface RereadPackage extends LoadedPackage {
@@ -35,9 +38,16 @@ export interface RebuildInputs {
   hostsFile: Signature;
   /** The hosts, when hosts.json was read again (declaring the same ids: other ids take a full build). */
   hosts?: readonly HostInfo[] | undefined;
-  /** The manifests the survey sent to be read again. */
+  /** Each host's stats file signature now, parallel to the hosts. */
+  statsFiles: (Signature | null)[];
+  /** The entries of the stats files read again (their signature moved). */
+  stats: RereadStats;
+  /** The manifests the survey sent to be read again, rendered with their stats. */
   packages: readonly RereadPackage[];
-  /** Every problem of the catalogue now, sorted: only warnings, since a catalogue with errors is not built. */
+  /**
+   * Every problem of the catalogue now but the warnings for stats of unknown packages, which the
+   * plan finds: only warnings, since a catalogue with errors is not built.
+   */
   problems: Problem[];
   targets: readonly TargetId[];
 }
@@ -70,8 +80,8 @@ export interface RebuildSummary {
 
 /** What a rebuild writes and why. */
 interface Changes {
-  /** Packages of the last build whose manifest is gone. */
-  removed: PackageRef[];
+  /** Packages of the last build whose manifest is gone, with the stats entry they had. */
+  removed: (PackageRef & { stats?: PackageStats | undefined })[];
   /** Packages read again whose output changed. */
   changed: PackageRef[];
   /** Packages new since the last build. */
@@ -83,6 +93,8 @@ interface Changes {
 }
 
 export interface RebuildPlan extends Changes {
+  /** Every problem of the catalogue now, sorted. */
+  problems: Problem[];
   /** What the next build starts from, but for the slots, which are set when the writes are published. */
   state: BuildState;
   /** Whether the state moved even when nothing is written: inputs were read again or listed. */
@@ -107,9 +119,19 @@ export function planRebuild(
     else host.again.set(p.index, p);
   }
   const packages: Record<string, HostState> = {};
+  const problems = [...inputs.problems];
   for (const host of state.hosts) {
     const { again, added } = reread.get(host)!;
-    packages[host] = planHost(changes, host, state.packages[host]!, survey.kept.get(host)!, again, added, live);
+    const old = state.packages[host]!;
+    const planned = planHost(changes, host, old, survey.kept.get(host)!, again, added, live);
+    const orphans = orphansOf(changes, host, old, planned, inputs.stats.get(host));
+    packages[host] = orphans === old.orphans ? planned : { ...planned, orphans };
+    problems.push(
+      ...unknownStatsProblems(
+        host,
+        orphans.map(([name]) => name),
+      ),
+    );
   }
 
   if (inputs.hosts) {
@@ -128,18 +150,25 @@ export function planRebuild(
   }
 
   const files = state.files - changes.removed.length + changes.added.length - changes.filesRemoved;
+  const sorted = sortProblems(problems);
   return {
     ...changes,
+    problems: sorted,
     state: {
       ...state,
       snapshotMs: inputs.snapshotMs,
       hostsFile: inputs.hostsFile,
       folders: survey.folders,
+      statsFiles: inputs.statsFiles,
       packages,
-      warnings: inputs.problems,
+      warnings: sorted,
       files,
     },
-    stateMoved: inputs.hosts !== undefined || inputs.packages.length > 0 || survey.folders !== state.folders,
+    stateMoved:
+      inputs.hosts !== undefined ||
+      inputs.packages.length > 0 ||
+      survey.folders !== state.folders ||
+      inputs.stats.size > 0,
     summary: {
       hosts: state.hosts.length,
       packages: Object.values(packages).reduce((n, p) => n + p.names.length, 0),
@@ -149,6 +178,34 @@ export function planRebuild(
       filesWritten: changes.writes.size,
     },
   };
+}
+
+/**
+ * The stats entries of a host's stats file that no package of it carries. From the file when it was
+ * read again; else the last build's, less the packages added, plus the removed ones that had an entry.
+ */
+function orphansOf(
+  changes: Changes,
+  host: string,
+  old: HostState,
+  planned: HostState,
+  reread: HostStats | undefined,
+): [string, PackageStats][] {
+  if (reread) {
+    const names = new Set(planned.names);
+    return [...reread].filter(([name]) => !names.has(name)).sort(byEntryName);
+  }
+  const added = changes.added.filter((p) => p.host === host);
+  const removed = changes.removed.filter((p) => p.host === host);
+  if (added.length === 0 && removed.length === 0) return old.orphans;
+  const orphans = new Map(old.orphans);
+  for (const { name } of added) orphans.delete(name);
+  for (const { name, stats } of removed) if (stats) orphans.set(name, stats);
+  return [...orphans].sort(byEntryName);
+}
+
+function byEntryName(a: [string, unknown], b: [string, unknown]): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
 }
 
 /** A package of a host's new list: kept from the old list (its index there), read again, or both. */
@@ -180,7 +237,7 @@ function planHost(
   for (let i = 0; i < old.names.length; i++) {
     if (kept[i] || again.has(i)) continue;
     changes.writes.set(path(old.names[i]!), null);
-    changes.removed.push({ host, name: old.names[i]! });
+    changes.removed.push({ host, name: old.names[i]!, stats: statsAt(old, i) });
     touch(filtersAt(old, i));
     listChanged = true;
   }
@@ -229,7 +286,10 @@ function planHost(
       );
     }
   }
-  const next = newHostState(list.map((e) => e.name));
+  const next = newHostState(
+    list.map((e) => e.name),
+    old.orphans,
+  );
   list.forEach((e, i) =>
     e.fresh
       ? setPackage(next, i, e.fresh.signature, e.fresh.pkg.json.length, e.fresh.pkg)

@@ -3,17 +3,25 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadManifest } from "../build/loadCatalogue.js";
-import type { HostInfo } from "../catalogue/fields.js";
+import type { HostInfo, PackageStats } from "../catalogue/fields.js";
 import { isError, sortProblems, type Problem } from "../catalogue/problems.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { readSourceFile } from "../read/readCatalogue.js";
 import { signatureOf, type Signature } from "../read/signature.js";
 import type { TargetId } from "../targets/target.js";
-import { validateHostsFile, HOSTS_FILE, MAX_SOURCE_BYTES } from "../validate/catalogueRules.js";
+import {
+  validateHostsFile,
+  validateStatsFile,
+  HOSTS_FILE,
+  MAX_SOURCE_BYTES,
+  MAX_STATS_BYTES,
+  type ManifestRef,
+} from "../validate/catalogueRules.js";
+import { hostStatsOf, statsFileOf, type HostStats } from "../stats/statsFile.js";
 import { publish, slotDir, writeChanges, type LockedOutput } from "../write/writeOutput.js";
-import { forgetState, signatureUnchanged, writeState, type BuildState } from "./buildState.js";
+import { forgetState, signatureUnchanged, statsAt, writeState, type BuildState } from "./buildState.js";
 import { planRebuild, type LiveFiles, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
-import { statOrNothing, surveyCatalogue, type Survey } from "./surveyCatalogue.js";
+import { statOrNothing, surveyCatalogue, type RereadStats, type Survey } from "./surveyCatalogue.js";
 
 export interface RebuildOptions {
   catalogueDir: string;
@@ -24,26 +32,30 @@ export interface RebuildOptions {
 
 /**
  * Brings the output of the build whose state this is up to date: signatures decide which manifests
- * to read, the live files which outputs changed. Undefined when the hosts themselves changed, which
- * takes a full build.
+ * and stats files to read, the live files which outputs changed. When only a full build can (the
+ * hosts changed, a stats file is no longer a file), says why instead.
  */
 export async function rebuildCatalogue(
   options: RebuildOptions,
   output: LockedOutput,
   state: BuildState,
-): Promise<{ problems: Problem[]; built?: RebuildSummary } | undefined> {
+): Promise<{ problems: Problem[]; built?: RebuildSummary } | { fullBuild: string }> {
   const snapshotMs = options.now();
   const hostsFile = await rereadHostsFile(options.catalogueDir, state);
-  if (!hostsFile) return undefined;
-  const survey = surveyCatalogue(options.catalogueDir, state);
-  const manifests = await rereadManifests(options.catalogueDir, survey.toRead);
-  const problems = sortProblems([...hostsFile.problems, ...survey.problems, ...manifests.problems]);
+  if (!hostsFile) return { fullBuild: "the hosts changed" };
+  const stats = await rereadStats(options.catalogueDir, state);
+  if (!stats) return { fullBuild: "a stats file is no longer a regular file" };
+  const survey = surveyCatalogue(options.catalogueDir, state, stats.entries);
+  const manifests = await rereadManifests(options.catalogueDir, survey.toRead, statsLookup(state, stats.entries));
+  const problems = sortProblems([...hostsFile.problems, ...stats.problems, ...survey.problems, ...manifests.problems]);
   if (problems.some(isError)) return { problems };
 
   const inputs = {
     snapshotMs,
     hostsFile: hostsFile.signature,
     hosts: hostsFile.hosts,
+    statsFiles: stats.signatures,
+    stats: stats.entries,
     packages: manifests.packages,
     problems,
     targets: options.targets,
@@ -59,7 +71,57 @@ export async function rebuildCatalogue(
     // Touched but unchanged inputs: remember their new signatures so they are not read again.
     writeState(home, plan.state);
   }
-  return { problems, built: plan.summary };
+  return { problems: plan.problems, built: plan.summary };
+}
+
+/** The stats files as they are now: their signatures, the entries of those read again, and their problems. */
+interface StatsNow {
+  signatures: (Signature | null)[];
+  /** Per host whose stats file moved: its entries now (none when the file is gone). */
+  entries: Map<string, HostStats>;
+  problems: Problem[];
+}
+
+/**
+ * Each host's stats file, read again only when its signature moved. Undefined when one is no longer
+ * a regular file: the full build's layout check reports why.
+ */
+async function rereadStats(dir: string, state: BuildState): Promise<StatsNow | undefined> {
+  const now: StatsNow = { signatures: [], entries: new Map(), problems: [] };
+  for (const [k, host] of state.hosts.entries()) {
+    const file = statsFileOf(host);
+    const then = state.statsFiles[k]!;
+    const stats = statOrNothing(join(dir, file));
+    if (stats && !stats.isFile()) return undefined;
+    if (!stats || (then && signatureUnchanged(stats, then, state.snapshotMs))) {
+      // Unchanged (or gone, and it read as no entries): its warnings but the orphans' are reported again.
+      now.signatures.push(stats ? then : null);
+      if (!stats && then) now.entries.set(host, new Map());
+      if (stats)
+        now.problems.push(...state.warnings.filter((w) => w.file === file && w.code !== "STATS_UNKNOWN_PACKAGE"));
+      continue;
+    }
+    const source = readSourceFile(join(dir, file), MAX_STATS_BYTES);
+    const checked = validateStatsFile(file, source, await schemaValidators());
+    now.problems.push(...checked.problems);
+    now.signatures.push(source.signature ?? signatureOf(stats));
+    now.entries.set(host, checked.stats ? hostStatsOf(checked.stats) : new Map());
+  }
+  return now;
+}
+
+/** Where a manifest read again takes its stats from: the stats file read again, else what the last build recorded. */
+function statsLookup(state: BuildState, reread: RereadStats): StatsLookup {
+  const orphans = new Map<string, ReadonlyMap<string, PackageStats>>();
+  return (ref, index) => {
+    const entries = reread.get(ref.host);
+    if (entries) return entries.get(ref.name);
+    const host = state.packages[ref.host]!;
+    if (index !== undefined) return statsAt(host, index);
+    let known = orphans.get(ref.host);
+    if (!known) orphans.set(ref.host, (known = new Map(host.orphans)));
+    return known.get(ref.name);
+  };
 }
 
 interface HostsFileNow {
@@ -92,10 +154,14 @@ async function rereadHostsFile(dir: string, state: BuildState): Promise<HostsFil
   };
 }
 
+/** A manifest's stats entry, by its ref and its index in the last build. */
+type StatsLookup = (ref: ManifestRef, index: number | undefined) => PackageStats | undefined;
+
 /** Reads, validates and renders the manifests the survey sent to be read again. */
 async function rereadManifests(
   dir: string,
   toRead: Survey["toRead"],
+  statsOf: StatsLookup,
 ): Promise<{ problems: Problem[]; packages: RereadPackage[] }> {
   const problems: Problem[] = [];
   const packages: RereadPackage[] = [];
@@ -103,7 +169,7 @@ async function rereadManifests(
   for (const { ref, index } of toRead) {
     // Loaded on first use, so a rebuild with nothing to read never loads the validators.
     validators ??= await schemaValidators();
-    const manifest = loadManifest(dir, ref, validators);
+    const manifest = loadManifest(dir, ref, validators, statsOf(ref, index));
     problems.push(...manifest.problems);
     if (manifest.loaded) packages.push({ ...manifest.loaded, host: ref.host, index });
   }

@@ -4,11 +4,12 @@
 import { lstatSync, statSync, type Stats } from "node:fs";
 import { join, sep } from "node:path";
 import type { Problem } from "../catalogue/problems.js";
-import { folderSignatures, listCatalogue } from "../read/readCatalogue.js";
+import { folderSignatures, listCatalogue, listedFolders } from "../read/readCatalogue.js";
 import type { Signature } from "../read/signature.js";
 import { isSystemError } from "../util/errors.js";
 import { validateLayout, MANIFEST_EXTENSION, type ManifestRef } from "../validate/catalogueRules.js";
-import { isUnchanged, signatureUnchanged, type BuildState } from "./buildState.js";
+import { isUnchanged, signatureUnchanged, statsAt, type BuildState } from "./buildState.js";
+import { sameStats, type HostStats } from "../stats/statsFile.js";
 
 /** Which manifests a rebuild must read, and what it found without reading them. */
 export interface Survey {
@@ -22,9 +23,30 @@ export interface Survey {
   folders: Signature[] | null;
 }
 
-/** Surveys by the last build's names while no folder moved, else by listing the catalogue. */
-export function surveyCatalogue(dir: string, state: BuildState): Survey {
-  return surveyKnown(dir, state) ?? surveyListing(dir, state);
+/** Per host whose stats file was read again, its entries now. */
+export type RereadStats = ReadonlyMap<string, HostStats>;
+
+/**
+ * Surveys by the last build's names while no folder moved, else by listing the catalogue. A package
+ * whose stats entry differs from the one it was built with is read again, like an edited one.
+ */
+export function surveyCatalogue(dir: string, state: BuildState, stats: RereadStats = new Map()): Survey {
+  const moved = statsMoved(state, stats);
+  return surveyKnown(dir, state, moved) ?? surveyListing(dir, state, moved);
+}
+
+/** Whether package i of a host has other stats now than it was built with. */
+type StatsMoved = (host: string, i: number) => boolean;
+
+function statsMoved(state: BuildState, stats: RereadStats): StatsMoved {
+  return (host, i) => {
+    const entries = stats.get(host);
+    if (!entries) return false;
+    const built = state.packages[host]!;
+    const then = statsAt(built, i);
+    const now = entries.get(built.names[i]!);
+    return now === undefined || then === undefined ? now !== then : !sameStats(now, then);
+  };
 }
 
 /**
@@ -54,11 +76,17 @@ function surveyOne(
   survey: Survey,
   state: BuildState,
   warnings: Map<string, Problem[]>,
+  moved: StatsMoved,
   ref: ManifestRef,
   index: number | undefined,
   stats: Stats | undefined,
 ): void {
-  if (index !== undefined && stats && isUnchanged(stats, state.packages[ref.host]!, index, state.snapshotMs)) {
+  if (
+    index !== undefined &&
+    stats &&
+    isUnchanged(stats, state.packages[ref.host]!, index, state.snapshotMs) &&
+    !moved(ref.host, index)
+  ) {
     survey.kept.get(ref.host)![index] = 1;
     if (warnings.size > 0) survey.problems.push(...(warnings.get(ref.file) ?? []));
   } else survey.toRead.push({ ref, index });
@@ -79,12 +107,15 @@ function emptySurvey(state: BuildState, folders: Signature[] | null): Survey {
  * manifests are the last build's names and only their own signatures need a look: no listing, no
  * layout check. Undefined when that cannot be shown (then the catalogue is listed).
  */
-export function surveyKnown(dir: string, state: BuildState): Survey | undefined {
+export function surveyKnown(dir: string, state: BuildState, moved: StatsMoved = () => false): Survey | undefined {
   const folders = state.folders;
-  if (!folders || folders.length !== state.hosts.length + 1) return undefined;
+  if (!folders) return undefined;
+  // The stats folder's signature comes last when there was one; if one appeared, the catalogue folder moved.
+  const names = listedFolders(state.hosts, folders.length > state.hosts.length + 1);
+  if (folders.length !== names.length) return undefined;
   for (let k = 0; k < folders.length; k++) {
     // The catalogue folder may be a link (it is listed through it); a host folder may not.
-    const now = k === 0 ? statOrNothing(dir, true) : statOrNothing(join(dir, state.hosts[k - 1]!));
+    const now = k === 0 ? statOrNothing(dir, true) : statOrNothing(join(dir, names[k]!));
     if (!now?.isDirectory() || !signatureUnchanged(now, folders[k]!, state.snapshotMs)) return undefined;
   }
   const survey = emptySurvey(state, folders);
@@ -96,14 +127,14 @@ export function surveyKnown(dir: string, state: BuildState): Survey | undefined 
       const file = `${host}/${names[i]}${MANIFEST_EXTENSION}`;
       const stats = statOrNothing(prefix + file);
       if (!stats?.isFile()) return undefined;
-      surveyOne(survey, state, warnings, { host, name: names[i]!, file }, i, stats);
+      surveyOne(survey, state, warnings, moved, { host, name: names[i]!, file }, i, stats);
     }
   }
   return survey;
 }
 
 /** The full survey: list the catalogue, check its layout, and look up each manifest in the last build. */
-function surveyListing(dir: string, state: BuildState): Survey {
+function surveyListing(dir: string, state: BuildState, moved: StatsMoved): Survey {
   const listing = listCatalogue(dir);
   const indexes = new Map(state.hosts.map((h) => [h, new Map(state.packages[h]!.names.map((name, i) => [name, i]))]));
   const layout = validateLayout(listing, state.hosts, indexes);
@@ -112,7 +143,15 @@ function surveyListing(dir: string, state: BuildState): Survey {
   const warnings = warningsByFile(state);
   const prefix = `${dir}${sep}`;
   for (const ref of layout.manifests) {
-    surveyOne(survey, state, warnings, ref, indexes.get(ref.host)!.get(ref.name), statOrNothing(prefix + ref.file));
+    surveyOne(
+      survey,
+      state,
+      warnings,
+      moved,
+      ref,
+      indexes.get(ref.host)!.get(ref.name),
+      statOrNothing(prefix + ref.file),
+    );
   }
   return survey;
 }

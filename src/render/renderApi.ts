@@ -34,6 +34,8 @@ export interface RenderedPackage {
   /** The values its filtered lists are chosen by. */
   category: string;
   coder: string;
+  /** Its entry in the host's stats file; without one it reports NO_STATS. */
+  stats?: PackageStats;
 }
 
 export interface RenderedCatalogue {
@@ -52,7 +54,7 @@ export function asciiJson(value: unknown): string {
 
 const PACKAGE_KEYS = (Object.keys(PACKAGE_FIELDS) as (keyof Package)[]).sort();
 
-/** One package object: the manifest's fields and the computed ones, keys in alphabetical order. */
+/** One package object: the manifest's fields and its stats, keys in alphabetical order. */
 export function renderPackage(manifest: Manifest, stats: PackageStats = NO_STATS): string {
   // Built in key order and stringified once: JSON.stringify keeps insertion order.
   const pkg: Record<string, unknown> = {};

@@ -2,13 +2,13 @@
 import type { HostsFile, Manifest } from "../catalogue/fields.js";
 import { foldCase, isValidName, NAME_RULE, nameProblem, RESERVED_NAME_RULE } from "../catalogue/names.js";
 import { parseJson } from "./parseJson.js";
-import { finding, inFile, type Finding, type Problem } from "../catalogue/problems.js";
+import { finding, inFile, pointerToken, type Finding, type Problem } from "../catalogue/problems.js";
 import { describeSchemaError } from "./describeSchemaError.js";
 import type { CatalogueListing, SourceBytes } from "../read/readCatalogue.js";
 import { RESERVED_HOST_IDS } from "../routes/routeTable.js";
 import type { Validators } from "../catalogue/schemas.js";
 import type { ValidateFunction } from "ajv";
-import type { StatsFile } from "../stats/statsFile.js";
+import { STATS_FOLDER, statsFileOf, type StatsFile } from "../stats/statsFile.js";
 
 export const HOSTS_FILE = "hosts.json";
 export const MANIFEST_EXTENSION = ".json";
@@ -79,6 +79,11 @@ export function validateHostsFile(source: SourceBytes | undefined, validators: V
     const pointer = `/hosts/${index}/id`;
     if (RESERVED_HOST_IDS.some((r) => foldCase(r) === foldCase(id))) {
       findings.push(finding("RESERVED_HOST_ID", pointer, `"${id}" cannot be a host id: /v1/${id} is the host list`));
+    }
+    if (foldCase(id) === STATS_FOLDER) {
+      findings.push(
+        finding("RESERVED_HOST_ID", pointer, `"${id}" cannot be a host id: catalogue/${STATS_FOLDER}/ holds the stats`),
+      );
     }
     const first = seen.get(foldCase(id));
     if (first !== undefined)
@@ -155,8 +160,29 @@ export function validateStatsFile(file: string, source: SourceBytes, validators:
   return value === undefined ? { problems } : { stats: value as StatsFile, problems };
 }
 
+/** The warnings for stats entries of names the host has no package of: kept, since stats outlive packages. */
+export function unknownStatsProblems(host: string, names: Iterable<string>): Problem[] {
+  return [...names].map((name) => ({
+    file: statsFileOf(host),
+    ...finding(
+      "STATS_UNKNOWN_PACKAGE",
+      `/packages/${pointerToken(name)}`,
+      `names no package of host ${host}: its numbers are kept, but no package object carries them`,
+      "warning",
+    ),
+  }));
+}
+
+/** A host's stats file: catalogue/stats/<host>.json. */
+export interface StatsRef {
+  host: string;
+  file: string;
+}
+
 export interface LayoutResult {
   manifests: ManifestRef[];
+  /** The stats files of declared hosts that have one. */
+  stats: StatsRef[];
   problems: Problem[];
 }
 
@@ -179,7 +205,10 @@ export function validateLayout(
   const rootKinds = new Map(listing.root.map((e) => [e.name, e.kind]));
 
   for (const entry of listing.root) {
-    if (entry.name === HOSTS_FILE) {
+    if (entry.name === STATS_FOLDER && entry.kind !== "symlink") {
+      if (entry.kind !== "directory")
+        add(entry.name, finding("UNEXPECTED_ENTRY", "", "must be the folder of stats files, stats/<host>.json"));
+    } else if (entry.name === HOSTS_FILE) {
       if (entry.kind !== "file")
         add(
           HOSTS_FILE,
@@ -204,7 +233,8 @@ export function validateLayout(
     }
   }
 
-  const hosts = declared ?? listing.root.filter((e) => e.kind === "directory").map((e) => e.name);
+  const hosts =
+    declared ?? listing.root.filter((e) => e.kind === "directory" && e.name !== STATS_FOLDER).map((e) => e.name);
   hosts.forEach((host, index) => {
     const kind = rootKinds.get(host);
     const where = `/hosts/${index}/id`;
@@ -261,7 +291,40 @@ export function validateLayout(
     }
     if (newNames) addCaseCollisions(host, names, add);
   });
-  return { manifests, problems };
+  const stats = rootKinds.get(STATS_FOLDER) === "directory" ? validateStatsLayout(listing, hosts, add) : [];
+  return { manifests, stats, problems };
+}
+
+/** The stats folder's rules: it holds only regular files named after declared hosts, <host>.json. */
+function validateStatsLayout(
+  listing: CatalogueListing,
+  hosts: readonly string[],
+  add: (file: string, f: Finding) => void,
+): StatsRef[] {
+  const entries = listing.folders.get(STATS_FOLDER);
+  if (!entries || "error" in entries) {
+    add(`${STATS_FOLDER}/`, finding("UNREADABLE", "", `cannot be listed: ${entries?.error ?? "unknown error"}`));
+    return [];
+  }
+  const stats: StatsRef[] = [];
+  for (const entry of entries) {
+    const file = `${STATS_FOLDER}/${entry.name}`;
+    const host = entry.name.endsWith(MANIFEST_EXTENSION) ? entry.name.slice(0, -MANIFEST_EXTENSION.length) : undefined;
+    if (entry.kind === "symlink")
+      add(file, finding("SYMLINK", "", "is a symbolic link: stats files must be regular files"));
+    else if (entry.kind === "file" && host !== undefined && hosts.includes(host))
+      stats.push({ host, file: statsFileOf(host) });
+    else
+      add(
+        entry.kind === "directory" ? `${file}/` : file,
+        finding(
+          "UNEXPECTED_ENTRY",
+          "",
+          `is not the stats file of a declared host: ${STATS_FOLDER}/ holds only <host>${MANIFEST_EXTENSION} files (hosts: ${hosts.join(", ") || "none"})`,
+        ),
+      );
+  }
+  return stats.sort((a, b) => hosts.indexOf(a.host) - hosts.indexOf(b.host));
 }
 
 /**
