@@ -3,7 +3,7 @@
 // every invalid one yields problems, leaves the previous output untouched and throws nothing.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -41,40 +41,71 @@ const manifestOf = (internal_name: string) =>
     zip_size: int,
   });
 
+type StatsEntry = { downloads?: number; rating?: string };
+
 interface Catalogue {
   hosts: { id: string; name: string; host: string; description: string }[];
   packages: Record<string, Record<string, unknown>[]>;
+  /** Per host, its stats file's entries, or none for a host without one. */
+  stats: Record<string, Record<string, StatsEntry> | null>;
 }
+
+const statsEntry: fc.Arbitrary<StatsEntry> = fc.record(
+  {
+    downloads: fc.oneof(fc.integer({ min: 0, max: 3 }), int),
+    rating: fc.oneof(fc.constantFrom("", "4.5"), text(true, 16)),
+  },
+  { requiredKeys: [] },
+);
+
+/** A host's stats: none, or entries for some of its packages and for names it does not have. */
+const statsOf = (packages: readonly Record<string, unknown>[]) =>
+  fc.option(
+    fc
+      .tuple(fc.subarray(packages.map((m) => String(m.internal_name))), fc.uniqueArray(name, { maxLength: 2 }))
+      .chain(([some, others]) => {
+        const names = [...new Set([...some, ...others])];
+        return fc.tuple(...names.map((n) => statsEntry.map((e) => [n, e] as const)));
+      })
+      .map((entries) => Object.fromEntries(entries)),
+  );
+
+const withStats = (catalogue: Omit<Catalogue, "stats">): fc.Arbitrary<Catalogue> =>
+  fc
+    .tuple(...catalogue.hosts.map((h) => statsOf(catalogue.packages[h.id] ?? []).map((s) => [h.id, s] as const)))
+    .map((stats) => ({ ...catalogue, stats: Object.fromEntries(stats) }));
 
 const catalogueArb: fc.Arbitrary<Catalogue> = fc
   .uniqueArray(
-    name.filter((n) => n.toLowerCase() !== "hosts"),
+    name.filter((n) => n.toLowerCase() !== "hosts" && n.toLowerCase() !== "stats"),
     { minLength: 1, maxLength: 3, selector: (n) => n.toLowerCase() },
   )
-  .chain((ids) =>
-    fc.record({
-      hosts: fc.tuple(
-        ...ids.map((id, i) =>
-          fc.record({
-            id: fc.constant(id),
-            name: nonEmpty(30),
-            host: fc.constant(`host${i}.example.org`),
-            description: text(false, 80),
-          }),
+  .chain(
+    (ids) =>
+      fc.record({
+        hosts: fc.tuple(
+          ...ids.map((id, i) =>
+            fc.record({
+              id: fc.constant(id),
+              name: nonEmpty(30),
+              host: fc.constant(`host${i}.example.org`),
+              description: text(false, 80),
+            }),
+          ),
         ),
-      ),
-      packages: fc.record(
-        Object.fromEntries(
-          ids.map((id) => [
-            id,
-            fc
-              .uniqueArray(name, { maxLength: 6, selector: (n) => n.toLowerCase() })
-              .chain((names) => fc.tuple(...names.map(manifestOf))),
-          ]),
+        packages: fc.record(
+          Object.fromEntries(
+            ids.map((id) => [
+              id,
+              fc
+                .uniqueArray(name, { maxLength: 6, selector: (n) => n.toLowerCase() })
+                .chain((names) => fc.tuple(...names.map(manifestOf))),
+            ]),
+          ),
         ),
-      ),
-    }),
-  ) as fc.Arbitrary<Catalogue>;
+      }) as fc.Arbitrary<Omit<Catalogue, "stats">>,
+  )
+  .chain(withStats);
 
 function writeCatalogue(dir: string, catalogue: Catalogue): void {
   mkdirSync(dir, { recursive: true });
@@ -87,6 +118,25 @@ function writeCatalogue(dir: string, catalogue: Catalogue): void {
     for (const m of catalogue.packages[id] ?? [])
       writeFileSync(join(dir, id, `${String(m.internal_name)}.json`), JSON.stringify(m, null, 2));
   }
+  writeStats(dir, catalogue.stats);
+}
+
+/** Writes each host's stats file, and removes those of hosts that have none. */
+function writeStats(dir: string, stats: Catalogue["stats"]): void {
+  for (const [host, packages] of Object.entries(stats)) {
+    const file = join(dir, "stats", `${host}.json`);
+    if (packages === null) rmSync(file, { force: true });
+    else {
+      mkdirSync(join(dir, "stats"), { recursive: true });
+      writeFileSync(file, JSON.stringify({ packages }));
+    }
+  }
+}
+
+/** The downloads and rating a package reports. */
+function numbersOf(catalogue: Catalogue, host: string, name: string) {
+  const entry = catalogue.stats[host]?.[name];
+  return { downloads: entry?.downloads ?? NO_STATS.downloads, rating: entry?.rating ?? NO_STATS.rating };
 }
 
 function digest(dir: string): string {
@@ -116,10 +166,14 @@ describe("valid catalogues", () => {
           );
           const listText = readFileSync(join(out, "v1", id, "packages"), "latin1");
           expect(/^[\x20-\x7e]*$/.test(listText)).toBe(true);
-          expect(JSON.parse(listText)).toEqual(manifests.map((m) => ({ ...m, ...NO_STATS })));
+          const expected = (m: Record<string, unknown>) => ({
+            ...m,
+            ...numbersOf(catalogue, id, String(m.internal_name)),
+          });
+          expect(JSON.parse(listText)).toEqual(manifests.map(expected));
           for (const m of manifests) {
             const one = JSON.parse(readFileSync(join(out, "v1", id, "package", String(m.internal_name)), "latin1"));
-            expect(one).toEqual({ ...m, ...NO_STATS });
+            expect(one).toEqual(expected(m));
             expect(Object.keys(one)).toEqual(Object.keys(one).sort());
           }
         }
@@ -144,11 +198,43 @@ describe("valid catalogues", () => {
             writeFileSync(join(catalogue, h.id, `${String(m.internal_name)}.json`), JSON.stringify(m));
           }
         }
+        // And their stats with the second's, where it has the host (stats of other names are orphans).
+        writeStats(catalogue, Object.fromEntries(first.hosts.map((h) => [h.id, second.stats[h.id] ?? null])));
         const again = await buildCatalogue({ catalogueDir: catalogue, outDir: join(dir, "dist") });
         expect(again.built?.mode).not.toBe("full");
-        await buildCatalogue({ catalogueDir: catalogue, outDir: join(dir, "full") });
+        const full = await buildCatalogue({ catalogueDir: catalogue, outDir: join(dir, "full") });
         expect(digest(join(dir, "dist"))).toBe(digest(join(dir, "full")));
+        expect(again.problems).toEqual(full.problems);
       }),
+      { numRuns: 30 },
+    );
+  });
+
+  it("rebuild after a stats-only change the packages whose numbers changed and nothing else, as a full build would", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        catalogueArb.chain((c) => withStats(c).map((next) => [c, next.stats] as const)),
+        async ([first, stats]) => {
+          const dir = tempDir();
+          const catalogue = join(dir, "catalogue");
+          writeCatalogue(catalogue, first);
+          await buildCatalogue({ catalogueDir: catalogue, outDir: join(dir, "dist") });
+          writeStats(catalogue, stats);
+          const again = await buildCatalogue({ catalogueDir: catalogue, outDir: join(dir, "dist") });
+          const second = { ...first, stats };
+          const moved = first.hosts.flatMap(({ id }) =>
+            (first.packages[id] ?? []).filter((m) => {
+              const [before, after] = [first, second].map((c) => numbersOf(c, id, String(m.internal_name)));
+              return before!.downloads !== after!.downloads || before!.rating !== after!.rating;
+            }),
+          );
+          expect(again.built?.mode).toBe(moved.length > 0 ? "incremental" : "unchanged");
+          expect(again.built?.changedPackages).toBe(moved.length);
+          const full = await buildCatalogue({ catalogueDir: catalogue, outDir: join(dir, "full") });
+          expect(digest(join(dir, "dist"))).toBe(digest(join(dir, "full")));
+          expect(again.problems).toEqual(full.problems);
+        },
+      ),
       { numRuns: 30 },
     );
   });
@@ -230,6 +316,7 @@ describe("invalid catalogues", () => {
           writeCatalogue(join(dir, "catalogue"), {
             hosts: [{ id: "primary", name: "P", host: "p.example.org", description: "" }],
             packages: { primary: [{ ...fixedManifest }] },
+            stats: {},
           });
           const file = join(dir, "catalogue", "primary", "one.json");
           writeFileSync(file, corrupt(readFileSync(file, "utf8"), field));
@@ -256,6 +343,7 @@ describe("invalid catalogues", () => {
           writeCatalogue(join(dir, "catalogue"), {
             hosts: [{ id: "primary", name: "P", host: "p.example.org", description: "" }],
             packages: { primary: [] },
+            stats: {},
           });
           writeFileSync(
             join(dir, "catalogue", "primary", `${fileName}.json`),

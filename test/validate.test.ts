@@ -337,6 +337,140 @@ describe("hosts.json and folder rules", () => {
   });
 });
 
+describe("stats rules", () => {
+  const stats = (packages: unknown, more: object = {}) => put({ "stats/primary.json": { packages, ...more } });
+
+  it.each<[string, Change, [string, string, string][]]>([
+    [
+      "negative downloads",
+      stats({ snake: { downloads: -1 } }),
+      [["OUT_OF_RANGE", "stats/primary.json", "/packages/snake/downloads"]],
+    ],
+    [
+      "downloads beyond 2^31-1",
+      stats({ snake: { downloads: 2 ** 31 } }),
+      [["OUT_OF_RANGE", "stats/primary.json", "/packages/snake/downloads"]],
+    ],
+    [
+      "fractional downloads",
+      stats({ snake: { downloads: 1.5 } }),
+      [["WRONG_TYPE", "stats/primary.json", "/packages/snake/downloads"]],
+    ],
+    [
+      "a rating as a number",
+      stats({ snake: { rating: 4 } }),
+      [["WRONG_TYPE", "stats/primary.json", "/packages/snake/rating"]],
+    ],
+    [
+      "a rating longer than the API carries",
+      stats({ snake: { rating: "x".repeat(17) } }),
+      [["BAD_LENGTH", "stats/primary.json", "/packages/snake/rating"]],
+    ],
+    [
+      "an unknown field of an entry",
+      stats({ "a/b~c": { votes: 3 } }),
+      [["UNKNOWN_FIELD", "stats/primary.json", "/packages/a~1b~0c/votes"]],
+    ],
+    ["no packages object", put({ "stats/primary.json": {} }), [["MISSING_FIELD", "stats/primary.json", "/packages"]]],
+    [
+      "a counted log without its hash",
+      stats({}, { counted: [{ sha256: "abc", bytes: 1, file: "a.log", countedAt: "yesterday", downloads: 1 }] }),
+      [
+        ["BAD_FORMAT", "stats/primary.json", "/counted/0/countedAt"],
+        ["BAD_FORMAT", "stats/primary.json", "/counted/0/sha256"],
+      ],
+    ],
+    [
+      "a duplicate entry",
+      put({ "stats/primary.json": '{"packages": {"snake": {"downloads": 1}, "snake": {"downloads": 2}}}' }),
+      [["DUPLICATE_KEY", "stats/primary.json", "/packages/snake"]],
+    ],
+    ["malformed JSON", put({ "stats/primary.json": '{"packages": {}' }), [["JSON_SYNTAX", "stats/primary.json", ""]]],
+    [
+      "a stats file of an undeclared host",
+      put({ "stats/other.json": { packages: {} } }),
+      [["UNEXPECTED_ENTRY", "stats/other.json", ""]],
+    ],
+    [
+      "a folder in the stats folder",
+      put({ "stats/primary/x.json": { packages: {} } }),
+      [["UNEXPECTED_ENTRY", "stats/primary/", ""]],
+    ],
+    ["a file named stats", put({ stats: "" }), [["UNEXPECTED_ENTRY", "stats", ""]]],
+    [
+      "a symbolic link as a stats file",
+      (dir) => {
+        mkdirSync(join(dir, "stats"));
+        symlinkSync(join(dir, "hosts.json"), join(dir, "stats", "primary.json"));
+      },
+      [["SYMLINK", "stats/primary.json", ""]],
+    ],
+    [
+      "a host named stats",
+      (dir) => {
+        writeFiles(dir, { "hosts.json": hostsFile([host("primary"), host("themes"), host("Stats")]) });
+        mkdirSync(join(dir, "Stats"));
+      },
+      [["RESERVED_HOST_ID", "hosts.json", "/hosts/2/id"]],
+    ],
+  ])("%s", async (_, change, expected) => {
+    const { summary, catalogue } = await problemsAfter(change);
+    expect(summary).toEqual(expected);
+    if (expected.some(([code]) => code !== "STATS_UNKNOWN_PACKAGE")) expect(catalogue).toBeUndefined();
+  });
+
+  it("warns about entries of packages the host does not have, and builds", async () => {
+    const { problems, catalogue } = await problemsAfter(
+      stats({ snake: { downloads: 5 }, retired: { downloads: 9, rating: "3" } }),
+    );
+    expect(problems).toEqual([
+      {
+        code: "STATS_UNKNOWN_PACKAGE",
+        severity: "warning",
+        file: "stats/primary.json",
+        pointer: "/packages/retired",
+        message: "names no package of host primary: its numbers are kept, but no package object carries them",
+      },
+    ]);
+    expect(catalogue).toBeDefined();
+  });
+
+  it("merges each entry into its package, defaults for missing fields and missing entries", async () => {
+    const { catalogue } = await problemsAfter(
+      stats({ snake: { downloads: 5, rating: "4.5" }, ZapShot: { rating: "ünï" }, "240pTest": {} }),
+    );
+    const numbers = new Map(
+      catalogue!.packages.get("primary")!.map((p) => {
+        const { downloads, rating } = JSON.parse(p.json) as { downloads: number; rating: string };
+        return [p.name, { downloads, rating }];
+      }),
+    );
+    expect(Object.fromEntries(numbers)).toEqual({
+      "240pTest": { downloads: 0, rating: "" },
+      ZapShot: { downloads: 0, rating: "ünï" },
+      snake: { downloads: 5, rating: "4.5" },
+      "snake-deluxe": { downloads: 0, rating: "" },
+    });
+    // Non-ASCII ratings are escaped like every other string of the API.
+    expect(catalogue!.packages.get("primary")!.find((p) => p.name === "ZapShot")!.json).toContain(
+      '"rating":"\\u00fcn\\u00ef"',
+    );
+  });
+
+  it("reports a bad stats file and every bad manifest in one run", async () => {
+    const { summary } = await problemsAfter((dir) => {
+      writeFiles(dir, {
+        "stats/primary.json": { packages: { snake: { downloads: "12" } } },
+        "primary/snake.json": manifest("snake", { zip_size: -1 }),
+      });
+    });
+    expect(summary).toEqual([
+      ["OUT_OF_RANGE", "primary/snake.json", "/zip_size"],
+      ["WRONG_TYPE", "stats/primary.json", "/packages/snake/downloads"],
+    ]);
+  });
+});
+
 describe("one run", () => {
   it("reports every problem of every file, sorted by file and pointer", async () => {
     const { summary } = await problemsAfter(
