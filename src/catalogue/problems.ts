@@ -33,7 +33,6 @@ export const PROBLEM_CODES = {
   SYMLINK: "a symbolic link inside the catalogue (refused: it could point outside)",
   UNREADABLE: "a file or folder that could not be read",
   STATS_UNKNOWN_PACKAGE: "a stats entry for a package the host does not have (warning: stats outlive packages)",
-  STATS_UNKNOWN_HOST: "a stats file for a host hosts.json does not declare (warning)",
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;

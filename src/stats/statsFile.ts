@@ -48,6 +48,12 @@ export function sameStats(a: PackageStats, b: PackageStats): boolean {
   return a.downloads === b.downloads && a.rating === b.rating;
 }
 
+/** A flat object on one line, spaced as Prettier would: `{ "downloads": 12 }`; undefined fields left out. */
+function oneLine(fields: Record<string, string | number | undefined>): string {
+  const set = Object.entries(fields).filter(([, value]) => value !== undefined);
+  return set.length === 0 ? "{}" : `{ ${set.map(([key, value]) => `"${key}": ${JSON.stringify(value)}`).join(", ")} }`;
+}
+
 const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
@@ -59,9 +65,9 @@ export function serializeStats(file: StatsFile): string {
     .sort(byCodePoint)
     .map((name) => {
       const { downloads, rating } = file.packages[name]!;
-      return `${JSON.stringify(name)}: ${JSON.stringify({ downloads, rating })}`;
+      return `${JSON.stringify(name)}: ${oneLine({ downloads, rating })}`;
     });
-  const counted = (file.counted ?? []).map((log) => JSON.stringify(log));
+  const counted = (file.counted ?? []).map((log) => oneLine({ ...log }));
   const block = (open: string, items: string[], close: string) =>
     items.length === 0 ? `${open}${close}` : `${open}\n    ${items.join(",\n    ")}\n  ${close}`;
   const fields = [`"packages": ${block("{", entries, "}")}`];
