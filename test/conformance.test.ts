@@ -73,3 +73,21 @@ describe.each(SERVERS)("$name", ({ target, targets, start }) => {
     expect(undeclaredFailures(result, row, declared)).toEqual([]);
   });
 });
+
+describe("the conformance fixture", () => {
+  it("carries stats, so every server above serves package objects with real downloads and ratings", async () => {
+    const { catalogue } = await loadCatalogue(copyFixture("conformance"));
+    const numbers = Object.fromEntries(
+      catalogue!.packages.get("primary")!.map((p) => {
+        const { downloads, rating } = JSON.parse(p.json) as { downloads: number; rating: string };
+        return [p.name, [downloads, rating]];
+      }),
+    );
+    expect(numbers).toMatchObject({
+      snake: [1234, "4.5"],
+      ZapShot: [2147483647, ""],
+      "chart.js": [0, "★★★☆☆"],
+      json: [0, ""],
+    });
+  });
+});
