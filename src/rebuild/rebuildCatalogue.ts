@@ -46,6 +46,8 @@ export async function rebuildCatalogue(
   const stats = await rereadStats(options.catalogueDir, state);
   if (!stats) return { fullBuild: "a stats file is no longer a regular file" };
   const survey = surveyCatalogue(options.catalogueDir, state, stats.entries);
+  if (survey.toRead.length >= FULL_BUILD_READS && survey.toRead.length * 2 > packageCount(state))
+    return { fullBuild: "most packages must be read again" };
   const manifests = await rereadManifests(options.catalogueDir, survey.toRead, statsLookup(state, stats.entries));
   const problems = sortProblems([...hostsFile.problems, ...stats.problems, ...survey.problems, ...manifests.problems]);
   if (problems.some(isError)) return { problems };
@@ -72,6 +74,17 @@ export async function rebuildCatalogue(
     writeState(home, plan.state);
   }
   return { problems: plan.problems, built: plan.summary };
+}
+
+/**
+ * Past this many manifests to read, and more than half the catalogue, a full build is quicker than
+ * reading, comparing and splicing each (a first stats file for 100,000 packages: 29 s incremental,
+ * 19 s full on /dev/shm). Below it, a rebuild is quick whatever it reads.
+ */
+const FULL_BUILD_READS = 10_000;
+
+function packageCount(state: BuildState): number {
+  return state.hosts.reduce((n, host) => n + state.packages[host]!.names.length, 0);
 }
 
 /** The stats files as they are now: their signatures, the entries of those read again, and their problems. */
