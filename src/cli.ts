@@ -253,6 +253,53 @@ program
     },
   );
 
+const stats = program.command("stats").description("download counts: catalogue/stats/<host>.json");
+
+stats
+  .command("count")
+  .description("count package downloads in web server access logs into a host's stats file")
+  .argument("<logfile...>", "access logs (combined, S3 or CloudFront; gzipped or not)")
+  .requiredOption("--host <id>", "the host whose packages the logs serve")
+  .requiredOption("--url-pattern <pattern>", "the path of a download, {name} standing for the package name")
+  .option("--catalogue <dir>", "the catalogue folder", "catalogue")
+  .addOption(
+    new Option("--format <format>", "the logs' format (auto: detected per log)")
+      .choices(["auto", "combined", "s3", "cloudfront"])
+      .default("auto"),
+  )
+  .option("--replace", "set the host's downloads to what these logs give, instead of adding to them")
+  .action(
+    async (
+      logs: string[],
+      options: {
+        host: string;
+        urlPattern: string;
+        catalogue: string;
+        format: "auto" | "combined" | "s3" | "cloudfront";
+        replace?: boolean;
+      },
+    ) => {
+      const { countLogs } = await import("./stats/countLogs.js");
+      const { formatCountSummary } = await import("./cli/formatStats.js");
+      const { problems, summary } = await countLogs({
+        catalogueDir: options.catalogue,
+        host: options.host,
+        urlPattern: options.urlPattern,
+        logs,
+        format: options.format,
+        replace: options.replace ?? false,
+      });
+      if (reportProblems(problems, options.catalogue) || !summary) {
+        process.stderr.write("nothing was counted or written\n");
+        process.exitCode = EXIT.invalid;
+        return;
+      }
+      const statsPath = displayPath(join(options.catalogue, summary.statsFile));
+      process.stdout.write(`${formatCountSummary(summary, statsPath).join("\n")}\n`);
+      if (summary.logs.some((log) => log.state === "failed")) process.exitCode = EXIT.invalid;
+    },
+  );
+
 function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) {
     // Commander has printed its message already; help and --version are not errors.
