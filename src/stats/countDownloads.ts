@@ -81,8 +81,18 @@ export interface CountRules {
   countedRanges: ReadonlySet<string>;
 }
 
-function addTo<K>(map: Map<K, number>, key: K, n: number): void {
-  map.set(key, (map.get(key) ?? 0) + n);
+/**
+ * A copy of `text` that refers to nothing else. V8 keeps a slice of a string as a view of the whole:
+ * a name sliced from a line would keep the megabyte of log text it was cut from alive for the whole
+ * run, so whatever outlives its line is copied.
+ */
+function detached(text: string): string {
+  return Buffer.from(text, "utf8").toString("utf8");
+}
+
+function addTo(map: Map<string, number>, key: string, n: number): void {
+  const count = map.get(key);
+  map.set(count === undefined ? detached(key) : key, (count ?? 0) + n);
 }
 
 function addUnknown(map: Map<string, number>, name: string, n: number): void {
@@ -95,22 +105,28 @@ function addUnknown(map: Map<string, number>, name: string, n: number): void {
  * in a run.
  */
 export function countRequest(tally: Tally, request: LogRequest, rules: CountRules): void {
-  const skip = (reason: SkipReason) => void tally.skipped[reason]++;
-  if (request.method !== "GET") return skip("notGet");
-  if (request.status !== 200 && request.status !== 206) return skip("status");
+  const reason = skipReason(tally, request, rules);
+  if (reason) tally.skipped[reason]++;
+}
+
+/** Why a request is not counted, or undefined after counting it. */
+function skipReason(tally: Tally, request: LogRequest, rules: CountRules): SkipReason | undefined {
+  if (request.method !== "GET") return "notGet";
+  if (request.status !== 200 && request.status !== 206) return "status";
   const name = rules.pattern.match(request.path);
-  if (name === undefined) return skip("noMatch");
+  if (name === undefined) return "noMatch";
   if (!rules.packages.has(name)) {
     addUnknown(tally.unknownNames, name, 1);
-    return skip("unknownPackage");
+    return "unknownPackage";
   }
-  if (isBot(request.userAgent)) return skip("bot");
+  if (isBot(request.userAgent)) return "bot";
   if (request.status === 206) {
     const key = `${request.client}\0${request.userAgent}\0${name}`;
-    if (tally.ranges.has(key) || rules.countedRanges.has(key)) return skip("repeatedRange");
-    tally.ranges.add(key);
+    if (tally.ranges.has(key) || rules.countedRanges.has(key)) return "repeatedRange";
+    tally.ranges.add(detached(key));
   }
   addTo(tally.downloads, name, 1);
+  return undefined;
 }
 
 /** Counts one parsed line of `file` (line numbers from 1). */
