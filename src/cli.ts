@@ -18,6 +18,7 @@ import { renderConfig } from "./targets/renderConfig.js";
 import { TARGETS, targetById } from "./targets/index.js";
 import type { TargetId } from "./targets/target.js";
 import { VERSION } from "./util/version.js";
+import { LOG_FORMATS, type LogFormat } from "./stats/logFormats.js";
 
 const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3 } as const;
 
@@ -264,7 +265,7 @@ stats
   .option("--catalogue <dir>", "the catalogue folder", "catalogue")
   .addOption(
     new Option("--format <format>", "the logs' format (auto: detected per log)")
-      .choices(["auto", "combined", "s3", "cloudfront"])
+      .choices(["auto", ...LOG_FORMATS])
       .default("auto"),
   )
   .option("--replace", "set the host's downloads to what these logs give, instead of adding to them")
@@ -275,7 +276,7 @@ stats
         host: string;
         urlPattern: string;
         catalogue: string;
-        format: "auto" | "combined" | "s3" | "cloudfront";
+        format: LogFormat | "auto";
         replace?: boolean;
       },
     ) => {
