@@ -18,6 +18,7 @@ import { renderConfig } from "./targets/renderConfig.js";
 import { TARGETS, targetById } from "./targets/index.js";
 import type { TargetId } from "./targets/target.js";
 import { VERSION } from "./util/version.js";
+import { LOG_FORMATS, type LogFormat } from "./stats/logFormats.js";
 
 const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3 } as const;
 
@@ -250,6 +251,53 @@ program
       ];
       if (!result.dryRun) lines.push("", ...cloudFrontSetup(result.location));
       process.stdout.write(`${lines.join("\n")}\n`);
+    },
+  );
+
+const stats = program.command("stats").description("download counts: catalogue/stats/<host>.json");
+
+stats
+  .command("count")
+  .description("count package downloads in web server access logs into a host's stats file")
+  .argument("<logfile...>", "access logs (combined, S3 or CloudFront; gzipped or not)")
+  .requiredOption("--host <id>", "the host whose packages the logs serve")
+  .requiredOption("--url-pattern <pattern>", "the path of a download, {name} standing for the package name")
+  .option("--catalogue <dir>", "the catalogue folder", "catalogue")
+  .addOption(
+    new Option("--format <format>", "the logs' format (auto: detected per log)")
+      .choices(["auto", ...LOG_FORMATS])
+      .default("auto"),
+  )
+  .option("--replace", "set the host's downloads to what these logs give, instead of adding to them")
+  .action(
+    async (
+      logs: string[],
+      options: {
+        host: string;
+        urlPattern: string;
+        catalogue: string;
+        format: LogFormat | "auto";
+        replace?: boolean;
+      },
+    ) => {
+      const { countLogs } = await import("./stats/countLogs.js");
+      const { formatCountSummary } = await import("./cli/formatStats.js");
+      const { problems, summary } = await countLogs({
+        catalogueDir: options.catalogue,
+        host: options.host,
+        urlPattern: options.urlPattern,
+        logs,
+        format: options.format,
+        replace: options.replace ?? false,
+      });
+      if (reportProblems(problems, options.catalogue) || !summary) {
+        process.stderr.write("nothing was counted or written\n");
+        process.exitCode = EXIT.invalid;
+        return;
+      }
+      const statsPath = displayPath(join(options.catalogue, summary.statsFile));
+      process.stdout.write(`${formatCountSummary(summary, statsPath).join("\n")}\n`);
+      if (summary.logs.some((log) => log.state === "failed")) process.exitCode = EXIT.invalid;
     },
   );
 

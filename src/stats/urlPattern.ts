@@ -1,0 +1,50 @@
+// `--url-pattern`: which request paths are a download of which package. `{name}` stands for a
+// package name (every `{name}` of a pattern is the same name); everything else is literal.
+import { isValidName, NAME_PATTERN_BODY } from "../catalogue/names.js";
+import { UsageError } from "../util/errors.js";
+
+const PLACEHOLDER = "{name}";
+
+export interface UrlPattern {
+  readonly source: string;
+  /** The package name a logged request target downloads, if it is a download. */
+  match(target: string): string | undefined;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+}
+
+/** Compiles a pattern such as `/hbb/{name}/{name}.zip`; a pattern that cannot be one is a usage error. */
+export function compileUrlPattern(source: string): UrlPattern {
+  if (!source.startsWith("/"))
+    throw new UsageError(`--url-pattern ${source}: must start with / (it matches request paths)`);
+  if (/[?#]/.test(source))
+    throw new UsageError(`--url-pattern ${source}: must not contain ? or # (the query string is ignored)`);
+  const literals = source.split(PLACEHOLDER);
+  if (literals.length < 2) throw new UsageError(`--url-pattern ${source}: must contain ${PLACEHOLDER}`);
+  // The first {name} captures; the others must repeat what it captured.
+  const body = literals
+    .map(escapeRegExp)
+    .reduce((regExp, literal, i) => `${regExp}${i === 1 ? `(?<name>${NAME_PATTERN_BODY})` : "\\k<name>"}${literal}`);
+  const regExp = new RegExp(`^${body}$`);
+  return {
+    source,
+    match(target) {
+      const query = target.indexOf("?");
+      const path = decodePath(query < 0 ? target : target.slice(0, query));
+      const name = path === undefined ? undefined : regExp.exec(path)?.groups?.name;
+      return isValidName(name) ? name : undefined;
+    },
+  };
+}
+
+/** A path with its %XX escapes decoded, or undefined when one is malformed (or not UTF-8). */
+export function decodePath(path: string): string | undefined {
+  if (!path.includes("%")) return path;
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return undefined;
+  }
+}
