@@ -1,5 +1,5 @@
 // @ts-check
-// npm run bench [-- --sizes 10000,100000] [--fs disk,shm] [--runs 3] [--hosts 2] [--coders real|synthetic]
+// npm run bench [-- --sizes 10000,100000] [--fs disk,shm] [--runs 3] [--hosts 2] [--coders real|synthetic] [--log-mb 1024]
 //
 // Compares shopfront's build with ../shared/bench/floor.mjs --filtered (the least work that writes
 // the same API files, category and coder lists included) in the same run, on catalogues with
@@ -9,7 +9,11 @@
 //   no-op     a rebuild with nothing changed
 //   one edit  a rebuild after one manifest was edited (first one after a cold build, and the median
 //             of the following ones, which find the spare slot up to date)
-// with the peak RSS of each. Writes the results as JSON to bench-results/.
+//   stats     a rebuild after a first stats file (every package gets an entry), then the median of
+//             daily counts (a tenth of the packages' downloads change; the first after the first stats
+//             file is reported apart, as it also brings the spare slot up to date)
+// with the peak RSS of each. Then scripts/bench-stats.mjs times `stats count` on a generated combined
+// log of --log-mb (0 skips it). Writes the results as JSON to bench-results/.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
@@ -29,6 +33,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "3" },
     hosts: { type: "string", default: "2" },
     coders: { type: "string", default: "real" },
+    "log-mb": { type: "string", default: "1024" },
     "work-dir": { type: "string", default: join(ROOT, "bench-results", "work") },
   },
 });
@@ -81,6 +86,22 @@ function editManifest(catalogue, i) {
   );
 }
 
+const { serializeStats } = await import(join(ROOT, "lib", "stats", "statsFile.js"));
+
+/** Writes every host's stats file: each package gets an entry; `changed` of them (a fraction) new downloads. */
+function writeStats(catalogue, round, changed) {
+  mkdirSync(join(catalogue, "stats"), { recursive: true });
+  for (const entry of readdirSync(catalogue, { withFileTypes: true })) {
+    if (!entry.isDirectory() || entry.name === "stats") continue;
+    const packages = {};
+    readdirSync(join(catalogue, entry.name)).forEach((file, i) => {
+      const moved = (i * 7919 + round * 104729) % 1000 < changed * 1000;
+      packages[file.slice(0, -".json".length)] = { downloads: moved ? round * 1000 + (i % 997) : i % 997 };
+    });
+    writeFileSync(join(catalogue, "stats", `${entry.name}.json`), serializeStats({ packages }));
+  }
+}
+
 const results = [];
 for (const place of places) {
   for (const size of sizes) {
@@ -128,6 +149,12 @@ for (const place of places) {
       editManifest(catalogue, i + 1);
       return build();
     });
+    writeStats(catalogue, 0, 0);
+    const firstStats = build();
+    const days = Array.from({ length: runs + 1 }, (_, i) => {
+      writeStats(catalogue, i + 1, 0.1);
+      return build();
+    });
     const floorCold = median(cold.floor);
     const row = {
       fs: place.name,
@@ -146,8 +173,18 @@ for (const place of places) {
       oursColdRssMb: median(cold.oursRss),
       noopRssMb: median(noop.map((t) => t.rssMb)),
       editRssMb: median(edits.slice(1).map((t) => t.rssMb)),
+      firstStatsS: firstStats.seconds,
+      firstDayS: days[0].seconds,
+      statsDayS: median(days.slice(1).map((t) => t.seconds)),
+      statsDayOfFloorCold: median(days.slice(1).map((t) => t.seconds)) / floorCold,
+      statsDayRssMb: median(days.slice(1).map((t) => t.rssMb)),
       runs,
-      samples: { cold, noop: noop.map((t) => t.seconds), edits: edits.map((t) => t.seconds) },
+      samples: {
+        cold,
+        noop: noop.map((t) => t.seconds),
+        edits: edits.map((t) => t.seconds),
+        stats: [firstStats, ...days].map((t) => t.seconds),
+      },
     };
     results.push(row);
     removeOutput(ours);
@@ -169,7 +206,11 @@ const header = [
   "1st edit",
   "edit",
   "of floor",
-  "RSS floor/cold/no-op/edit MB",
+  "1st stats",
+  "1st day",
+  "day",
+  "of floor",
+  "RSS floor/cold/no-op/edit/day MB",
 ];
 const table = [
   header,
@@ -184,7 +225,11 @@ const table = [
     s(r.firstEditS),
     s(r.editS),
     pct(r.editOfFloorCold),
-    [r.floorRssMb, r.oursColdRssMb, r.noopRssMb, r.editRssMb]
+    s(r.firstStatsS),
+    s(r.firstDayS),
+    s(r.statsDayS),
+    pct(r.statsDayOfFloorCold),
+    [r.floorRssMb, r.oursColdRssMb, r.noopRssMb, r.editRssMb, r.statsDayRssMb]
       .map((m) => (Number.isFinite(m) ? m.toFixed(0) : "-"))
       .join("/"),
   ]),
@@ -192,7 +237,8 @@ const table = [
 const widths = header.map((_, c) => Math.max(...table.map((row) => row[c].length)));
 console.log(table.map((row) => row.map((cell, c) => cell.padEnd(widths[c])).join("  ")).join("\n"));
 console.log(
-  `medians of ${runs} runs; cold = empty output folder; edit = one manifest changed (median of ${runs}; 1st edit = the first after a cold build)`,
+  `medians of ${runs} runs; cold = empty output folder; edit = one manifest changed (median of ${runs}; 1st edit = the first after a cold build); ` +
+    `1st stats = every package gets a stats entry; day = a tenth of the downloads change (median of ${runs}; 1st day = the first after 1st stats)`,
 );
 for (const r of results) if (r.floorFailed) console.log(`the floor failed at ${r.fs} ${r.packages}: ${r.floorFailed}`);
 
@@ -209,3 +255,20 @@ const file = join(outDir, `bench-${report.date.replace(/[:.]/g, "-")}.json`);
 writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 writeFileSync(join(outDir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
 console.log(`written ${file}`);
+
+if (Number(values["log-mb"]) > 0) {
+  const logBench = spawnSync(
+    process.execPath,
+    [
+      join(ROOT, "scripts", "bench-stats.mjs"),
+      "--size-mb",
+      values["log-mb"],
+      "--work-dir",
+      join(places[0].dir, "stats"),
+    ],
+    { stdio: "inherit" },
+  );
+  // The generated log is as large as asked: never left behind (on /dev/shm it would hold memory).
+  rmSync(join(places[0].dir, "stats"), { recursive: true, force: true });
+  if (logBench.status !== 0) throw new Error(`bench-stats.mjs failed (exit ${logBench.status})`);
+}
