@@ -12,6 +12,7 @@
 // - cloudfront: CloudFront standard logs
 //   (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/standard-logs-reference.html),
 //   W3C extended: tab-separated, columns named by the `#Fields:` header.
+import { escapeNonAscii } from "../routes/filterList.js";
 
 export const LOG_FORMATS = ["combined", "s3", "cloudfront"] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
@@ -220,7 +221,8 @@ export function parseS3Line(line: string): ParsedLine {
   if (typeof operationField === "string") return { bad: operationField };
   const operation = line.slice(operationField[0], operationField[1]);
   const parts = operation.split(".");
-  if (parts.length < 3) return { bad: `the operation ${JSON.stringify(operation.slice(0, 40))} is not one of S3's` };
+  if (parts.length < 3)
+    return { bad: `the operation ${escapeNonAscii(JSON.stringify(operation.slice(0, 40)))} is not one of S3's` };
   const key = reader.skip(1);
   if (key) return { bad: key };
   const request = reader.quoted();
