@@ -1,0 +1,280 @@
+// The last step of every import: what a reader (a Homebrew Browser list, a running API) found, written
+// into a catalogue. Each package is checked by the catalogue's own rules before it is written, so the
+// written catalogue validates; a package that cannot be written as it is, is skipped with the reasons,
+// never changed to fit. Nothing existing is overwritten without `force`.
+import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { type HostInfo, type HostsFile, type PackageStats } from "../catalogue/fields.js";
+import { foldCase, isValidName, NAME_RULE } from "../catalogue/names.js";
+import { isError, type Problem } from "../catalogue/problems.js";
+import { schemaValidators, type Validators } from "../catalogue/schemas.js";
+import { readSourceFile } from "../read/readCatalogue.js";
+import { describeSchemaError } from "../validate/describeSchemaError.js";
+import { serializeStats, statsFileOf, type StatsFile } from "../stats/statsFile.js";
+import {
+  HOSTS_FILE,
+  MANIFEST_EXTENSION,
+  MAX_SOURCE_BYTES,
+  MAX_STATS_BYTES,
+  validateHostsFile,
+  validateManifest,
+  validateStatsFile,
+} from "../validate/catalogueRules.js";
+
+/** A package as a reader found it: its manifest fields as read (not yet checked) and its numbers. */
+export interface ImportedPackage {
+  host: string;
+  /** Its internal_name as the source gives it. */
+  name: string;
+  /** Where it was read, for reports: `line 12`, `https://.../v2/primary/packages [3]`. */
+  source: string;
+  manifest: Record<string, unknown>;
+  stats?: PackageStats;
+}
+
+/** A package, or a part of the source, that was not imported, and why. */
+export interface SkippedEntry {
+  source: string;
+  host?: string;
+  name?: string;
+  reasons: string[];
+}
+
+/** What a reader found. */
+export interface ImportSource {
+  /** The hosts, for readers that know them (an API's /v1/hosts); written when the catalogue has none. */
+  hosts?: HostsFile;
+  /** Hosts a reader imports into that it knows nothing of but their id (a list imported `--host ID`). */
+  hostIds?: string[];
+  packages: ImportedPackage[];
+  /** What the reader could not read. */
+  skipped: SkippedEntry[];
+  /** Fields the source has and the API has not, with how many packages had them. */
+  notCarriedOver: Map<string, number>;
+}
+
+export interface ImportOptions {
+  catalogueDir: string;
+  /** Overwrite existing manifests, stats entries and hosts.json. */
+  force: boolean;
+}
+
+export interface ImportSummary {
+  /** Manifests written, relative to the catalogue folder. */
+  written: string[];
+  skipped: SkippedEntry[];
+  notCarriedOver: [string, number][];
+  /** What happened to hosts.json. */
+  hostsFile: "kept" | "written" | "hosts added";
+  /** Hosts declared with placeholder name, host and description, to be edited. */
+  placeholderHosts: string[];
+  /** Stats files written, relative to the catalogue folder. */
+  statsFiles: string[];
+}
+
+export interface ImportResult {
+  /** Problems of the catalogue's hosts.json or stats files that stop the import: nothing was written. */
+  problems: Problem[];
+  summary?: ImportSummary;
+}
+
+/** Writes a file by renaming a complete copy over it: a reader sees the old file or the new one. */
+function writeAtomically(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  writeFileSync(temporary, text);
+  renameSync(temporary, path);
+}
+
+/** A manifest as shopfront's catalogues hold it: the manifest fields in alphabetical order, two-space JSON. */
+export function manifestText(manifest: Record<string, unknown>): string {
+  const ordered: Record<string, unknown> = {};
+  for (const key of Object.keys(manifest).sort()) ordered[key] = manifest[key];
+  return `${JSON.stringify(ordered, null, 2)}\n`;
+}
+
+/** A DNS label made of a host id (which may hold `_` and `.`). */
+function dnsLabel(id: string): string {
+  const label = id
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .slice(0, 63)
+    .replace(/^-+|-+$/g, "");
+  return label || "host";
+}
+
+/** The placeholder a host that a reader names only by its id is declared with, under a domain reserved for examples. */
+function placeholderHost(id: string): HostInfo {
+  return {
+    id,
+    name: id,
+    host: `${dnsLabel(id)}.example.org`,
+    description: `Imported by shopfront; edit the name, host and description in ${HOSTS_FILE}.`,
+  };
+}
+
+/** The hosts.json the import writes, or the problems of the one there. */
+function planHosts(
+  options: ImportOptions,
+  source: ImportSource,
+  validators: Validators,
+): { problems: Problem[]; hosts?: HostsFile; change: ImportSummary["hostsFile"]; placeholders: string[] } {
+  const path = join(options.catalogueDir, HOSTS_FILE);
+  const there = existsSync(path);
+  if (source.hosts && (!there || options.force))
+    return { problems: [], hosts: source.hosts, change: "written", placeholders: [] };
+  let current: HostsFile = { default: "", hosts: [] };
+  if (there) {
+    const checked = validateHostsFile(readSourceFile(path, MAX_SOURCE_BYTES), validators);
+    if (!checked.hostsFile) return { problems: checked.problems, change: "kept", placeholders: [] };
+    current = checked.hostsFile;
+  }
+  const declared = new Set(current.hosts.map((h) => h.id));
+  const missing = (source.hostIds ?? []).filter((id) => !declared.has(id));
+  if (missing.length === 0) return { problems: [], hosts: current, change: "kept", placeholders: [] };
+  const hosts = [...current.hosts, ...missing.map(placeholderHost)];
+  return {
+    problems: [],
+    hosts: { default: current.default || hosts[0]!.id, hosts },
+    change: there ? "hosts added" : "written",
+    placeholders: missing,
+  };
+}
+
+/** A host's stats file as it is, or the problems that keep the import from adding to it. */
+function readStats(
+  catalogueDir: string,
+  host: string,
+  validators: Validators,
+): { problems: Problem[]; stats?: StatsFile } {
+  const file = statsFileOf(host);
+  const path = join(catalogueDir, file);
+  if (!existsSync(path)) return { problems: [], stats: { packages: {} } };
+  const checked = validateStatsFile(file, readSourceFile(path, MAX_STATS_BYTES), validators);
+  return checked.stats && !checked.problems.some(isError)
+    ? { problems: [], stats: checked.stats }
+    : { problems: checked.problems };
+}
+
+/** The names a host has and the names this import gives it, by their folded form. */
+interface HostNames {
+  existing: Map<string, string>;
+  importing: Map<string, ImportedPackage>;
+}
+
+/** Why a package cannot be written as it is; none when it can. */
+function packageReasons(
+  pkg: ImportedPackage,
+  file: string,
+  names: HostNames,
+  options: ImportOptions,
+  validators: Validators,
+): string[] {
+  if (!isValidName(pkg.name)) return [`its name ${JSON.stringify(pkg.name)} cannot be a package name: ${NAME_RULE}`];
+  const folded = foldCase(pkg.name);
+  const earlier = names.importing.get(folded);
+  if (earlier)
+    return [
+      earlier.name === pkg.name
+        ? `the source has ${pkg.name} twice; the first (${earlier.source}) is imported`
+        : `its name differs only in case from ${earlier.name} (${earlier.source}), which is imported`,
+    ];
+  const existing = names.existing.get(folded);
+  if (existing !== undefined && existing !== pkg.name)
+    return [`its name differs only in case from ${pkg.host}/${existing}${MANIFEST_EXTENSION}, which the host has`];
+  if (existing !== undefined && !options.force) return [`${file} exists (--force overwrites it)`];
+  const reasons: string[] = [];
+  const bytes = Buffer.from(manifestText(pkg.manifest));
+  const checked = validateManifest({ host: pkg.host, name: pkg.name, file }, { bytes }, validators);
+  for (const p of checked.problems.filter(isError)) reasons.push(`${p.pointer || "the manifest"} ${p.message}`);
+  if (pkg.stats && !validators.stats({ packages: { [pkg.name]: pkg.stats } })) {
+    for (const error of validators.stats.errors ?? []) {
+      const f = describeSchemaError(error);
+      reasons.push(`${f.pointer.replace(`/packages/${pkg.name}`, "")} ${f.message}`);
+    }
+  }
+  return reasons;
+}
+
+/**
+ * Writes what a reader found into the catalogue: hosts.json when it has none (or `force`), each
+ * package that passes the catalogue's rules, and their numbers into the hosts' stats files.
+ */
+export async function writeImport(source: ImportSource, options: ImportOptions): Promise<ImportResult> {
+  const validators = await schemaValidators();
+  const hosts = planHosts(options, source, validators);
+  if (!hosts.hosts) return { problems: hosts.problems };
+  const declared = new Set(hosts.hosts.hosts.map((h) => h.id));
+
+  const stats = new Map<string, StatsFile>();
+  const problems: Problem[] = [];
+  for (const host of new Set(source.packages.map((p) => p.host))) {
+    if (!declared.has(host)) continue;
+    const read = readStats(options.catalogueDir, host, validators);
+    problems.push(...read.problems);
+    if (read.stats) stats.set(host, read.stats);
+  }
+  if (problems.length > 0) return { problems };
+
+  const skipped = [...source.skipped];
+  const toWrite: { pkg: ImportedPackage; file: string }[] = [];
+  const byHost = new Map<string, HostNames>();
+  for (const pkg of source.packages) {
+    const file = `${pkg.host}/${pkg.name}${MANIFEST_EXTENSION}`;
+    const entry = { source: pkg.source, host: pkg.host, name: pkg.name };
+    if (!declared.has(pkg.host)) {
+      skipped.push({ ...entry, reasons: [`host ${pkg.host} is not declared in ${HOSTS_FILE} (--force replaces it)`] });
+      continue;
+    }
+    let names = byHost.get(pkg.host);
+    if (!names)
+      byHost.set(pkg.host, (names = { existing: existingNames(options.catalogueDir, pkg.host), importing: new Map() }));
+    const reasons = packageReasons(pkg, file, names, options, validators);
+    if (reasons.length > 0) skipped.push({ ...entry, reasons });
+    else {
+      toWrite.push({ pkg, file });
+      names.importing.set(foldCase(pkg.name), pkg);
+    }
+  }
+
+  if (hosts.change !== "kept")
+    writeAtomically(join(options.catalogueDir, HOSTS_FILE), `${JSON.stringify(hosts.hosts, null, 2)}\n`);
+  for (const id of declared) mkdirSync(join(options.catalogueDir, id), { recursive: true });
+  for (const { pkg, file } of toWrite) writeAtomically(join(options.catalogueDir, file), manifestText(pkg.manifest));
+  const statsFiles: string[] = [];
+  for (const [host, file] of stats) {
+    const written = toWrite.filter((w) => w.pkg.host === host && w.pkg.stats);
+    if (written.length === 0) continue;
+    const packages = new Map(Object.entries(file.packages));
+    for (const { pkg } of written) packages.set(pkg.name, pkg.stats!);
+    writeAtomically(
+      join(options.catalogueDir, statsFileOf(host)),
+      serializeStats({ ...file, packages: Object.fromEntries(packages) }),
+    );
+    statsFiles.push(statsFileOf(host));
+  }
+  return {
+    problems: [],
+    summary: {
+      written: toWrite.map((w) => w.file),
+      skipped,
+      notCarriedOver: [...source.notCarriedOver].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+      hostsFile: hosts.change,
+      placeholderHosts: hosts.placeholders,
+      statsFiles,
+    },
+  };
+}
+
+/** The names of a host's manifests there are, by their folded form. */
+function existingNames(catalogueDir: string, host: string): Map<string, string> {
+  const dir = join(catalogueDir, host);
+  const names = new Map<string, string>();
+  if (!existsSync(dir)) return names;
+  for (const file of readdirSync(dir)) {
+    if (!file.endsWith(MANIFEST_EXTENSION)) continue;
+    const name = file.slice(0, -MANIFEST_EXTENSION.length);
+    names.set(foldCase(name), name);
+  }
+  return names;
+}
