@@ -4,7 +4,7 @@
 // turns it into an exit code: 0 ok, 1 invalid catalogue, failed check (or a failure outside the
 // catalogue), 2 usage error, 3 internal error. Only this file prints, and only this file catches.
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option } from "commander";
 import { buildCatalogue } from "./build/buildCatalogue.js";
 import { validateCatalogue } from "./build/validateCatalogue.js";
@@ -18,6 +18,8 @@ import { renderConfig } from "./targets/renderConfig.js";
 import { TARGETS, targetById } from "./targets/index.js";
 import type { TargetId } from "./targets/target.js";
 import { VERSION } from "./util/version.js";
+import type { ImportSource } from "./import/writeImport.js";
+import { isValidName, NAME_RULE } from "./catalogue/names.js";
 import { LOG_FORMATS, type LogFormat } from "./stats/logFormats.js";
 
 const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3 } as const;
@@ -254,6 +256,53 @@ program
     },
   );
 
+const importer = program
+  .command("import")
+  .description("write a catalogue from an existing store: a Homebrew Browser list or a running API");
+
+/**
+ * What every import ends with: write what the reader found, print the summary, and validate the
+ * catalogue as it now is. Exits 1 when anything was skipped or the catalogue does not validate.
+ */
+async function finishImport(source: ImportSource, options: { catalogue: string; force?: boolean }): Promise<void> {
+  const { writeImport } = await import("./import/writeImport.js");
+  const { formatImportSummary } = await import("./cli/formatImport.js");
+  const { problems, summary } = await writeImport(source, {
+    catalogueDir: options.catalogue,
+    force: options.force ?? false,
+  });
+  if (reportProblems(problems, options.catalogue) || !summary) {
+    process.stderr.write("nothing was imported\n");
+    process.exitCode = EXIT.invalid;
+    return;
+  }
+  process.stdout.write(`${formatImportSummary(summary, displayPath(options.catalogue)).join("\n")}\n`);
+  const started = performance.now();
+  const { problems: left, valid } = await validateCatalogue(options.catalogue);
+  if (reportProblems(left, options.catalogue) || !valid) process.exitCode = EXIT.invalid;
+  else process.stdout.write(`${formatValidSummary(valid.hosts, valid.packages, seconds(started))}\n`);
+  if (summary.skipped.length > 0) process.exitCode = EXIT.invalid;
+}
+
+importer
+  .command("hbb")
+  .description("write a host's manifests and stats from a Homebrew Browser list (listv036.txt, listv035.txt)")
+  .argument("<file>", "the list file")
+  .requiredOption("--host <id>", "the host the packages belong to (declared in hosts.json if it is not yet)")
+  .option("--catalogue <dir>", "the catalogue folder", "catalogue")
+  .option("--force", "overwrite existing manifests and their stats entries")
+  .action(async (file: string, options: { host: string; catalogue: string; force?: boolean }) => {
+    if (!isValidName(options.host)) throw new UsageError(`--host ${JSON.stringify(options.host)}: ${NAME_RULE}`);
+    const { readHbbList } = await import("./import/readHbbList.js");
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(file);
+    } catch (e) {
+      throw new UsageError(`cannot read the list ${file}: ${(e as Error).message}`);
+    }
+    await finishImport(readHbbList(bytes, options.host), options);
+  });
+
 const stats = program.command("stats").description("download counts: catalogue/stats/<host>.json");
 
 stats
@@ -324,6 +373,13 @@ function exitCodeFor(error: unknown): number {
   );
   return EXIT.internal;
 }
+
+// A reader that closes the pipe early (`shopfront ... | head`) has what it wanted: not an error.
+for (const stream of [process.stdout, process.stderr])
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(process.exitCode ?? EXIT.ok);
+  });
 
 try {
   await program.parseAsync(process.argv);

@@ -4,13 +4,13 @@
 // never changed to fit. Nothing existing is overwritten without `force`.
 import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { type HostInfo, type HostsFile, type PackageStats } from "../catalogue/fields.js";
+import { NO_STATS, type HostInfo, type HostsFile, type PackageStats } from "../catalogue/fields.js";
 import { foldCase, isValidName, NAME_RULE } from "../catalogue/names.js";
 import { isError, type Problem } from "../catalogue/problems.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { readSourceFile } from "../read/readCatalogue.js";
 import { describeSchemaError } from "../validate/describeSchemaError.js";
-import { serializeStats, statsFileOf, type StatsFile } from "../stats/statsFile.js";
+import { sameStats, serializeStats, statsFileOf, type StatsFile } from "../stats/statsFile.js";
 import {
   HOSTS_FILE,
   MANIFEST_EXTENSION,
@@ -51,6 +51,8 @@ export interface ImportSource {
   skipped: SkippedEntry[];
   /** Fields the source has and the API has not, with how many packages had them. */
   notCarriedOver: Map<string, number>;
+  /** How the reader read what it could (an encoding it assumed, a category it inferred). */
+  notes?: string[];
 }
 
 export interface ImportOptions {
@@ -64,6 +66,7 @@ export interface ImportSummary {
   written: string[];
   skipped: SkippedEntry[];
   notCarriedOver: [string, number][];
+  notes: string[];
   /** What happened to hosts.json. */
   hostsFile: "kept" | "written" | "hosts added";
   /** Hosts declared with placeholder name, host and description, to be edited. */
@@ -246,7 +249,11 @@ export async function writeImport(source: ImportSource, options: ImportOptions):
     const written = toWrite.filter((w) => w.pkg.host === host && w.pkg.stats);
     if (written.length === 0) continue;
     const packages = new Map(Object.entries(file.packages));
-    for (const { pkg } of written) packages.set(pkg.name, pkg.stats!);
+    // An entry of 0 and "" says what no entry says, so none is written (and an overwritten one goes).
+    for (const { pkg } of written)
+      if (sameStats(pkg.stats!, NO_STATS)) packages.delete(pkg.name);
+      else packages.set(pkg.name, pkg.stats!);
+    if (packages.size === 0 && !existsSync(join(options.catalogueDir, statsFileOf(host)))) continue;
     writeAtomically(
       join(options.catalogueDir, statsFileOf(host)),
       serializeStats({ ...file, packages: Object.fromEntries(packages) }),
@@ -259,6 +266,7 @@ export async function writeImport(source: ImportSource, options: ImportOptions):
       written: toWrite.map((w) => w.file),
       skipped,
       notCarriedOver: [...source.notCarriedOver].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+      notes: source.notes ?? [],
       hostsFile: hosts.change,
       placeholderHosts: hosts.placeholders,
       statsFiles,
