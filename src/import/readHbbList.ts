@@ -15,8 +15,24 @@ const MIN_TOKENS = 9;
 /** The categories a list's footers name. */
 const LIST_CATEGORIES = ["demos", "emulators", "games", "media", "utilities"];
 
-const windows1252 = new TextDecoder("windows-1252");
 const utf8 = new TextDecoder("utf-8");
+
+/**
+ * Windows-1252's characters for bytes 0x80 to 0x9F (the WHATWG Encoding Standard's index; the five
+ * bytes it leaves undefined stay C1 controls, which the rules then report). Every other byte is the
+ * Latin-1 character of the same number. Node's TextDecoder reads this label as Latin-1, so the
+ * table is here.
+ */
+const WINDOWS_1252_80_9F =
+  "\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f" +
+  "\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178";
+
+function decodeWindows1252(bytes: Uint8Array): string {
+  let text = "";
+  for (const byte of bytes)
+    text += byte >= 0x80 && byte <= 0x9f ? WINDOWS_1252_80_9F[byte - 0x80] : String.fromCharCode(byte);
+  return text;
+}
 
 /**
  * The file's lines as text. Lists from the Homebrew Browser era were written by Windows tools and
@@ -35,7 +51,7 @@ function decodeLines(bytes: Uint8Array): { lines: string[]; notUtf8: number[] } 
     if (isUtf8(line)) lines.push(utf8.decode(line));
     else {
       notUtf8.push(lines.length + 1);
-      lines.push(windows1252.decode(line));
+      lines.push(decodeWindows1252(line));
     }
     start = end + 1;
   }
