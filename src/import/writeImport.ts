@@ -29,7 +29,8 @@ export interface ImportedPackage {
   /** Where it was read, for reports: `line 12`, `https://.../v2/primary/packages [3]`. */
   source: string;
   manifest: Record<string, unknown>;
-  stats?: PackageStats;
+  /** Its stats entry; a field left out reports its default, as in a stats file. */
+  stats?: Partial<PackageStats>;
 }
 
 /** A package, or a part of the source, that was not imported, and why. */
