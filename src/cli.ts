@@ -18,6 +18,7 @@ import { renderConfig } from "./targets/renderConfig.js";
 import { TARGETS, targetById } from "./targets/index.js";
 import type { TargetId } from "./targets/target.js";
 import { VERSION } from "./util/version.js";
+import type { ImportSource } from "./import/writeImport.js";
 import { LOG_FORMATS, type LogFormat } from "./stats/logFormats.js";
 
 const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3 } as const;
@@ -251,6 +252,75 @@ program
       ];
       if (!result.dryRun) lines.push("", ...cloudFrontSetup(result.location));
       process.stdout.write(`${lines.join("\n")}\n`);
+    },
+  );
+
+const importer = program
+  .command("import")
+  .description("write a catalogue from an existing store: a Homebrew Browser list or a running API");
+
+/**
+ * What every import ends with: write what the reader found, print the summary, and validate the
+ * catalogue as it now is. Exits 1 when anything was skipped or the catalogue does not validate.
+ */
+async function finishImport(source: ImportSource, options: { catalogue: string; force?: boolean }): Promise<void> {
+  const { writeImport } = await import("./import/writeImport.js");
+  const { formatImportSummary } = await import("./cli/formatImport.js");
+  const { problems, summary } = await writeImport(source, {
+    catalogueDir: options.catalogue,
+    force: options.force ?? false,
+  });
+  if (reportProblems(problems, options.catalogue) || !summary) {
+    process.stderr.write("nothing was imported\n");
+    process.exitCode = EXIT.invalid;
+    return;
+  }
+  process.stdout.write(`${formatImportSummary(summary, displayPath(options.catalogue)).join("\n")}\n`);
+  const started = performance.now();
+  const { problems: left, valid } = await validateCatalogue(options.catalogue);
+  if (reportProblems(left, options.catalogue) || !valid) process.exitCode = EXIT.invalid;
+  else process.stdout.write(`${formatValidSummary(valid.hosts, valid.packages, seconds(started))}\n`);
+  if (summary.skipped.length > 0) process.exitCode = EXIT.invalid;
+}
+
+importer
+  .command("api")
+  .description("import a running API's hosts, packages and numbers (or the same JSON saved in files)")
+  .argument("[url]", "the API's base URL, such as https://api.example.org")
+  .option("--from-files <dir>", "read DIR/v1/hosts and DIR/v1/<host>/packages instead (a build's dist/ works)")
+  .option("--catalogue <dir>", "the catalogue to write into", "catalogue")
+  .option("--force", "overwrite existing manifests, stats entries and hosts.json")
+  .option("--concurrency <n>", "hosts fetched at once (default 4)")
+  .option("--timeout <seconds>", "give up on a request after this long (default 30)")
+  .action(
+    async (
+      url: string | undefined,
+      options: { fromFiles?: string; catalogue: string; force?: boolean; concurrency?: string; timeout?: string },
+    ) => {
+      const either = "import api: give either the API's URL or --from-files DIR";
+      const { fetchApi, readApiFiles } = await import("./import/fetchApi.js");
+      if (options.fromFiles !== undefined) {
+        if (url !== undefined) throw new UsageError(either);
+        if (options.concurrency !== undefined || options.timeout !== undefined)
+          throw new UsageError("--concurrency and --timeout apply to a URL, not to --from-files");
+        await finishImport(await readApiFiles(options.fromFiles), options);
+        return;
+      }
+      if (url === undefined) throw new UsageError(either);
+      const concurrency = Number(options.concurrency ?? 4);
+      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+        throw new UsageError(`--concurrency ${options.concurrency}: expected 1 to 64`);
+      const timeoutSeconds = Number(options.timeout ?? 30);
+      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0 || timeoutSeconds > 3600)
+        throw new UsageError(`--timeout ${options.timeout}: expected seconds, more than 0 and at most 3600`);
+      const onProgress = progressLine("fetched");
+      const source = await fetchApi({
+        baseUrl: url,
+        concurrency,
+        timeoutSeconds,
+        ...(onProgress ? { onProgress } : {}),
+      });
+      await finishImport(source, options);
     },
   );
 
