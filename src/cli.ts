@@ -314,12 +314,13 @@ importer
       if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0 || timeoutSeconds > 3600)
         throw new UsageError(`--timeout ${options.timeout}: expected seconds, more than 0 and at most 3600`);
       const onProgress = progressLine("fetched");
-      const source = await fetchApi({
-        baseUrl: url,
-        concurrency,
-        timeoutSeconds,
-        ...(onProgress ? { onProgress } : {}),
-      });
+      let source: ImportSource;
+      try {
+        source = await fetchApi({ baseUrl: url, concurrency, timeoutSeconds, ...(onProgress ? { onProgress } : {}) });
+      } finally {
+        // A failure leaves the progress line unfinished: clear it, so the error is a line of its own.
+        if (onProgress) process.stderr.write("\r\x1b[K");
+      }
       await finishImport(source, options);
     },
   );
