@@ -303,6 +303,48 @@ importer
     await finishImport(readHbbList(bytes, options.host), options);
   });
 
+importer
+  .command("api")
+  .description("import a running API's hosts, packages and numbers (or the same JSON saved in files)")
+  .argument("[url]", "the API's base URL, such as https://api.example.org")
+  .option("--from-files <dir>", "read DIR/v1/hosts and DIR/v1/<host>/packages instead (a build's dist/ works)")
+  .option("--catalogue <dir>", "the catalogue to write into", "catalogue")
+  .option("--force", "overwrite existing manifests, stats entries and hosts.json")
+  .option("--concurrency <n>", "hosts fetched at once (default 4)")
+  .option("--timeout <seconds>", "give up on a request after this long (default 30)")
+  .action(
+    async (
+      url: string | undefined,
+      options: { fromFiles?: string; catalogue: string; force?: boolean; concurrency?: string; timeout?: string },
+    ) => {
+      const either = "import api: give either the API's URL or --from-files DIR";
+      const { fetchApi, readApiFiles } = await import("./import/fetchApi.js");
+      if (options.fromFiles !== undefined) {
+        if (url !== undefined) throw new UsageError(either);
+        if (options.concurrency !== undefined || options.timeout !== undefined)
+          throw new UsageError("--concurrency and --timeout apply to a URL, not to --from-files");
+        await finishImport(await readApiFiles(options.fromFiles), options);
+        return;
+      }
+      if (url === undefined) throw new UsageError(either);
+      const concurrency = Number(options.concurrency ?? 4);
+      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+        throw new UsageError(`--concurrency ${options.concurrency}: expected 1 to 64`);
+      const timeoutSeconds = Number(options.timeout ?? 30);
+      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0 || timeoutSeconds > 3600)
+        throw new UsageError(`--timeout ${options.timeout}: expected seconds, more than 0 and at most 3600`);
+      const onProgress = progressLine("fetched");
+      let source: ImportSource;
+      try {
+        source = await fetchApi({ baseUrl: url, concurrency, timeoutSeconds, ...(onProgress ? { onProgress } : {}) });
+      } finally {
+        // A failure leaves the progress line unfinished: clear it, so the error is a line of its own.
+        if (onProgress) process.stderr.write("\r\x1b[K");
+      }
+      await finishImport(source, options);
+    },
+  );
+
 const stats = program.command("stats").description("download counts: catalogue/stats/<host>.json");
 
 stats

@@ -94,7 +94,7 @@ describe("shopfront (the binary)", () => {
     expect(run.stderr.split("\n")).toEqual([
       'catalogue/primary/ZapShot.json: /zip_size must be integer (is string "12")',
       "catalogue/primary/snake.json: line 1, column 27: expected a property name in double quotes, found the end of the file",
-      'catalogue/themes/dark-blue.json: /rating is computed by the build from catalogue/stats/<host>.json and must not be in a manifest',
+      "catalogue/themes/dark-blue.json: /rating is computed by the build from catalogue/stats/<host>.json and must not be in a manifest",
       "3 errors in 3 files; nothing was written",
       "",
     ]);

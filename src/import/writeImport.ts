@@ -10,7 +10,7 @@ import { isError, type Problem } from "../catalogue/problems.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { readSourceFile } from "../read/readCatalogue.js";
 import { describeSchemaError } from "../validate/describeSchemaError.js";
-import { sameStats, serializeStats, statsFileOf, type StatsFile } from "../stats/statsFile.js";
+import { serializeStats, statsFileOf, type StatsFile } from "../stats/statsFile.js";
 import {
   HOSTS_FILE,
   MANIFEST_EXTENSION,
@@ -29,7 +29,8 @@ export interface ImportedPackage {
   /** Where it was read, for reports: `line 12`, `https://.../v2/primary/packages [3]`. */
   source: string;
   manifest: Record<string, unknown>;
-  stats?: PackageStats;
+  /** Its numbers, which replace its stats entry; a field left out is the default, as in a stats file. */
+  stats?: Partial<PackageStats>;
 }
 
 /** A package, or a part of the source, that was not imported, and why. */
@@ -249,10 +250,15 @@ export async function writeImport(source: ImportSource, options: ImportOptions):
     const written = toWrite.filter((w) => w.pkg.host === host && w.pkg.stats);
     if (written.length === 0) continue;
     const packages = new Map(Object.entries(file.packages));
-    // An entry of 0 and "" says what no entry says, so none is written (and an overwritten one goes).
-    for (const { pkg } of written)
-      if (sameStats(pkg.stats!, NO_STATS)) packages.delete(pkg.name);
-      else packages.set(pkg.name, pkg.stats!);
+    // Only the numbers that are not the default go in, as `stats count` writes them; a package at 0
+    // and "" has no entry, which says the same (and an entry it had goes).
+    for (const { pkg } of written) {
+      const entry = Object.fromEntries(
+        Object.entries(pkg.stats!).filter(([key, value]) => value !== NO_STATS[key as keyof PackageStats]),
+      );
+      if (Object.keys(entry).length === 0) packages.delete(pkg.name);
+      else packages.set(pkg.name, entry);
+    }
     if (packages.size === 0 && !existsSync(join(options.catalogueDir, statsFileOf(host)))) continue;
     writeAtomically(
       join(options.catalogueDir, statsFileOf(host)),

@@ -116,7 +116,8 @@ export function describeSchemaError(error: SchemaError): Finding {
 }
 
 function unknownFieldMessage(field: string, known: readonly string[]): string {
-  if (field in COMPUTED_FIELDS) return 'is computed by the build from catalogue/stats/<host>.json and must not be in a manifest';
+  if (field in COMPUTED_FIELDS)
+    return "is computed by the build from catalogue/stats/<host>.json and must not be in a manifest";
   const close = known.filter((k) => editDistance(k, field) <= 2);
   const hint =
     close.length > 0
