@@ -71,6 +71,22 @@ function integer(token: string): number | string {
   return /^(0|[1-9][0-9]{0,15})$/.test(token) ? Number(token) : token;
 }
 
+type Six = [string, string, string, string, string, string];
+
+/** The tokens of a package line that has at least MIN_TOKENS, by name (icon and binary size are not carried). */
+function tokenFields(tokens: readonly string[]) {
+  return {
+    name: tokens[0]!,
+    updated: tokens[1]!,
+    packageType: tokens[4]!,
+    zipSize: tokens[5]!,
+    downloads: tokens[6]!,
+    rating: tokens[7]!,
+    controllers: tokens[8]!,
+    rest: tokens.slice(MIN_TOKENS),
+  };
+}
+
 interface Pending {
   pkg: ImportedPackage;
   line: number;
@@ -129,26 +145,8 @@ export function readHbbList(bytes: Uint8Array, host: string): ImportSource {
       i = textEnd;
       continue;
     }
-    const [name, updated, , , packageType, zipSize, downloads, rating, controllers, ...rest] = tokens as [
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      ...string[],
-    ];
-    const [displayName, coder, version, extracted, short, long] = text as [
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-    ];
+    const { name, updated, packageType, zipSize, downloads, rating, controllers, rest } = tokenFields(tokens);
+    const [displayName, coder, version, extracted, short, long] = text as Six;
     notCarried("icon size");
     notCarried("binary size");
     // Extra folders may hold spaces: everything between controllers and the two flags.

@@ -2,13 +2,14 @@
 // into a catalogue. Each package is checked by the catalogue's own rules before it is written, so the
 // written catalogue validates; a package that cannot be written as it is, is skipped with the reasons,
 // never changed to fit. Nothing existing is overwritten without `force`.
-import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { NO_STATS, type HostInfo, type HostsFile, type PackageStats } from "../catalogue/fields.js";
 import { foldCase, isValidName, NAME_RULE } from "../catalogue/names.js";
 import { isError, type Problem } from "../catalogue/problems.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { readSourceFile } from "../read/readCatalogue.js";
+import { writeAtomically } from "../util/writeAtomically.js";
 import { describeSchemaError } from "../validate/describeSchemaError.js";
 import { serializeStats, statsFileOf, type StatsFile } from "../stats/statsFile.js";
 import {
@@ -80,14 +81,6 @@ export interface ImportResult {
   /** Problems of the catalogue's hosts.json or stats files that stop the import: nothing was written. */
   problems: Problem[];
   summary?: ImportSummary;
-}
-
-/** Writes a file by renaming a complete copy over it: a reader sees the old file or the new one. */
-function writeAtomically(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  writeFileSync(temporary, text);
-  renameSync(temporary, path);
 }
 
 /** A manifest as shopfront's catalogues hold it: the manifest fields in alphabetical order, two-space JSON. */

@@ -3,9 +3,9 @@
 // stats file back atomically. Memory stays flat however large the logs: a chunk, a line, the counts
 // per package and the set of 206 clients.
 import { createHash, type Hash } from "node:crypto";
-import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { createReadStream, existsSync, readdirSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { basename, join } from "node:path";
 import { pipeline } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { isValidName } from "../catalogue/names.js";
@@ -13,6 +13,7 @@ import { isError, type Problem } from "../catalogue/problems.js";
 import { schemaValidators } from "../catalogue/schemas.js";
 import { readSourceFile } from "../read/readCatalogue.js";
 import { UsageError } from "../util/errors.js";
+import { writeAtomically } from "../util/writeAtomically.js";
 import {
   HOSTS_FILE,
   MANIFEST_EXTENSION,
@@ -215,14 +216,6 @@ async function readLog(
     bytes: offset,
     tally: state === "already counted" ? newTally() : tally,
   };
-}
-
-/** Writes a file by renaming a complete temporary copy over it: readers see the old file or the new one. */
-function writeAtomically(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  writeFileSync(temporary, text);
-  renameSync(temporary, path);
 }
 
 function checkLogs(logs: readonly string[]): void {
