@@ -1,7 +1,7 @@
 // The catalogue's rules, as pure functions from plain data (a listing, a file's bytes) to problems.
 import type { HostsFile, Manifest } from "../catalogue/fields.js";
 import { foldCase, isValidName, NAME_RULE, nameProblem, RESERVED_NAME_RULE } from "../catalogue/names.js";
-import { parseJson } from "./parseJson.js";
+import { numbersAsWritten, parseJson } from "./parseJson.js";
 import { finding, inFile, pointerToken, type Finding, type Problem } from "../catalogue/problems.js";
 import { describeSchemaError } from "./describeSchemaError.js";
 import type { CatalogueListing, SourceBytes } from "../read/readCatalogue.js";
@@ -43,9 +43,12 @@ function validateJsonFile(
   if (parsed.value === undefined) return parsed;
   const findings = [...parsed.findings];
   if (!validate(parsed.value)) {
+    const errors = validate.errors ?? [];
+    // Only a file with a number in a wrong place is scanned again, for the number's text.
+    const written = errors.some((e) => typeof e.data === "number") ? numbersAsWritten(source.bytes) : undefined;
     const seen = new Set<string>();
-    for (const error of validate.errors ?? []) {
-      const f = describeSchemaError(error);
+    for (const error of errors) {
+      const f = describeSchemaError(error, written);
       const key = `${f.code} ${f.pointer} ${f.message}`;
       if (!seen.has(key)) findings.push(f);
       seen.add(key);
