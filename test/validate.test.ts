@@ -370,6 +370,29 @@ describe("hosts.json and folder rules", () => {
     expect(catalogue).toBeUndefined();
   });
 
+  it.each(["snake.json~", "#snake.json#", "snake.json.bak", "snake.json.orig", "snake.json.tmp", "4913", "x.swp"])(
+    "ignores an editor's leftover %s in a host or stats folder, with a warning",
+    async (name) => {
+      const { problems, catalogue } = await problemsAfter(
+        put({ [`primary/${name}`]: "{", [`stats/${name}`]: "", "stats/primary.json": { packages: {} } }),
+      );
+      expect(problems.map((p) => [p.code, p.severity, p.file, p.message])).toEqual(
+        [`primary/${name}`, `stats/${name}`].map((file) => [
+          "IGNORED_FILE",
+          "warning",
+          file,
+          "is ignored: it looks like an editor's backup or temporary file, not a manifest",
+        ]),
+      );
+      expect(catalogue!.packages.get("primary")!.map((p) => p.name)).toEqual([
+        "240pTest",
+        "ZapShot",
+        "snake",
+        "snake-deluxe",
+      ]);
+    },
+  );
+
   it("still checks every manifest when hosts.json is broken", async () => {
     const { summary } = await problemsAfter(
       put({ "hosts.json": "{", "primary/snake.json": manifest("snake", { zip_size: "x" }) }),

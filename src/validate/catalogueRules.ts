@@ -190,8 +190,30 @@ export interface LayoutResult {
 }
 
 /**
+ * Files an editor or a merge tool leaves next to the file it edits: backups (`snake.json~`,
+ * `snake.json.bak`, `snake.json.orig`), Emacs' auto-save files (`#snake.json#`), swap and temporary
+ * files, and the file `4913` Vim creates for a moment to test whether a folder is writable. Hidden
+ * ones (`.snake.json.swp`) are not listed at all.
+ */
+const EDITOR_LEFTOVER = /~$|^#.*#$|\.(?:bak|orig|rej|tmp|swp|swo)$|^4913$/i;
+
+export function isEditorLeftover(name: string): boolean {
+  return EDITOR_LEFTOVER.test(name);
+}
+
+function ignoredFile(): Finding {
+  return finding(
+    "IGNORED_FILE",
+    "",
+    "is ignored: it looks like an editor's backup or temporary file, not a manifest",
+    "warning",
+  );
+}
+
+/**
  * The folder rules: every folder is a declared host and every declared host a folder, manifests are
- * regular `<name>.json` files with a legal name, no two names of a host differ only in case, and no
+ * regular `<name>.json` files with a legal name (editors' backups beside them are ignored, with a
+ * warning), no two names of a host differ only in case, and no
  * symbolic links (one could point outside the catalogue). `declared` is undefined when hosts.json is
  * unusable; then every folder is checked as a host, so one run still reports every manifest.
  * `known` names passed the same rules in the previous build (the rules are part of the build's key):
@@ -263,6 +285,10 @@ export function validateLayout(
         add(file, finding("SYMLINK", "", "is a symbolic link: manifests must be regular files"));
         continue;
       }
+      if (entry.kind === "file" && isEditorLeftover(entry.name)) {
+        add(file, ignoredFile());
+        continue;
+      }
       if (entry.kind !== "file" || !entry.name.endsWith(MANIFEST_EXTENSION)) {
         add(
           entry.kind === "directory" ? `${file}/` : file,
@@ -317,6 +343,7 @@ function validateStatsLayout(
       add(file, finding("SYMLINK", "", "is a symbolic link: stats files must be regular files"));
     else if (entry.kind === "file" && host !== undefined && hosts.includes(host))
       stats.push({ host, file: statsFileOf(host) });
+    else if (entry.kind === "file" && isEditorLeftover(entry.name)) add(file, ignoredFile());
     else
       add(
         entry.kind === "directory" ? `${file}/` : file,
