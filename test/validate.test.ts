@@ -242,7 +242,7 @@ describe("manifest rules", () => {
     ["2011-03-13", "2011-03-13 is 1299974400 in Unix seconds"],
     ["2011-03-13T12:30:00Z", "2011-03-13T12:30:00Z is 1300019400 in Unix seconds"],
     ["2011-03-13T12:30:00+01:00", "2011-03-13T12:30:00+01:00 is 1300015800 in Unix seconds"],
-    ["2011-03-13 12:30", "2011-03-13 12:30 is 1300019400 in Unix seconds"],
+    ["2011-03-13 12:30", "2011-03-13 12:30 is 1300019400 in Unix seconds, read as UTC"],
   ])("gives the Unix seconds of a date written as text, %j", async (date, hint) => {
     const { problems } = await problemsAfter(put({ "primary/snake.json": manifest("snake", { updated: date }) }));
     expect(problems.map((p) => [p.pointer, p.message])).toEqual([

@@ -142,8 +142,9 @@ function typeHint(data: unknown, path: string, type: string, found: string): str
   // `found` is a number as the file has it: `"version": 1.0` is quoted as "1.0", not "1".
   if (type === "string" && typeof data === "number") return `; write it as a string: "${found}"`;
   if (path === `${TIMESTAMP}type` && typeof data === "string") {
-    const seconds = unixSeconds(data);
-    if (seconds !== undefined) return `; ${data.trim()} is ${seconds} in Unix seconds`;
+    const date = unixSeconds(data);
+    if (date !== undefined)
+      return `; ${data.trim()} is ${date.seconds} in Unix seconds${date.zoneless ? ", read as UTC" : ""}`;
   }
   return "";
 }
@@ -171,16 +172,16 @@ function editDistance(a: string, b: string): number {
 
 /**
  * Unix seconds of a date written as text: an ISO date (midnight UTC) or date and time, with a zone
- * or without one (then read as UTC); undefined for anything else.
+ * or without one (then read as UTC, and said so); undefined for anything else.
  */
-function unixSeconds(text: string): number | undefined {
+function unixSeconds(text: string): { seconds: number; zoneless: boolean } | undefined {
   const match = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:\d{2})?)?$/i.exec(
     text.trim(),
   );
   if (!match) return undefined;
   const [, date, time, zone] = match;
   const ms = Date.parse(time === undefined ? `${date}T00:00:00Z` : `${date}T${time}${zone ?? "Z"}`);
-  return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);
+  return Number.isNaN(ms) ? undefined : { seconds: Math.floor(ms / 1000), zoneless: time !== undefined && !zone };
 }
 
 /**
