@@ -381,7 +381,7 @@ describe("hosts.json and folder rules", () => {
           "IGNORED_FILE",
           "warning",
           file,
-          "is ignored: it looks like an editor's backup or temporary file, not a manifest",
+          "is ignored: it looks like an editor's backup or temporary file",
         ]),
       );
       expect(catalogue!.packages.get("primary")!.map((p) => p.name)).toEqual([

@@ -197,25 +197,20 @@ export interface LayoutResult {
  */
 const EDITOR_LEFTOVER = /~$|^#.*#$|\.(?:bak|orig|rej|tmp|swp|swo)$|^4913$/i;
 
-export function isEditorLeftover(name: string): boolean {
+function isEditorLeftover(name: string): boolean {
   return EDITOR_LEFTOVER.test(name);
 }
 
 function ignoredFile(): Finding {
-  return finding(
-    "IGNORED_FILE",
-    "",
-    "is ignored: it looks like an editor's backup or temporary file, not a manifest",
-    "warning",
-  );
+  return finding("IGNORED_FILE", "", "is ignored: it looks like an editor's backup or temporary file", "warning");
 }
 
 /**
  * The folder rules: every folder is a declared host and every declared host a folder, manifests are
  * regular `<name>.json` files with a legal name (editors' backups beside them are ignored, with a
- * warning), no two names of a host differ only in case, and no
- * symbolic links (one could point outside the catalogue). `declared` is undefined when hosts.json is
- * unusable; then every folder is checked as a host, so one run still reports every manifest.
+ * warning), no two names of a host differ only in case, and no symbolic links (one could point
+ * outside the catalogue). `declared` is undefined when hosts.json is unusable; then every folder is
+ * checked as a host, so one run still reports every manifest.
  * `known` names passed the same rules in the previous build (the rules are part of the build's key):
  * they are not checked again, and folding for case collisions is done only when a new name appears.
  */
