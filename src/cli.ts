@@ -226,6 +226,10 @@ program
   .option("--delete", "delete objects under the prefix that the build does not have")
   .option("--dry-run", "print the plan and change nothing")
   .option("--cache-control <value>", "Cache-Control of every API object", DEFAULT_CACHE_CONTROL)
+  .option(
+    "--cloudfront-help",
+    "print the steps that serve the bucket through CloudFront (printed anyway after a first deploy to AWS)",
+  )
   .action(
     async (
       url: string,
@@ -236,6 +240,7 @@ program
         delete?: boolean;
         dryRun?: boolean;
         cacheControl: string;
+        cloudfrontHelp?: boolean;
       },
     ) => {
       const started = performance.now();
@@ -244,14 +249,14 @@ program
       process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
       // Loaded here: the SDK takes 0.2 s to import, which no other command should pay.
       const { deployToS3 } = await import("./deploy/deployToS3.js");
-      const { cloudFrontSetup, formatPlan, formatSummary } = await import("./cli/formatDeploy.js");
+      const { cloudFrontSetup, formatPlan, formatSummary, showCloudFrontSetup } = await import("./cli/formatDeploy.js");
       const onProgress = options.dryRun ? undefined : progressLine("deployed");
       const result = await deployToS3({ url, ...options, ...(onProgress ? { onProgress } : {}) });
       const lines = [
         ...(result.dryRun ? formatPlan(result) : []),
         ...formatSummary(result, displayPath(options.dir), seconds(started)),
       ];
-      if (!result.dryRun) lines.push("", ...cloudFrontSetup(result.location));
+      if (showCloudFrontSetup(result, options)) lines.push("", ...cloudFrontSetup(result.location));
       process.stdout.write(`${lines.join("\n")}\n`);
     },
   );

@@ -2,6 +2,7 @@
 // the summary line, and an untouched output after a failed build.
 import { spawnSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { copyFixture, manifest, readTree, ROOT, writeFiles } from "./helpers.js";
@@ -139,6 +140,23 @@ describe("shopfront (the binary)", () => {
       code: 2,
       stderr: expect.stringContaining("is not a shopfront output"),
     });
+  });
+
+  it("serve on a port in use: one line suggesting another port, exit 2", async () => {
+    const cwd = project();
+    expect(shopfront(cwd, "build", "--quiet").code).toBe(0);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      expect(shopfront(cwd, "serve", "--port", String(port))).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `error: port ${port} is in use on 127.0.0.1: pick another with --port ${port + 1}, or --port 0 for any free one\n`,
+      });
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it("prints its version", () => {

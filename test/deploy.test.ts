@@ -13,7 +13,8 @@ import {
 } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../src/build/buildCatalogue.js";
-import { deployToS3, type DeployOptions } from "../src/deploy/deployToS3.js";
+import { deployToS3, type DeployOptions, type DeployResult } from "../src/deploy/deployToS3.js";
+import { showCloudFrontSetup } from "../src/cli/formatDeploy.js";
 import { DEFAULT_CACHE_CONTROL, STATE_FILE } from "../src/deploy/planDeploy.js";
 import { UsageError } from "../src/util/errors.js";
 import { copyFixture, manifest, readTree, ROOT, tempDir, writeFiles } from "./helpers.js";
@@ -134,7 +135,7 @@ describe("shopfront deploy to a local S3 server", () => {
           `v1/primary/category/games/coder/${FIXTURE_CODER}/packages`,
         ]),
       );
-      expect(result).toMatchObject({ uploaded: api.length, deleted: 0, retries: 0 });
+      expect(result).toMatchObject({ uploaded: api.length, deleted: 0, retries: 0, first: true });
       expect(result.plan.skipped).toEqual(NOT_API);
       const puts = proxy.requests.filter((r) => r.method === "PUT").map((r) => r.key.replace(/^site\//, ""));
       // Each file once, then the record.
@@ -163,7 +164,7 @@ describe("shopfront deploy to a local S3 server", () => {
       const proxy = await startFaultProxy(store.url);
       const result = await deploy({ url, dir: p.dist, endpoint: proxy.url });
       await proxy.close();
-      expect(result).toMatchObject({ uploaded: 0, bytes: 0, deleted: 0 });
+      expect(result).toMatchObject({ uploaded: 0, bytes: 0, deleted: 0, first: false });
       expect(result.plan.unchanged.map((u) => u.file.path).sort()).toEqual(apiFiles(p.dist));
       expect(proxy.requests.filter((r) => r.method !== "GET" && r.method !== "HEAD")).toEqual([]);
     });
@@ -358,6 +359,30 @@ describe("shopfront deploy refuses bad input before it sends anything", () => {
   });
 });
 
+describe("the CloudFront steps after a deploy", () => {
+  // Only what the decision reads: a deploy's other fields do not change it.
+  const result = (dryRun: boolean, first: boolean) => ({ dryRun, first }) as DeployResult;
+  const endpoint = "http://127.0.0.1:9000";
+
+  it("follow a first deploy to AWS", () => {
+    expect(showCloudFrontSetup(result(false, true), {})).toBe(true);
+  });
+
+  it("do not follow a deploy to a bucket that had objects, a dry run, or a deploy to another store", () => {
+    expect(showCloudFrontSetup(result(false, false), {})).toBe(false);
+    expect(showCloudFrontSetup(result(true, true), {})).toBe(false);
+    expect(showCloudFrontSetup(result(false, true), { endpoint })).toBe(false);
+  });
+
+  it("follow any deploy with --cloudfront-help", () => {
+    for (const [dryRun, first] of [
+      [false, false],
+      [true, true],
+    ] as const)
+      expect(showCloudFrontSetup(result(dryRun, first), { endpoint, cloudfrontHelp: true })).toBe(true);
+  });
+});
+
 describe("shopfront deploy (the binary)", () => {
   let store: S3Store;
   beforeAll(async () => {
@@ -365,7 +390,7 @@ describe("shopfront deploy (the binary)", () => {
   });
   afterAll(() => store?.stop());
 
-  it("deploys with a summary and the CloudFront steps; --dry-run prints the plan", async () => {
+  it("deploys with a summary; --dry-run prints the plan; the CloudFront steps only with --cloudfront-help to another store", async () => {
     const p = await project();
     const cwd = join(p.dist, "..");
     const url = `s3://${TEST_BUCKET}/cli`;
@@ -416,16 +441,23 @@ describe("shopfront deploy (the binary)", () => {
       "",
     ]);
 
+    // A first deploy, but not to AWS: no CloudFront steps.
     const run = await shopfront(cwd, ["deploy", url, "--endpoint", store.url]);
     expect(run).toMatchObject({ code: 0, stderr: "" });
     expect(run.stdout).toMatch(
       new RegExp(
-        `^deployed dist to s3://shopfront-test/cli: ${total} uploaded \\(\\d+\\.\\d kB\\), 0 unchanged, 0 deleted in \\d+\\.\\d s\n\n`,
+        `^deployed dist to s3://shopfront-test/cli: ${total} uploaded \\(\\d+\\.\\d kB\\), 0 unchanged, 0 deleted in \\d+\\.\\d s\n$`,
       ),
     );
-    expect(run.stdout).toContain("`shopfront config cloudfront --out cloudfront/`");
-    expect(run.stdout).toContain("event type viewer-request");
-    expect(run.stdout).toContain(
+
+    const asked = await shopfront(cwd, ["deploy", url, "--endpoint", store.url, "--cloudfront-help"]);
+    expect(asked).toMatchObject({ code: 0, stderr: "" });
+    expect(asked.stdout).toMatch(
+      /: 0 uploaded \(0 B\), \d+ unchanged, 0 deleted in \d+\.\d s\n\nTo serve it through CloudFront/,
+    );
+    expect(asked.stdout).toContain("`shopfront config cloudfront --out cloudfront/`");
+    expect(asked.stdout).toContain("event type viewer-request");
+    expect(asked.stdout).toContain(
       "custom error responses for 403 and 404, each with response page path /404.json and response code 404",
     );
   });

@@ -85,6 +85,12 @@ describe("incremental builds", () => {
         "unchanged",
       ],
       [
+        "an editor's backups beside the manifests",
+        (d) => writeFiles(d, { "primary/snake.json~": "{", "primary/#snake.json#": "", "primary/4913": "" }),
+        "unchanged",
+      ],
+      ["nothing, with the backups still there", () => {}, "unchanged"],
+      [
         "a host's description",
         (d) =>
           writeFiles(d, {
@@ -290,6 +296,23 @@ describe("incremental builds", () => {
     expect(again.built?.mode).toBe("unchanged");
     expect(again.problems).toEqual(first.problems);
     expect(again.problems.map((p) => p.code)).toEqual(["UPDATED_BEFORE_RELEASE"]);
+  });
+
+  it("report the files they ignore again, listing the catalogue or not", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    writeFiles(catalogue, { "primary/snake.json.bak": "{", "themes/dark-blue.json.orig": "" });
+    const first = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
+    expect(first.problems.map((p) => [p.code, p.file])).toEqual([
+      ["IGNORED_FILE", "primary/snake.json.bak"],
+      ["IGNORED_FILE", "themes/dark-blue.json.orig"],
+    ]);
+    // Long after the edits the folders are not listed again (surveyKnown); right after, they are.
+    for (const now of [settled, undefined]) {
+      const again = await buildCatalogue({ catalogueDir: catalogue, outDir: out, now });
+      expect(again.built?.mode).toBe("unchanged");
+      expect(again.problems).toEqual(first.problems);
+    }
   });
 
   it("rebuild fully with --force, and for a new target list", async () => {

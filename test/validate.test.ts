@@ -206,7 +206,55 @@ describe("manifest rules", () => {
     expect(messages["/zip_size"]).toBe('must be integer (is string "12")');
     expect(messages["/downloads"]).toContain("computed by the build");
     expect(messages["/relase_date"]).toContain('did you mean "release_date"?');
-    expect(messages["/release_date"]).toContain("looks like milliseconds");
+    expect(messages["/release_date"]).toBe(
+      "must be at most 2147483647 (is 1300000000000): Unix time is in seconds, and this looks like milliseconds: 1300000000",
+    );
+  });
+
+  it("quotes a number as the file writes it, and says to write it as a string", async () => {
+    const text = JSON.stringify(manifest("snake", { version: 1 }), null, 2).replace('"version": 1', '"version": 1.0');
+    const { problems } = await problemsAfter(put({ "primary/snake.json": text }));
+    expect(problems.map((p) => [p.code, p.pointer, p.message])).toEqual([
+      ["WRONG_TYPE", "/version", 'must be string (is 1.0); write it as a string: "1.0"'],
+    ]);
+  });
+
+  it.each([
+    ["game", "games"],
+    ["Games", "games"],
+    ["utility", "utilities"],
+    ["emulator", "emulators"],
+  ])("suggests the allowed value a category %j most likely meant", async (category, meant) => {
+    const { problems } = await problemsAfter(put({ "primary/snake.json": manifest("snake", { category }) }));
+    expect(problems.map((p) => p.message)).toEqual([
+      `must be one of "demos", "emulators", "games", "media", "utilities", "themes" (is string ${JSON.stringify(category)}); did you mean "${meant}"?`,
+    ]);
+  });
+
+  it("suggests no value when none is close", async () => {
+    const { problems } = await problemsAfter(
+      put({ "primary/snake.json": manifest("snake", { category: "apps", package_type: "exe" }) }),
+    );
+    expect(problems.map((p) => p.message).filter((m) => m.includes("did you mean"))).toEqual([]);
+  });
+
+  it.each([
+    ["2011-03-13", "2011-03-13 is 1299974400 in Unix seconds"],
+    ["2011-03-13T12:30:00Z", "2011-03-13T12:30:00Z is 1300019400 in Unix seconds"],
+    ["2011-03-13T12:30:00+01:00", "2011-03-13T12:30:00+01:00 is 1300015800 in Unix seconds"],
+    ["2011-03-13 12:30", "2011-03-13 12:30 is 1300019400 in Unix seconds, read as UTC"],
+  ])("gives the Unix seconds of a date written as text, %j", async (date, hint) => {
+    const { problems } = await problemsAfter(put({ "primary/snake.json": manifest("snake", { updated: date }) }));
+    expect(problems.map((p) => [p.pointer, p.message])).toEqual([
+      ["/updated", `must be integer (is string ${JSON.stringify(date)}); ${hint}`],
+    ]);
+  });
+
+  it("gives no seconds for text that is no date", async () => {
+    const { problems } = await problemsAfter(
+      put({ "primary/snake.json": manifest("snake", { release_date: "March 2011" }) }),
+    );
+    expect(problems.map((p) => p.message)).toEqual(['must be integer (is string "March 2011")']);
   });
 });
 
@@ -321,6 +369,29 @@ describe("hosts.json and folder rules", () => {
     expect(summary.sort()).toEqual(expected.sort());
     expect(catalogue).toBeUndefined();
   });
+
+  it.each(["snake.json~", "#snake.json#", "snake.json.bak", "snake.json.orig", "snake.json.tmp", "4913", "x.swp"])(
+    "ignores an editor's leftover %s in a host or stats folder, with a warning",
+    async (name) => {
+      const { problems, catalogue } = await problemsAfter(
+        put({ [`primary/${name}`]: "{", [`stats/${name}`]: "", "stats/primary.json": { packages: {} } }),
+      );
+      expect(problems.map((p) => [p.code, p.severity, p.file, p.message])).toEqual(
+        [`primary/${name}`, `stats/${name}`].map((file) => [
+          "IGNORED_FILE",
+          "warning",
+          file,
+          "is ignored: it looks like an editor's backup or temporary file",
+        ]),
+      );
+      expect(catalogue!.packages.get("primary")!.map((p) => p.name)).toEqual([
+        "240pTest",
+        "ZapShot",
+        "snake",
+        "snake-deluxe",
+      ]);
+    },
+  );
 
   it("still checks every manifest when hosts.json is broken", async () => {
     const { summary } = await problemsAfter(

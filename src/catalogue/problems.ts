@@ -30,6 +30,7 @@ export const PROBLEM_CODES = {
   UNDECLARED_HOST_FOLDER: "a folder of the catalogue is not a declared host",
   NOT_A_FOLDER: "a host's entry in the catalogue is not a folder",
   UNEXPECTED_ENTRY: "a file or folder where the catalogue expects none",
+  IGNORED_FILE: "an editor's backup or temporary file in a host or stats folder (foo.json~, #foo.json#, .bak, .orig, .tmp), which is skipped (warning)",
   SYMLINK: "a symbolic link inside the catalogue (refused: it could point outside)",
   UNREADABLE: "a file or folder that could not be read",
   STATS_UNKNOWN_PACKAGE: "a stats entry for a package the host does not have (warning: stats outlive packages)",

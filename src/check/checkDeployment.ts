@@ -2,7 +2,8 @@
 // catalogue builds to, with what the host cannot do marked as such rather than failed.
 import { loadCatalogue } from "../build/loadCatalogue.js";
 import { conformanceCases, CONFORMANCE_ROWS, expectedApi, type ConformanceRow } from "./conformance.js";
-import { runConformance, type Failure } from "./runConformance.js";
+import { runConformance, type Failure, type HttpResponse, type RunResult } from "./runConformance.js";
+import { reachDeployment } from "./reachDeployment.js";
 import { UsageError } from "../util/errors.js";
 import type { Problem } from "../catalogue/problems.js";
 import { renderApi } from "../render/renderApi.js";
@@ -30,11 +31,21 @@ export interface ReportRow {
   reason?: string;
 }
 
+/** Files of the build that the deployment serves as an older build would. */
+export interface OlderDeployment {
+  /** Served with another body of the same shape. */
+  different: number;
+  /** Answered 404 where other files of their route are served. */
+  missing: number;
+}
+
 export interface CheckReport {
   rows: ReportRow[];
   requests: number;
   /** True when every row the host can serve passed. */
   ok: boolean;
+  /** Set when the failures look like a deployment of an older build of the catalogue. */
+  older?: OlderDeployment;
 }
 
 export async function checkDeployment(options: CheckOptions): Promise<{ problems: Problem[]; report?: CheckReport }> {
@@ -55,6 +66,7 @@ export async function checkDeployment(options: CheckOptions): Promise<{ problems
   if (!catalogue) return { problems };
   const api = expectedApi(renderApi(catalogue), catalogue.packages);
   const cases = conformanceCases(api);
+  const hosts = await reachDeployment(url);
   const result = await runConformance({
     baseUrl: url.href,
     api,
@@ -71,5 +83,35 @@ export async function checkDeployment(options: CheckOptions): Promise<{ problems
     if (reason !== undefined) return { ...base, outcome: "cannot", reason };
     return failures.length > 0 ? { ...base, outcome: "fail", first: failures[0]! } : { ...base, outcome: "pass" };
   });
-  return { problems, report: { rows, requests: cases.length, ok: rows.every((r) => r.outcome !== "fail") } };
+  const older = olderDeployment(hosts, result);
+  const ok = rows.every((r) => r.outcome !== "fail");
+  return { problems, report: { rows, requests: cases.length, ok, ...(older && !ok ? { older } : {}) } };
+}
+
+/**
+ * Whether the deployment looks like an older build of the catalogue: its routes answer (GET
+ * /v1/hosts gives a JSON object), and files of the build come back with other bodies of the same
+ * shape, or as 404 where other files of the same route are served (packages added since). A server
+ * whose rules are wrong fails otherwise: a route that answers nothing, or the wrong file.
+ */
+function olderDeployment(hosts: HttpResponse, result: RunResult): OlderDeployment | undefined {
+  if (hosts.status !== 200 || !isJsonObject(hosts.body)) return undefined;
+  const files = (how: "missing" | "different") =>
+    new Set(
+      result.failures
+        .filter((f) => f.stale?.how === how && (how === "different" || result.served[f.row] > 0))
+        .map((f) => f.stale!.file),
+    ).size;
+  const different = files("different");
+  const missing = files("missing");
+  return different + missing > 0 ? { different, missing } : undefined;
+}
+
+function isJsonObject(body: Buffer): boolean {
+  try {
+    const value: unknown = JSON.parse(body.toString("utf8"));
+    return value !== null && typeof value === "object" && !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }

@@ -47,6 +47,11 @@ export interface Failure {
   target: string;
   method: string;
   reason: string;
+  /**
+   * For a file of the build answered as an older build would: missing (404), or different (200
+   * with a JSON body of the same shape that is no file of this build).
+   */
+  stale?: { file: string; how: "missing" | "different" };
 }
 
 function mediaType(headers: IncomingHttpHeaders): string {
@@ -83,8 +88,8 @@ export function judge(
   anyFile: ReadonlySet<string>,
 ): Failure[] {
   const failures: Failure[] = [];
-  const fail = (row: ConformanceRow, reason: string) =>
-    failures.push({ row, target: c.target, method: c.method, reason });
+  const fail = (row: ConformanceRow, reason: string, stale?: Failure["stale"]) =>
+    failures.push({ row, target: c.target, method: c.method, reason, ...(stale ? { stale } : {}) });
   const isHead = c.method === "HEAD";
   const { expect } = c;
   const status = res.status;
@@ -92,9 +97,21 @@ export function judge(
   if (status >= 300 && status < 400) fail(c.row, `redirects (${status}) to ${String(res.headers.location)}`);
   else if (expect.kind === "file") {
     const wanted = api.files.get(expect.file)!;
-    if (status !== 200) fail(c.row, `status ${status}, expected 200 with ${expect.file}`);
-    else if (!isHead && res.body.toString("latin1") !== wanted)
-      fail(c.row, `body ${describeBody(res.body)} is not ${expect.file}`);
+    const body = res.body.toString("latin1");
+    if (status !== 200)
+      fail(
+        c.row,
+        `status ${status}, expected 200 with ${expect.file}`,
+        status === 404 ? { file: expect.file, how: "missing" } : undefined,
+      );
+    else if (!isHead && body !== wanted)
+      fail(
+        c.row,
+        `body ${describeBody(res.body)} is not ${expect.file}`,
+        !anyFile.has(body) && jsonShape(body) === jsonShape(wanted)
+          ? { file: expect.file, how: "different" }
+          : undefined,
+      );
     else if (isHead && res.body.length > 0) fail(c.row, "HEAD answered with a body");
   } else if (expect.kind === "body") {
     if (status !== 200) fail(c.row, `status ${status}, expected 200 with ${describeBody(Buffer.from(expect.body))}`);
@@ -133,6 +150,16 @@ export function judge(
   return failures;
 }
 
+/** "array" or "object" for a JSON text of one, else undefined. */
+function jsonShape(text: string): "array" | "object" | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? "array" : value !== null && typeof value === "object" ? "object" : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function isErrorBody(body: Buffer): boolean {
   try {
     const value = JSON.parse(body.toString("utf8")) as { error?: unknown };
@@ -154,16 +181,18 @@ export interface RunOptions {
 export interface RunResult {
   /** Requests sent per row (a row counts every case whose response it judges). */
   checked: Record<ConformanceRow, number>;
+  /** Per row, the GETs of a file of the build that were answered 200, with its body or another. */
+  served: Record<ConformanceRow, number>;
   failures: Failure[];
 }
 
 /** Sends every case with bounded concurrency and judges every response. */
 export async function runConformance(options: RunOptions): Promise<RunResult> {
   const anyFile = new Set(options.api.files.values());
-  const checked = Object.fromEntries(Object.keys(CONFORMANCE_ROWS).map((row) => [row, 0])) as Record<
-    ConformanceRow,
-    number
-  >;
+  const perRow = () =>
+    Object.fromEntries(Object.keys(CONFORMANCE_ROWS).map((row) => [row, 0])) as Record<ConformanceRow, number>;
+  const checked = perRow();
+  const served = perRow();
   const failures: Failure[] = [];
   let done = 0;
   await forEachConcurrently(options.cases, Math.max(1, options.concurrency ?? 8), async (c) => {
@@ -171,6 +200,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     try {
       const res = await sendRaw(options.baseUrl, c.method, c.target);
       for (const row of headerRowsFor(c, res.status)) checked[row]++;
+      if (c.expect.kind === "file" && c.method === "GET" && res.status === 200) served[c.row]++;
       failures.push(...judge(c, res, options.api, anyFile));
     } catch (e) {
       failures.push({
@@ -182,5 +212,5 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     }
     options.onProgress?.(++done, options.cases.length);
   });
-  return { checked, failures };
+  return { checked, served, failures };
 }

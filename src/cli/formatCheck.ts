@@ -1,5 +1,6 @@
 // What `shopfront check` prints: the conformance report as a table, one line per row.
-import type { CheckReport } from "../check/checkDeployment.js";
+import type { CheckReport, OlderDeployment } from "../check/checkDeployment.js";
+import { plural } from "./formatProblems.js";
 
 /** The report as a table, one line per row. */
 export function formatCheckReport(report: CheckReport, targetTitle?: string): string[] {
@@ -17,5 +18,15 @@ export function formatCheckReport(report: CheckReport, targetTitle?: string): st
   lines.push(
     `${report.requests} requests; ${failed === 0 ? "everything this host can serve is right" : `${failed} of ${report.rows.length} checks failed`}`,
   );
+  if (report.older) lines.push(formatOlder(report.older));
   return lines;
+}
+
+/** The hint for a deployment that looks like an older build: what points to it, and what to do. */
+function formatOlder(older: OlderDeployment): string {
+  const evidence = [
+    ...(older.different > 0 ? [`${plural(older.different, "file")} of the build served with another body`] : []),
+    ...(older.missing > 0 ? [`${plural(older.missing, "file")} missing where others of their route are served`] : []),
+  ];
+  return `hint: the deployment is likely older than the catalogue (${evidence.join(", ")}): build and deploy again, or check against the catalogue it was built from`;
 }

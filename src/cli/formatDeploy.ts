@@ -60,6 +60,16 @@ export function formatSummary(result: DeployResult, dir: string, seconds: string
   return lines;
 }
 
+/**
+ * Whether to print the CloudFront steps: when asked, and after the first deploy to a bucket (or
+ * prefix) on AWS, where they are next; never after a dry run, nor for another store (an --endpoint)
+ * unless asked.
+ */
+export function showCloudFrontSetup(result: DeployResult, options: { endpoint?: string; cloudfrontHelp?: boolean }) {
+  if (options.cloudfrontHelp) return true;
+  return !result.dryRun && result.first && options.endpoint === undefined;
+}
+
 /** How to serve the bucket through CloudFront: the origin, the routing function, the error mapping, the headers. */
 export function cloudFrontSetup(location: S3Location): string[] {
   const originPath = location.prefix === "" ? "no origin path" : `origin path /${location.prefix}`;

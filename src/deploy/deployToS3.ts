@@ -60,6 +60,8 @@ export interface DeployResult {
   deleted: number;
   /** Requests the SDK sent again after throttling, a 5xx or a dropped connection. */
   retries: number;
+  /** Whether the bucket held nothing under the prefix before: the deploy is the first there. */
+  first: boolean;
 }
 
 /** Uploads in flight at once: S3 takes thousands a second per prefix; this keeps a laptop's uplink busy without queueing. */
@@ -232,6 +234,7 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
     bytes: 0,
     deleted: 0,
     retries,
+    first: remote.length === 0,
   };
   if (d.dryRun) return result;
 

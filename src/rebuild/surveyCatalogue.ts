@@ -119,6 +119,8 @@ export function surveyKnown(dir: string, state: BuildState, moved: StatsMoved = 
     if (!now?.isDirectory() || !signatureUnchanged(now, folders[k]!, state.snapshotMs)) return undefined;
   }
   const survey = emptySurvey(state, folders);
+  // The folders kept their entries, so the files the layout ignored are the same: warn again.
+  survey.problems.push(...state.warnings.filter((w) => w.code === "IGNORED_FILE"));
   const warnings = warningsByFile(state);
   const prefix = `${dir}${sep}`;
   for (const host of state.hosts) {

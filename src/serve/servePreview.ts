@@ -105,7 +105,7 @@ export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
     before: [route],
   });
   return new Promise((resolvePromise, reject) => {
-    server.server.once("error", reject);
+    server.server.once("error", (error) => reject(listenError(error, options)));
     server.listen(options.port, options.host, () => {
       const { address, port } = server.server.address() as AddressInfo;
       const host = address.includes(":") ? `[${address}]` : address;
@@ -119,6 +119,23 @@ export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
       });
     });
   });
+}
+
+/** The errors of listening that the user fixes with another --port or --host, as usage errors saying so. */
+function listenError(error: NodeJS.ErrnoException, options: PreviewOptions): Error {
+  const { port, host } = options;
+  const other = port < 65535 ? port + 1 : port - 1;
+  if (error.code === "EADDRINUSE")
+    return new UsageError(
+      `port ${port} is in use on ${host}: pick another with --port ${other}, or --port 0 for any free one`,
+    );
+  if (error.code === "EACCES")
+    return new UsageError(
+      `port ${port} needs more privileges than this user has (ports below 1024 usually do): pick another with --port ${other < 1024 ? 8080 : other}, or --port 0 for any free one`,
+    );
+  if (error.code === "EADDRNOTAVAIL")
+    return new UsageError(`--host ${host} is not an address of this machine; 127.0.0.1 and 0.0.0.0 always are`);
+  return error;
 }
 
 function isFile(path: string): boolean {

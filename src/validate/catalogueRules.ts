@@ -1,7 +1,7 @@
 // The catalogue's rules, as pure functions from plain data (a listing, a file's bytes) to problems.
 import type { HostsFile, Manifest } from "../catalogue/fields.js";
 import { foldCase, isValidName, NAME_RULE, nameProblem, RESERVED_NAME_RULE } from "../catalogue/names.js";
-import { parseJson } from "./parseJson.js";
+import { numbersAsWritten, parseJson } from "./parseJson.js";
 import { finding, inFile, pointerToken, type Finding, type Problem } from "../catalogue/problems.js";
 import { describeSchemaError } from "./describeSchemaError.js";
 import type { CatalogueListing, SourceBytes } from "../read/readCatalogue.js";
@@ -43,9 +43,12 @@ function validateJsonFile(
   if (parsed.value === undefined) return parsed;
   const findings = [...parsed.findings];
   if (!validate(parsed.value)) {
+    const errors = validate.errors ?? [];
+    // Only a file with a number in a wrong place is scanned again, for the number's text.
+    const written = errors.some((e) => typeof e.data === "number") ? numbersAsWritten(source.bytes) : undefined;
     const seen = new Set<string>();
-    for (const error of validate.errors ?? []) {
-      const f = describeSchemaError(error);
+    for (const error of errors) {
+      const f = describeSchemaError(error, written);
       const key = `${f.code} ${f.pointer} ${f.message}`;
       if (!seen.has(key)) findings.push(f);
       seen.add(key);
@@ -187,10 +190,27 @@ export interface LayoutResult {
 }
 
 /**
+ * Files an editor or a merge tool leaves next to the file it edits: backups (`snake.json~`,
+ * `snake.json.bak`, `snake.json.orig`), Emacs' auto-save files (`#snake.json#`), swap and temporary
+ * files, and the file `4913` Vim creates for a moment to test whether a folder is writable. Hidden
+ * ones (`.snake.json.swp`) are not listed at all.
+ */
+const EDITOR_LEFTOVER = /~$|^#.*#$|\.(?:bak|orig|rej|tmp|swp|swo)$|^4913$/i;
+
+function isEditorLeftover(name: string): boolean {
+  return EDITOR_LEFTOVER.test(name);
+}
+
+function ignoredFile(): Finding {
+  return finding("IGNORED_FILE", "", "is ignored: it looks like an editor's backup or temporary file", "warning");
+}
+
+/**
  * The folder rules: every folder is a declared host and every declared host a folder, manifests are
- * regular `<name>.json` files with a legal name, no two names of a host differ only in case, and no
- * symbolic links (one could point outside the catalogue). `declared` is undefined when hosts.json is
- * unusable; then every folder is checked as a host, so one run still reports every manifest.
+ * regular `<name>.json` files with a legal name (editors' backups beside them are ignored, with a
+ * warning), no two names of a host differ only in case, and no symbolic links (one could point
+ * outside the catalogue). `declared` is undefined when hosts.json is unusable; then every folder is
+ * checked as a host, so one run still reports every manifest.
  * `known` names passed the same rules in the previous build (the rules are part of the build's key):
  * they are not checked again, and folding for case collisions is done only when a new name appears.
  */
@@ -260,6 +280,10 @@ export function validateLayout(
         add(file, finding("SYMLINK", "", "is a symbolic link: manifests must be regular files"));
         continue;
       }
+      if (entry.kind === "file" && isEditorLeftover(entry.name)) {
+        add(file, ignoredFile());
+        continue;
+      }
       if (entry.kind !== "file" || !entry.name.endsWith(MANIFEST_EXTENSION)) {
         add(
           entry.kind === "directory" ? `${file}/` : file,
@@ -314,6 +338,7 @@ function validateStatsLayout(
       add(file, finding("SYMLINK", "", "is a symbolic link: stats files must be regular files"));
     else if (entry.kind === "file" && host !== undefined && hosts.includes(host))
       stats.push({ host, file: statsFileOf(host) });
+    else if (entry.kind === "file" && isEditorLeftover(entry.name)) add(file, ignoredFile());
     else
       add(
         entry.kind === "directory" ? `${file}/` : file,

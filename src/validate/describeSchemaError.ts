@@ -34,10 +34,16 @@ export const PATTERN_MESSAGES: Record<string, string> = {
 };
 
 const MAX_INT32 = 2147483647;
+const TIMESTAMP = "/$defs/timestamp/";
 
-export function describeSchemaError(error: SchemaError): Finding {
+/**
+ * `written` holds, by pointer, numbers whose text the parsed value lost (`1.0` parses as 1), so a
+ * message quotes the value as the file has it.
+ */
+export function describeSchemaError(error: SchemaError, written?: ReadonlyMap<string, string>): Finding {
   const path = error.schemaPath.slice(error.schemaPath.indexOf("#") + 1);
-  const found = describeValue(error.data);
+  const asWritten = typeof error.data === "number" ? written?.get(error.instancePath) : undefined;
+  const found = asWritten ?? describeValue(error.data);
   switch (error.keyword) {
     case "required": {
       const field = (error.params as { missingProperty: string }).missingProperty;
@@ -69,10 +75,12 @@ export function describeSchemaError(error: SchemaError): Finding {
     }
     case "enum": {
       const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
+      const close = typeof error.data === "string" ? closestValues(error.data, allowed) : [];
+      const hint = close.length > 0 ? `; did you mean ${close.map((v) => JSON.stringify(v)).join(" or ")}?` : "";
       return finding(
         "NOT_ALLOWED",
         error.instancePath,
-        `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")} (is ${found})`,
+        `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")} (is ${found})${hint}`,
       );
     }
     case "minLength":
@@ -91,12 +99,13 @@ export function describeSchemaError(error: SchemaError): Finding {
     case "maximum": {
       const limit = (error.params as { limit: number }).limit;
       const value = error.data as number;
-      const hint =
-        path === "/$defs/timestamp/maximum" && value / 1000 <= MAX_INT32
-          ? ": Unix time in seconds; this looks like milliseconds"
-          : limit === MAX_INT32
-            ? ": clients read it as a 32-bit int"
-            : "";
+      if (path === `${TIMESTAMP}maximum` && value / 1000 <= MAX_INT32)
+        return finding(
+          "OUT_OF_RANGE",
+          error.instancePath,
+          `must be at most ${limit} (is ${found}): Unix time is in seconds, and this looks like milliseconds: ${Math.floor(value / 1000)}`,
+        );
+      const hint = limit === MAX_INT32 ? ": clients read it as a 32-bit int" : "";
       return finding("OUT_OF_RANGE", error.instancePath, `must be at most ${limit}${hint} (is ${found})`);
     }
     case "minimum":
@@ -105,12 +114,14 @@ export function describeSchemaError(error: SchemaError): Finding {
         error.instancePath,
         `must be at least ${(error.params as { limit: number }).limit} (is ${found})`,
       );
-    case "type":
+    case "type": {
+      const type = (error.params as { type: string }).type;
       return finding(
         "WRONG_TYPE",
         error.instancePath,
-        `must be ${(error.params as { type: string }).type} (is ${found})`,
+        `must be ${type} (is ${found})${typeHint(error.data, path, type, found)}`,
       );
+    }
   }
   return finding(CODES[error.keyword] ?? "BAD_FORMAT", error.instancePath, error.message ?? "is not valid");
 }
@@ -124,6 +135,18 @@ function unknownFieldMessage(field: string, known: readonly string[]): string {
       ? `; did you mean ${close.map((k) => JSON.stringify(k)).join(" or ")}?`
       : `; the fields are ${known.join(", ")}`;
   return `is not a known field${hint}`;
+}
+
+/** What to write instead, where the value is a common slip: a version as a number, a date as text. */
+function typeHint(data: unknown, path: string, type: string, found: string): string {
+  // `found` is a number as the file has it: `"version": 1.0` is quoted as "1.0", not "1".
+  if (type === "string" && typeof data === "number") return `; write it as a string: "${found}"`;
+  if (path === `${TIMESTAMP}type` && typeof data === "string") {
+    const date = unixSeconds(data);
+    if (date !== undefined)
+      return `; ${data.trim()} is ${date.seconds} in Unix seconds${date.zoneless ? ", read as UTC" : ""}`;
+  }
+  return "";
 }
 
 function describeValue(value: unknown): string {
@@ -145,4 +168,33 @@ function editDistance(a: string, b: string): number {
     previous = current;
   }
   return previous[b.length]!;
+}
+
+/**
+ * Unix seconds of a date written as text: an ISO date (midnight UTC) or date and time, with a zone
+ * or without one (then read as UTC, and said so); undefined for anything else.
+ */
+function unixSeconds(text: string): { seconds: number; zoneless: boolean } | undefined {
+  const match = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:\d{2})?)?$/i.exec(
+    text.trim(),
+  );
+  if (!match) return undefined;
+  const [, date, time, zone] = match;
+  const ms = Date.parse(time === undefined ? `${date}T00:00:00Z` : `${date}T${time}${zone ?? "Z"}`);
+  return Number.isNaN(ms) ? undefined : { seconds: Math.floor(ms / 1000), zoneless: time !== undefined && !zone };
+}
+
+/**
+ * The allowed values a mistyped one most likely meant: the nearest by edit distance, ignoring case,
+ * when it is 1 (2 for values of five characters or more); or the one value sharing a first five
+ * characters with it ("utilities" for "utility"). None when nothing is that close.
+ */
+function closestValues(value: string, allowed: readonly unknown[]): string[] {
+  const wanted = value.trim().toLowerCase();
+  const strings = allowed.filter((v): v is string => typeof v === "string");
+  const distances = strings.map((v) => editDistance(v.toLowerCase(), wanted));
+  const best = Math.min(...distances);
+  if (best <= (wanted.length >= 5 ? 2 : 1)) return strings.filter((_, i) => distances[i] === best);
+  const sharing = strings.filter((v) => wanted.length >= 5 && v.toLowerCase().startsWith(wanted.slice(0, 5)));
+  return sharing.length === 1 ? sharing : [];
 }

@@ -58,6 +58,17 @@ export function parseJson(bytes: Uint8Array): ParsedJson {
   return { value, findings };
 }
 
+/**
+ * The numbers of a valid JSON file whose text JSON.parse does not keep (`1.0` parses as 1, `1e3`
+ * as 1000), by JSON pointer: so a message can quote a value as the file has it.
+ */
+export function numbersAsWritten(bytes: Uint8Array): Map<string, string> {
+  const numbers = new Map<string, string>();
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+  scanJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, numbers);
+  return numbers;
+}
+
 function hex(byte: number): string {
   return byte.toString(16).padStart(2, "0");
 }
@@ -168,9 +179,10 @@ class ScanError {
 /**
  * A strict JSON scanner (RFC 8259, the grammar JSON.parse accepts) that explains the first error
  * where JSON.parse's message would not, and lists the pointers of duplicate keys. Only used on the
- * slow path: a file that failed to parse, or one with more keys than its parsed value.
+ * slow path: a file that failed to parse, or one with more keys than its parsed value. Given
+ * `numbers`, it also records there, by pointer, each number whose text JSON.parse does not keep.
  */
-export function scanJson(text: string): ScanResult {
+export function scanJson(text: string, numbers?: Map<string, string>): ScanResult {
   const duplicates: string[] = [];
   let i = 0;
   const n = text.length;
@@ -299,6 +311,8 @@ export function scanJson(text: string): ScanResult {
     }
     numberPattern.lastIndex = i;
     if (numberPattern.test(text)) {
+      const written = text.slice(i, numberPattern.lastIndex);
+      if (numbers && String(Number(written)) !== written) numbers.set(pointer, written);
       i = numberPattern.lastIndex;
       return;
     }
