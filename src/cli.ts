@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option } from "commander";
 import { buildCatalogue } from "./build/buildCatalogue.js";
 import { validateCatalogue } from "./build/validateCatalogue.js";
-import { formatBuildSummary, formatValidSummary } from "./cli/formatBuild.js";
+import { formatBuildSummary, formatDroppedTargets, formatValidSummary } from "./cli/formatBuild.js";
 import { progressBar, progressLine } from "./cli/progress.js";
 import { DEFAULT_CACHE_CONTROL } from "./deploy/planDeploy.js";
 import { FailureError, isSystemError, UsageError } from "./util/errors.js";
@@ -156,6 +156,8 @@ program
     }
     if (!options.quiet)
       process.stdout.write(`${formatBuildSummary(result.built, seconds(started), displayPath(options.out))}\n`);
+    if (result.built.dropped)
+      process.stderr.write(`${formatDroppedTargets(result.built.dropped, options.target ?? [])}\n`);
   });
 
 program
