@@ -303,6 +303,39 @@ program
     },
   );
 
+program
+  .command("init")
+  .description("write a new catalogue repository that builds at once; files that exist are kept")
+  .argument("[dir]", "the project folder (made if missing)", ".")
+  .action(async (dir: string) => {
+    const { initProject } = await import("./scaffold/initProject.js");
+    const { formatInit } = await import("./cli/formatScaffold.js");
+    const result = initProject(dir);
+    process.stdout.write(
+      `${formatInit(result, (path) => displayPath(join(dir, path)), displayPath(dir)).join("\n")}\n`,
+    );
+  });
+
+program
+  .command("new")
+  .description("write a new manifest, catalogue/HOST/NAME.json, from a template stamped with the current time")
+  .argument("<host/name>", "the host the package belongs to and its name")
+  .option("--catalogue <dir>", "the catalogue folder", "catalogue")
+  .action(async (hostAndName: string, options: { catalogue: string }) => {
+    const [host, name, ...rest] = hostAndName.split("/");
+    if (host === undefined || name === undefined || rest.length > 0 || host === "")
+      throw new UsageError(`${JSON.stringify(hostAndName)}: expected HOST/NAME, such as primary/snake`);
+    const { createManifest } = await import("./scaffold/createManifest.js");
+    const { formatNew } = await import("./cli/formatScaffold.js");
+    const { problems, file } = await createManifest({ catalogueDir: options.catalogue, host, name, projectDir: "." });
+    if (reportProblems(problems, options.catalogue) || !file) {
+      process.stderr.write("nothing was written\n");
+      process.exitCode = EXIT.invalid;
+      return;
+    }
+    process.stdout.write(`${formatNew(displayPath(join(options.catalogue, file)))}\n`);
+  });
+
 const importer = program
   .command("import")
   .description("write a catalogue from an existing store: a Homebrew Browser list or a running API");

@@ -1,6 +1,6 @@
 // What `shopfront build` and `shopfront validate` print on success: one summary line.
 import type { BuildSummary } from "../build/buildCatalogue.js";
-import { plural } from "./formatProblems.js";
+import { listed, plural } from "./formatProblems.js";
 import { CONFIG_FILE } from "../config/readConfig.js";
 
 /** `built 2 hosts, 100000 packages (3 changed, 4 files written) in 0.6 s into dist` */
@@ -28,8 +28,4 @@ export function formatDroppedTargets(
     `note: the previous build had ${flags(dropped.targets)} and this one has ${targets.length > 0 ? flags(targets) : "none"}, ` +
     `so ${files} gone; put "targets" in ${CONFIG_FILE} to build them every time`
   );
-}
-
-function listed(items: readonly string[]): string {
-  return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
