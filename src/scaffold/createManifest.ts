@@ -55,7 +55,7 @@ export function manifestTemplate(name: string, nowSeconds: number, schema: strin
 }
 
 /** The path of `to` as a `$schema` value in a file of `fromDir`: relative, with `/`. */
-export function schemaReference(fromDir: string, to: string): string {
+function schemaReference(fromDir: string, to: string): string {
   const path = relative(resolve(fromDir), resolve(to)).split(sep).join("/");
   return path.startsWith(".") ? path : `./${path}`;
 }
