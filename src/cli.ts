@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option } from "commander";
 import { buildCatalogue } from "./build/buildCatalogue.js";
 import { validateCatalogue } from "./build/validateCatalogue.js";
-import { formatBuildSummary, formatValidSummary } from "./cli/formatBuild.js";
+import { formatBuildSummary, formatDroppedTargets, formatValidSummary } from "./cli/formatBuild.js";
 import { progressBar, progressLine } from "./cli/progress.js";
 import { DEFAULT_CACHE_CONTROL } from "./deploy/planDeploy.js";
 import { FailureError, isSystemError, UsageError } from "./util/errors.js";
@@ -21,6 +21,7 @@ import { VERSION } from "./util/version.js";
 import type { ImportSource } from "./import/writeImport.js";
 import { isValidName, NAME_RULE } from "./catalogue/names.js";
 import { LOG_FORMATS, type LogFormat } from "./stats/logFormats.js";
+import { CONFIG_FILE, readConfig, type ProjectConfig } from "./config/readConfig.js";
 
 const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3 } as const;
 
@@ -78,12 +79,56 @@ function targetOption(flags: string, description: string): Option {
   return new Option(flags, description).choices(TARGETS.map((t) => t.id));
 }
 
+/** A command's name under the program, such as "build" or "import hbb". */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(" ");
+}
+
+type Setting = (config: ProjectConfig) => unknown;
+const catalogue: Setting = (config) => config.catalogue;
+const out: Setting = (config) => config.out;
+
+/** Per command, the options whose default comes from shopfront.json, and the setting that gives it. */
+const CONFIGURED: Record<string, Record<string, Setting>> = {
+  build: { catalogue, out, target: (config) => config.targets },
+  validate: { catalogue },
+  serve: { dir: out },
+  config: { catalogue, root: out },
+  // check is about one host: the setting names it only when it lists one.
+  check: { catalogue, target: (config) => (config.targets?.length === 1 ? config.targets[0] : undefined) },
+  deploy: { dir: out },
+  new: { catalogue },
+  "import hbb": { catalogue },
+  "import api": { catalogue },
+  "stats count": { catalogue },
+};
+
+/** Fills in the options the command line left out from shopfront.json; an invalid file stops the command. */
+async function applyConfig(command: Command): Promise<void> {
+  const settings = CONFIGURED[commandPath(command)];
+  if (!settings) return;
+  const { config, problems } = await readConfig(".");
+  if (reportProblems(problems, ".") || !config) throw new FailureError(`${CONFIG_FILE} is not valid: nothing was done`);
+  for (const [option, setting] of Object.entries(settings)) {
+    const value = setting(config);
+    if (value !== undefined && command.getOptionValueSource(option) !== "cli")
+      command.setOptionValueWithSource(option, value, "config");
+  }
+}
+
 const program = new Command()
   .name("shopfront")
   .description("Publish a package catalogue as a static JSON API.")
   .version(VERSION)
   .exitOverride()
-  .showHelpAfterError();
+  .showHelpAfterError()
+  .addHelpText(
+    "after",
+    `\nThe options naming the catalogue, the output folder and the targets take their defaults from ${CONFIG_FILE}\nin the working folder when it has one; an option given on the command line wins.`,
+  )
+  .hook("preAction", (_program, command) => applyConfig(command));
 
 program
   .command("build")
@@ -111,6 +156,8 @@ program
     }
     if (!options.quiet)
       process.stdout.write(`${formatBuildSummary(result.built, seconds(started), displayPath(options.out))}\n`);
+    if (result.built.dropped)
+      process.stderr.write(`${formatDroppedTargets(result.built.dropped, options.target ?? [])}\n`);
   });
 
 program
@@ -260,6 +307,39 @@ program
       process.stdout.write(`${lines.join("\n")}\n`);
     },
   );
+
+program
+  .command("init")
+  .description("write a new catalogue repository that builds at once; files that exist are kept")
+  .argument("[dir]", "the project folder (made if missing)", ".")
+  .action(async (dir: string) => {
+    const { initProject } = await import("./scaffold/initProject.js");
+    const { formatInit } = await import("./cli/formatScaffold.js");
+    const result = initProject(dir);
+    process.stdout.write(
+      `${formatInit(result, (path) => displayPath(join(dir, path)), displayPath(dir)).join("\n")}\n`,
+    );
+  });
+
+program
+  .command("new")
+  .description("write a new manifest, catalogue/HOST/NAME.json, from a template stamped with the current time")
+  .argument("<host/name>", "the host the package belongs to and its name")
+  .option("--catalogue <dir>", "the catalogue folder", "catalogue")
+  .action(async (hostAndName: string, options: { catalogue: string }) => {
+    const [host, name, ...rest] = hostAndName.split("/");
+    if (host === undefined || name === undefined || rest.length > 0 || host === "")
+      throw new UsageError(`${JSON.stringify(hostAndName)}: expected HOST/NAME, such as primary/snake`);
+    const { createManifest } = await import("./scaffold/createManifest.js");
+    const { formatNew } = await import("./cli/formatScaffold.js");
+    const { problems, file } = await createManifest({ catalogueDir: options.catalogue, host, name, projectDir: "." });
+    if (reportProblems(problems, options.catalogue) || !file) {
+      process.stderr.write("nothing was written\n");
+      process.exitCode = EXIT.invalid;
+      return;
+    }
+    process.stdout.write(`${formatNew(displayPath(join(options.catalogue, file)))}\n`);
+  });
 
 const importer = program
   .command("import")

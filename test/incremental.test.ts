@@ -351,6 +351,7 @@ describe("the build cache", () => {
   it("survives a round trip through its file, empty hosts included", () => {
     const state: BuildState = {
       key: "k",
+      targets: ["netlify", "github-pages"],
       live: "a",
       spare: ["v1/hosts"],
       snapshotMs: 1.5,

@@ -40,6 +40,7 @@ function lastBuild(): { state: BuildState; live: Map<string, string> } {
   }
   const state: BuildState = {
     key: "k",
+    targets: [],
     live: "a",
     spare: null,
     snapshotMs: 50_000,

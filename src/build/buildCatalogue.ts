@@ -6,7 +6,8 @@ import { buildKey, forgetState, hostStateOf, readState, writeState, type BuildSt
 import { rebuildCatalogue } from "../rebuild/rebuildCatalogue.js";
 import { renderApi } from "../render/renderApi.js";
 import { targetById } from "../targets/index.js";
-import type { TargetId } from "../targets/target.js";
+import type { CatalogueNames, TargetId } from "../targets/target.js";
+import type { OutputFile } from "../render/renderApi.js";
 import { publish, withOutput, writeFresh, type LockedOutput } from "../write/writeOutput.js";
 import { catalogueNames, loadCatalogue } from "./loadCatalogue.js";
 import { targetFiles } from "./targetFiles.js";
@@ -38,6 +39,8 @@ export interface BuildSummary {
   changedPackages: number;
   /** Files written or removed. */
   filesWritten: number;
+  /** Targets the previous build wrote files for and this one does not, with those files, now gone. */
+  dropped?: { targets: TargetId[]; files: string[] };
 }
 
 export interface BuildResult {
@@ -57,22 +60,28 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   for (const id of targets) targetById(id);
   const key = buildKey(options.catalogueDir, targets);
   return withOutput(options.outDir, async (output) => {
-    const previous = options.force ? { reason: "--force" } : usableState(output, key);
-    if ("reason" in previous) return buildFully(options, output, key, previous.reason);
+    const state = output.live ? readState(output.layout.home) : undefined;
+    // A state describes the live output only while it names it; then it knows its targets.
+    const dropped = state && state.live === output.live ? state.targets.filter((t) => !targets.includes(t)) : [];
+    const previous = options.force ? { reason: "--force" } : usableState(output, key, state);
+    if ("reason" in previous) return buildFully(options, output, key, previous.reason, dropped);
     const rebuilt = await rebuildCatalogue(
       { catalogueDir: options.catalogueDir, targets, now: options.now ?? Date.now },
       output,
       previous.state,
     );
-    return "fullBuild" in rebuilt ? buildFully(options, output, key, rebuilt.fullBuild) : rebuilt;
+    return "fullBuild" in rebuilt ? buildFully(options, output, key, rebuilt.fullBuild, dropped) : rebuilt;
   });
 }
 
 /** The state a rebuild can start from, or why there is none. */
-function usableState(output: LockedOutput, key: string): { state: BuildState } | { reason: string } {
+function usableState(
+  output: LockedOutput,
+  key: string,
+  state: BuildState | undefined,
+): { state: BuildState } | { reason: string } {
   if (!output.live) return { reason: "no previous build" };
-  const state = readState(output.layout.home, key);
-  if (!state) return { reason: "no usable state from the previous build" };
+  if (state?.key !== key) return { reason: "no usable state from the previous build" };
   if (state.live !== output.live) return { reason: "the previous build was interrupted" };
   return { state };
 }
@@ -83,6 +92,7 @@ async function buildFully(
   output: LockedOutput,
   key: string,
   reason: string,
+  dropped: readonly TargetId[],
 ): Promise<BuildResult> {
   const snapshotMs = (options.now ?? Date.now)();
   const { problems, catalogue, sources } = await loadCatalogue(
@@ -91,7 +101,8 @@ async function buildFully(
   );
   if (!catalogue || !sources) return { problems };
 
-  const files = [...renderApi(catalogue), ...targetFiles(options.targets ?? [], catalogueNames(catalogue))];
+  const names = catalogueNames(catalogue);
+  const files = [...renderApi(catalogue), ...targetFiles(options.targets ?? [], names)];
   forgetState(output.layout.home);
   writeFresh(output, files, phase(options.onProgress, "writing"));
   publish(output);
@@ -99,6 +110,7 @@ async function buildFully(
   const hosts = catalogue.hosts.map((h) => h.id);
   writeState(output.layout.home, {
     key,
+    targets: [...new Set(options.targets ?? [])],
     live: output.spare,
     spare: null,
     snapshotMs,
@@ -131,8 +143,22 @@ async function buildFully(
       reason,
       changedPackages: packages,
       filesWritten: files.length,
+      ...droppedTargets(dropped, names, files),
     },
   };
+}
+
+/** The targets the previous build had and this one has not, when the output lost files of theirs. */
+function droppedTargets(
+  dropped: readonly TargetId[],
+  names: CatalogueNames,
+  files: readonly OutputFile[],
+): Pick<BuildSummary, "dropped"> {
+  const kept = new Set(files.map((f) => f.path));
+  const gone = targetFiles(dropped, names)
+    .map((f) => f.path)
+    .filter((path) => !kept.has(path));
+  return gone.length > 0 ? { dropped: { targets: [...dropped], files: gone } } : {};
 }
 
 /** The progress of one phase, as the step that does it reports it. */

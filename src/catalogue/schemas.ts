@@ -14,6 +14,7 @@ export const SCHEMA_FILES = {
   hosts: "hosts.schema.json",
   error: "error.schema.json",
   stats: "stats.schema.json",
+  config: "config.schema.json",
 } as const;
 
 export type SchemaName = keyof typeof SCHEMA_FILES;

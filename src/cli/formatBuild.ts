@@ -1,6 +1,7 @@
 // What `shopfront build` and `shopfront validate` print on success: one summary line.
 import type { BuildSummary } from "../build/buildCatalogue.js";
-import { plural } from "./formatProblems.js";
+import { listed, plural } from "./formatProblems.js";
+import { CONFIG_FILE } from "../config/readConfig.js";
 
 /** `built 2 hosts, 100000 packages (3 changed, 4 files written) in 0.6 s into dist` */
 export function formatBuildSummary(built: BuildSummary, time: string, out: string): string {
@@ -14,4 +15,17 @@ export function formatBuildSummary(built: BuildSummary, time: string, out: strin
 /** `valid: 2 hosts, 39 packages in 0.1 s` */
 export function formatValidSummary(hosts: number, packages: number, time: string): string {
   return `valid: ${plural(hosts, "host")}, ${plural(packages, "package")} in ${time}`;
+}
+
+/** `note: the previous build had --target netlify and this one has none, so _redirects and _headers are gone; ...` */
+export function formatDroppedTargets(
+  dropped: NonNullable<BuildSummary["dropped"]>,
+  targets: readonly string[],
+): string {
+  const flags = (ids: readonly string[]) => ids.map((id) => `--target ${id}`).join(" ");
+  const files = dropped.files.length === 1 ? `${dropped.files[0]} is` : `${listed(dropped.files)} are`;
+  return (
+    `note: the previous build had ${flags(dropped.targets)} and this one has ${targets.length > 0 ? flags(targets) : "none"}, ` +
+    `so ${files} gone; put "targets" in ${CONFIG_FILE} to build them every time`
+  );
 }

@@ -23,6 +23,11 @@ function countParts(problems: readonly Problem[]): string {
 }
 
 /** `2 errors and 1 warning in 3 files` */
+/** A list in prose: `a, b and c`. */
+export function listed(items: readonly string[]): string {
+  return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}
+
 export function formatProblemCount(problems: readonly Problem[]): string {
   return `${countParts(problems)} in ${plural(new Set(problems.map((p) => p.file)).size, "file")}`;
 }

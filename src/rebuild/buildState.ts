@@ -13,6 +13,7 @@ import type { RenderedPackage } from "../render/renderApi.js";
 import { schemaTexts } from "../catalogue/schemas.js";
 import { VERSION } from "../util/version.js";
 import type { Slot } from "../write/writeOutput.js";
+import type { TargetId } from "../targets/target.js";
 
 /**
  * Numbers kept per package: its source's signature, its rendered length, its category and coder
@@ -130,6 +131,8 @@ export function filtersAt(host: HostState, i: number): PackageFilters {
 export interface BuildState {
   /** The tool, its schemas, the catalogue folder and the targets: any change makes a full build. */
   key: string;
+  /** The targets whose files the live output holds (`build --target`), so the next build can say when it drops them. */
+  targets: TargetId[];
   /** The slot the output link points to when this state is true. */
   live: Slot;
   /** Output paths where the spare slot differs from the live one; null when the spare is unknown. */
@@ -154,7 +157,7 @@ export interface BuildState {
 }
 
 const STATE_FILE = "state";
-const MAGIC = "shopfront-state 5\n";
+const MAGIC = "shopfront-state 6\n";
 
 /** Clocks of files and of the process may disagree by a tick; inputs this close to the snapshot are re-read. */
 export const RACY_MS = 2000;
@@ -240,11 +243,10 @@ export function parseState(bytes: Buffer): BuildState | undefined {
   return at === bytes.length ? { ...header, packages } : undefined;
 }
 
-/** The state in `home`, if it exists, parses and was written under `key`; anything else is no state. */
-export function readState(home: string, key: string): BuildState | undefined {
+/** The state in `home`, if it exists and parses (its key says whether a build can use it); anything else is no state. */
+export function readState(home: string): BuildState | undefined {
   try {
-    const state = parseState(readFileSync(join(home, STATE_FILE)));
-    return state?.key === key ? state : undefined;
+    return parseState(readFileSync(join(home, STATE_FILE)));
   } catch {
     return undefined;
   }

@@ -189,7 +189,10 @@ export function applyCounts(
     else if (!entries.has(name)) withDownloads(name, n);
   }
   const logs = options.replace ? [...counted] : [...(stats.counted ?? []), ...counted];
-  const file: StatsFile = { packages: Object.fromEntries(entries) };
+  const file: StatsFile = {
+    ...(stats.$schema !== undefined ? { $schema: stats.$schema } : {}),
+    packages: Object.fromEntries(entries),
+  };
   if (logs.length > 0) file.counted = logs;
   return { file, capped: capped.sort() };
 }

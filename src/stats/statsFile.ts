@@ -22,6 +22,8 @@ export interface CountedLog {
 
 /** A stats file as its schema allows it: fields of an entry may be left out. */
 export interface StatsFile {
+  /** The schema an editor checks the file against; kept when the file is rewritten. */
+  $schema?: string;
   packages: Record<string, Partial<PackageStats>>;
   counted?: CountedLog[];
 }
@@ -71,6 +73,7 @@ export function serializeStats(file: StatsFile): string {
   const block = (open: string, items: string[], close: string) =>
     items.length === 0 ? `${open}${close}` : `${open}\n    ${items.join(",\n    ")}\n  ${close}`;
   const fields = [`"packages": ${block("{", entries, "}")}`];
+  if (file.$schema !== undefined) fields.unshift(`"$schema": ${JSON.stringify(file.$schema)}`);
   if (counted.length > 0) fields.push(`"counted": ${block("[", counted, "]")}`);
   return `{\n  ${fields.join(",\n  ")}\n}\n`;
 }

@@ -28,7 +28,7 @@ export interface ManifestRef {
 export type KnownNames = ReadonlyMap<string, ReadonlyMap<string, number>>;
 
 /** Parses a source file and checks it against a schema; returns the value only when it is valid. */
-function validateJsonFile(
+export function validateJsonFile(
   source: SourceBytes,
   validate: ValidateFunction,
   maxBytes = MAX_SOURCE_BYTES,

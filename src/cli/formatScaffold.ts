@@ -1,0 +1,24 @@
+// What `shopfront init` and `shopfront new` print: the files written and kept, and what to do next.
+import { CHECK, FILL_IN } from "../scaffold/createManifest.js";
+import { listed } from "./formatProblems.js";
+import { EXAMPLE_PACKAGE, type InitResult } from "../scaffold/initProject.js";
+
+/** One line per file, then the next steps. `shown` turns a project path into the path to print. */
+export function formatInit(result: InitResult, shown: (path: string) => string, dir: string): string[] {
+  const lines = result.written.map((path) => `wrote ${shown(path)}`);
+  for (const { path, lacks } of result.kept)
+    lines.push(`kept ${shown(path)}: it exists${lacks ? `, and lacks ${lacks} (add them by hand)` : ""}`);
+  if (result.written.length === 0) return [...lines, `nothing was written: ${dir} has every file already`];
+  const next = [...(dir === "." ? [] : [`cd ${dir}`]), "npm install", "npm run build"];
+  lines.push(
+    "",
+    `next: ${next.join(", then ")}; fill in catalogue/hosts.json and catalogue/${EXAMPLE_PACKAGE},`,
+    "and add packages with `npx shopfront new HOST/NAME`.",
+  );
+  return lines;
+}
+
+/** `wrote catalogue/primary/snake.json: fill in display_name, ...` */
+export function formatNew(file: string): string {
+  return `wrote ${file}: fill in ${listed(FILL_IN)}, and check ${listed(CHECK)}`;
+}
