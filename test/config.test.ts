@@ -114,8 +114,8 @@ describe("shopfront.json (the binary)", () => {
     const run = shopfront(cwd, "build");
     expect(run.code).toBe(1);
     expect(run.stderr.split("\n")).toEqual([
-      "shopfront.json: /catalogue must be string (is 3)",
-      'shopfront.json: /targets/0 must be one of "nginx", "apache", "caddy", "lighttpd", "cloudfront", "cloudflare", "netlify", "vercel", "github-pages" (is string "ngnix")',
+      'shopfront.json: /catalogue must be string (is 3); write it as a string: "3"',
+      'shopfront.json: /targets/0 must be one of "nginx", "apache", "caddy", "lighttpd", "cloudfront", "cloudflare", "netlify", "vercel", "github-pages" (is string "ngnix"); did you mean "nginx"?',
       "2 errors in 1 file",
       "error: shopfront.json is not valid: nothing was done",
       "",
