@@ -4,7 +4,7 @@
 // turns it into an exit code: 0 ok, 1 invalid catalogue, failed check (or a failure outside the
 // catalogue), 2 usage error, 3 internal error. Only this file prints, and only this file catches.
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option } from "commander";
 import { buildCatalogue } from "./build/buildCatalogue.js";
 import { validateCatalogue } from "./build/validateCatalogue.js";
@@ -136,13 +136,19 @@ program
   .option("--dir <dir>", "the built folder", "dist")
   .option("--port <port>", "port to listen on (0 picks a free one)", "8080")
   .option("--host <host>", "address to listen on", "127.0.0.1")
-  .action(async (options: { dir: string; port: string; host: string }) => {
+  .option("--watch", "build the catalogue into --out, serve it, and build again on every change")
+  .option("--catalogue <dir>", "with --watch: the catalogue folder (default: catalogue)")
+  .option("--out <dir>", "with --watch: the output folder (default: dist)")
+  .action(async (options: ServeOptions) => {
     const port = Number(options.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError(`--port ${options.port}: expected a port number`);
     // http-server's response wrapper (union) reads OutgoingMessage._headers, which Node deprecates
     // (DEP0066); the warning is about a dependency, not the user's setup.
     process.noDeprecation = true;
+    if (options.watch) return serveWatched({ ...options, port });
+    if (options.catalogue !== undefined || options.out !== undefined)
+      throw new UsageError("--catalogue and --out go with --watch; without it, serve serves --dir as it is");
     const { servePreview } = await import("./serve/servePreview.js");
     const server = await servePreview({
       dir: options.dir,
@@ -154,6 +160,59 @@ program
     await new Promise<void>((resolve) => process.once("SIGINT", resolve));
     await server.close();
   });
+
+interface ServeOptions {
+  dir: string;
+  port: string;
+  host: string;
+  watch?: boolean;
+  catalogue?: string;
+  out?: string;
+}
+
+/**
+ * `serve --watch`: a line per build (its summary, or its problems and that the last good build is
+ * still served) until Ctrl-C. An error the watch cannot go on from ends it like any other command's.
+ */
+async function serveWatched(options: Omit<ServeOptions, "port"> & { port: number }): Promise<void> {
+  if (options.dir !== "dist")
+    throw new UsageError("--watch builds into --out and serves that; --dir serves a folder as it is");
+  const { watchCatalogue } = await import("./serve/watchCatalogue.js");
+  const catalogueDir = options.catalogue ?? "catalogue";
+  const outDir = options.out ?? "dist";
+  const out = displayPath(outDir);
+  let fatal: (error: unknown) => void = () => {};
+  const stopped = new Promise<unknown>((resolve) => {
+    fatal = resolve;
+    process.once("SIGINT", () => resolve(undefined));
+  });
+  const handle = await watchCatalogue({
+    catalogueDir,
+    outDir,
+    host: options.host,
+    port: options.port,
+    log: (line) => process.stdout.write(`${line}\n`),
+    onEvent: (event) => {
+      if (event.kind === "error") {
+        if (!(event.error instanceof UsageError || event.error instanceof FailureError || isSystemError(event.error)))
+          fatal(event.error);
+        else process.stderr.write(`error: ${(event.error as Error).message}; still serving the last good build\n`);
+        return;
+      }
+      const time = `${(event.ms / 1000).toFixed(1)} s`;
+      reportProblems(event.problems, catalogueDir, DEFAULT_MAX_PROBLEMS, event.kind === "invalid");
+      if (event.kind === "built") process.stdout.write(`${formatBuildSummary(event.built, time, out)}\n`);
+      else if (existsSync(outDir)) process.stderr.write("still serving the last good build; fix the catalogue\n");
+      else process.stderr.write("nothing to serve (404) until the catalogue builds\n");
+    },
+  });
+  process.stdout.write(
+    `serving ${out} at ${handle.url}, rebuilt on every change to ${displayPath(catalogueDir)} (Ctrl-C to stop)\n`,
+  );
+  const error = await stopped;
+  await handle.close();
+  if (error !== undefined) throw error;
+}
 
 program
   .command("config")
