@@ -21,6 +21,7 @@ import { VERSION } from "./util/version.js";
 import type { ImportSource } from "./import/writeImport.js";
 import { isValidName, NAME_RULE } from "./catalogue/names.js";
 import { LOG_FORMATS, type LogFormat } from "./stats/logFormats.js";
+import type { CheckReport } from "./check/checkDeployment.js";
 
 const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3 } as const;
 
@@ -28,6 +29,7 @@ interface CatalogueOptions {
   catalogue: string;
   quiet?: boolean;
   maxProblems: string;
+  format: Format;
 }
 
 const DEFAULT_MAX_PROBLEMS = 100;
@@ -70,8 +72,65 @@ function reportProblems(
   return failed;
 }
 
+const FORMATS = ["text", "json", "github"] as const;
+type Format = (typeof FORMATS)[number];
+
+function formatOption(): Option {
+  return new Option(
+    "--format <format>",
+    "text; json: one document on stdout; github: workflow commands that annotate the lines of the files",
+  )
+    .choices(FORMATS)
+    .default("text");
+}
+
+function displayFileIn(catalogueDir: string): (file: string) => string {
+  return (file) => {
+    const shown = displayPath(resolve(catalogueDir, file));
+    return file.endsWith("/") ? `${shown}/` : shown;
+  };
+}
+
+/**
+ * Prints problems in the chosen format (json prints them with the result, in printJson); returns
+ * whether any is an error. Annotations go to stdout, where the GitHub runner reads commands.
+ */
+async function reportProblemsAs(
+  format: Format,
+  problems: readonly Problem[],
+  catalogueDir: string,
+  limit: number,
+  building = false,
+): Promise<boolean> {
+  if (format === "text") return reportProblems(problems, catalogueDir, limit, building);
+  const failed = problems.some(isError);
+  if (format === "json" || problems.length === 0) return failed;
+  const { locateProblems } = await import("./validate/locateProblems.js");
+  const { formatAnnotation } = await import("./cli/formatGithub.js");
+  const located = locateProblems(problems, catalogueDir);
+  for (const line of formatProblems(located, displayFileIn(catalogueDir), limit, formatAnnotation))
+    process.stdout.write(`${line}\n`);
+  process.stderr.write(`${formatProblemCount(problems)}${failed && building ? "; nothing was written" : ""}\n`);
+  return failed;
+}
+
+/** `--format json`: the command's one document on stdout, its problems with their lines. */
+async function printJson(
+  report: { ok: boolean; problems: readonly Problem[]; summary: object | null; rows?: CheckReport["rows"] },
+  catalogueDir: string,
+): Promise<void> {
+  const { locateProblems } = await import("./validate/locateProblems.js");
+  const { formatJsonReport } = await import("./cli/formatJson.js");
+  const problems = locateProblems(report.problems, catalogueDir);
+  process.stdout.write(formatJsonReport({ ...report, problems }, displayFileIn(catalogueDir)));
+}
+
 function seconds(since: number): string {
-  return `${((performance.now() - since) / 1000).toFixed(1)} s`;
+  return `${elapsed(since).toFixed(1)} s`;
+}
+
+function elapsed(since: number): number {
+  return (performance.now() - since) / 1000;
 }
 
 function targetOption(flags: string, description: string): Option {
@@ -94,10 +153,11 @@ program
   .option("--force", "ignore the previous build and write every file")
   .addOption(maxProblemsOption())
   .option("--quiet", "print nothing but problems")
+  .addOption(formatOption())
   .action(async (options: CatalogueOptions & { out: string; target?: TargetId[]; force?: boolean }) => {
     const started = performance.now();
     const limit = parseMaxProblems(options.maxProblems);
-    const bar = options.quiet ? undefined : progressBar();
+    const bar = options.quiet || options.format !== "text" ? undefined : progressBar();
     const result = await buildCatalogue({
       catalogueDir: options.catalogue,
       outDir: options.out,
@@ -105,12 +165,15 @@ program
       force: options.force ?? false,
       ...(bar ? { onProgress: bar } : {}),
     });
-    if (reportProblems(result.problems, options.catalogue, limit, true) || !result.built) {
-      process.exitCode = EXIT.invalid;
-      return;
+    const failed =
+      (await reportProblemsAs(options.format, result.problems, options.catalogue, limit, true)) || !result.built;
+    if (failed) process.exitCode = EXIT.invalid;
+    if (options.format === "json") {
+      const summary = result.built && { ...result.built, out: displayPath(options.out), seconds: elapsed(started) };
+      return printJson({ ok: !failed, problems: result.problems, summary: summary ?? null }, options.catalogue);
     }
-    if (!options.quiet)
-      process.stdout.write(`${formatBuildSummary(result.built, seconds(started), displayPath(options.out))}\n`);
+    if (failed || !result.built || options.quiet) return;
+    process.stdout.write(`${formatBuildSummary(result.built, seconds(started), displayPath(options.out))}\n`);
   });
 
 program
@@ -119,15 +182,19 @@ program
   .option("--catalogue <dir>", "the catalogue folder", "catalogue")
   .addOption(maxProblemsOption())
   .option("--quiet", "print nothing but problems")
+  .addOption(formatOption())
   .action(async (options: CatalogueOptions) => {
     const started = performance.now();
     const limit = parseMaxProblems(options.maxProblems);
     const { problems, valid } = await validateCatalogue(options.catalogue);
-    if (reportProblems(problems, options.catalogue, limit) || !valid) {
-      process.exitCode = EXIT.invalid;
-      return;
+    const failed = (await reportProblemsAs(options.format, problems, options.catalogue, limit)) || !valid;
+    if (failed) process.exitCode = EXIT.invalid;
+    if (options.format === "json") {
+      const summary = valid && { ...valid, seconds: elapsed(started) };
+      return printJson({ ok: !failed, problems, summary: summary ?? null }, options.catalogue);
     }
-    if (!options.quiet) process.stdout.write(`${formatValidSummary(valid.hosts, valid.packages, seconds(started))}\n`);
+    if (failed || !valid || options.quiet) return;
+    process.stdout.write(`${formatValidSummary(valid.hosts, valid.packages, seconds(started))}\n`);
   });
 
 program
@@ -241,6 +308,13 @@ program
     else for (const file of files) process.stdout.write(`==> ${file.path} <==\n${file.content}\n`);
   });
 
+interface CheckCliOptions {
+  catalogue: string;
+  target?: TargetId;
+  concurrency: string;
+  format: Format;
+}
+
 program
   .command("check")
   .description("run the conformance suite against a deployed API and print a table per route form")
@@ -250,12 +324,13 @@ program
     targetOption("--target <target>", "the host it is deployed on: what that host cannot do is reported, not failed"),
   )
   .option("--concurrency <n>", "requests in flight at once", "16")
-  .action(async (baseUrl: string, options: { catalogue: string; target?: TargetId; concurrency: string }) => {
+  .addOption(formatOption())
+  .action(async (baseUrl: string, options: CheckCliOptions) => {
     const concurrency = Number(options.concurrency);
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
       throw new UsageError(`--concurrency ${options.concurrency}: expected 1 to 256`);
     const target = options.target ? targetById(options.target) : undefined;
-    const onProgress = progressLine("checked");
+    const onProgress = options.format === "text" ? progressLine("checked") : undefined;
     const { checkDeployment } = await import("./check/checkDeployment.js");
     const { formatCheckReport } = await import("./cli/formatCheck.js");
     const { problems, report } = await checkDeployment({
@@ -265,12 +340,24 @@ program
       ...(target ? { target } : {}),
       ...(onProgress ? { onProgress } : {}),
     });
-    if (reportProblems(problems, options.catalogue) || !report) {
-      process.exitCode = EXIT.invalid;
-      return;
+    const failed =
+      (await reportProblemsAs(options.format, problems, options.catalogue, DEFAULT_MAX_PROBLEMS)) || !report;
+    if (failed || !report.ok) process.exitCode = EXIT.invalid;
+    if (options.format === "json") {
+      const summary = report && {
+        requests: report.requests,
+        failed: report.rows.filter((r) => r.outcome === "fail").length,
+        rows: report.rows.length,
+      };
+      const rows = report?.rows ?? [];
+      return printJson({ ok: !failed && report.ok, problems, summary: summary ?? null, rows }, options.catalogue);
+    }
+    if (failed) return;
+    if (options.format === "github") {
+      const { formatRowAnnotation } = await import("./cli/formatGithub.js");
+      for (const row of report.rows) if (row.outcome === "fail") process.stdout.write(`${formatRowAnnotation(row)}\n`);
     }
     process.stdout.write(`${formatCheckReport(report, target?.title).join("\n")}\n`);
-    if (!report.ok) process.exitCode = EXIT.invalid;
   });
 
 program
