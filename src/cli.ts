@@ -260,6 +260,7 @@ async function serveWatched(options: Omit<ServeOptions, "port"> & { port: number
     port: options.port,
     log: (line) => process.stdout.write(`${line}\n`),
     onEvent: (event) => {
+      if (event.kind === "building") return;
       if (event.kind === "error") {
         if (!(event.error instanceof UsageError || event.error instanceof FailureError || isSystemError(event.error)))
           fatal(event.error);

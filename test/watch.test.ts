@@ -32,11 +32,11 @@ afterEach(async () => {
   for (const handle of handles.splice(0)) await handle.close();
 });
 
-async function start(catalogue: string, out = join(tempDir(), "dist")) {
+async function start(catalogue: string) {
   const events: WatchEvent[] = [];
   const handle = await watchCatalogue({
     catalogueDir: catalogue,
-    outDir: out,
+    outDir: join(tempDir(), "dist"),
     host: "127.0.0.1",
     port: 0,
     onEvent: (event) => events.push(event),
@@ -55,7 +55,7 @@ describe("watchCatalogue", () => {
   it("builds, serves, and serves each edit once it is built", async () => {
     const catalogue = copyFixture("basic");
     const { events, url } = await start(catalogue);
-    expect(events).toEqual([expect.objectContaining({ kind: "built" })]);
+    expect(events).toEqual([{ kind: "building" }, expect.objectContaining({ kind: "built" })]);
     expect(await displayName(url, "snake")).toBe("Snake");
 
     writeFiles(catalogue, { "primary/snake.json": manifest("snake", { display_name: "Snake II" }) });
@@ -102,6 +102,7 @@ describe("watchCatalogue", () => {
     writeFileSync(join(catalogue, "primary", "snake.json"), '{"internal_name": "snake",');
     const { events, url } = await start(catalogue);
     expect(events).toEqual([
+      { kind: "building" },
       expect.objectContaining({ kind: "invalid", problems: [expect.objectContaining({ code: "JSON_SYNTAX" })] }),
     ]);
     expect((await get(url, "/v1/hosts")).status).toBe(404);
@@ -118,7 +119,33 @@ describe("watchCatalogue", () => {
     await eventually(async () => expect(await displayName(url, "snake")).toBe("Snake 20"));
     // A second build beside a running one would fail on the output's lock.
     expect(events.filter((e) => e.kind === "error")).toEqual([]);
-    expect(events.length).toBeLessThan(5);
+    expect(events.filter((e) => e.kind === "building").length).toBeLessThan(4);
+  });
+
+  it("builds changes made during a build after it, never in a second build beside it", async () => {
+    const catalogue = copyFixture("basic");
+    const events: WatchEvent[] = [];
+    let edits = 0;
+    const handle = await watchCatalogue({
+      catalogueDir: catalogue,
+      outDir: join(tempDir(), "dist"),
+      host: "127.0.0.1",
+      port: 0,
+      quietMs: 0,
+      onEvent: (event) => {
+        events.push(event);
+        // Every rebuild finds the catalogue changed again while it runs, three times over.
+        if (event.kind === "building" && events.length > 2 && edits < 3)
+          writeFiles(catalogue, { "primary/snake.json": manifest("snake", { display_name: `Snake ${++edits}` }) });
+      },
+    });
+    handles.push(handle);
+    writeFiles(catalogue, { "primary/snake.json": manifest("snake", { display_name: "Snake 0" }) });
+    await eventually(async () => expect(await displayName(handle.url, "snake")).toBe("Snake 3"));
+    await eventually(() => expect(events.at(-1)?.kind).toBe("built"));
+    // Builds alternate with their ends: none starts while another runs.
+    expect(events.map((e) => e.kind).join(" ")).toMatch(/^(building built )*building built$/);
+    expect(events.filter((e) => e.kind === "building").length).toBeGreaterThanOrEqual(5);
   });
 
   it("rejects a catalogue folder that does not exist", async () => {

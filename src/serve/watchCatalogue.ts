@@ -24,6 +24,8 @@ export interface WatchOptions {
 }
 
 export type WatchEvent =
+  /** A build starts (the first one too); every one ends with one of the events below. */
+  | { kind: "building" }
   /** A build published the catalogue as it now is; `problems` holds its warnings. */
   | { kind: "built"; built: BuildSummary; problems: Problem[]; ms: number }
   /** A build found errors and wrote nothing: the last good build is still served. */
@@ -46,6 +48,7 @@ export const DEFAULT_QUIET_MS = 150;
  */
 export async function watchCatalogue(options: WatchOptions): Promise<WatchHandle> {
   const build = async (): Promise<void> => {
+    options.onEvent({ kind: "building" });
     const started = performance.now();
     const result: BuildResult = await buildCatalogue({
       catalogueDir: options.catalogueDir,
