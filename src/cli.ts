@@ -4,7 +4,7 @@
 // turns it into an exit code: 0 ok, 1 invalid catalogue, failed check (or a failure outside the
 // catalogue), 2 usage error, 3 internal error. Only this file prints, and only this file catches.
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option } from "commander";
 import { buildCatalogue } from "./build/buildCatalogue.js";
 import { validateCatalogue } from "./build/validateCatalogue.js";
@@ -22,6 +22,7 @@ import type { ImportSource } from "./import/writeImport.js";
 import { isValidName, NAME_RULE } from "./catalogue/names.js";
 import { LOG_FORMATS, type LogFormat } from "./stats/logFormats.js";
 import { CONFIG_FILE, readConfig, type ProjectConfig } from "./config/readConfig.js";
+import type { CheckReport } from "./check/checkDeployment.js";
 
 const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3 } as const;
 
@@ -29,6 +30,7 @@ interface CatalogueOptions {
   catalogue: string;
   quiet?: boolean;
   maxProblems: string;
+  format: Format;
 }
 
 const DEFAULT_MAX_PROBLEMS = 100;
@@ -71,8 +73,65 @@ function reportProblems(
   return failed;
 }
 
+const FORMATS = ["text", "json", "github"] as const;
+type Format = (typeof FORMATS)[number];
+
+function formatOption(): Option {
+  return new Option(
+    "--format <format>",
+    "text; json: one document on stdout; github: workflow commands that annotate the lines of the files",
+  )
+    .choices(FORMATS)
+    .default("text");
+}
+
+function displayFileIn(catalogueDir: string): (file: string) => string {
+  return (file) => {
+    const shown = displayPath(resolve(catalogueDir, file));
+    return file.endsWith("/") ? `${shown}/` : shown;
+  };
+}
+
+/**
+ * Prints problems in the chosen format (json prints them with the result, in printJson); returns
+ * whether any is an error. Annotations go to stdout, where the GitHub runner reads commands.
+ */
+async function reportProblemsAs(
+  format: Format,
+  problems: readonly Problem[],
+  catalogueDir: string,
+  limit: number,
+  building = false,
+): Promise<boolean> {
+  if (format === "text") return reportProblems(problems, catalogueDir, limit, building);
+  const failed = problems.some(isError);
+  if (format === "json" || problems.length === 0) return failed;
+  const { locateProblems } = await import("./validate/locateProblems.js");
+  const { formatAnnotation } = await import("./cli/formatGithub.js");
+  const located = locateProblems(problems, catalogueDir);
+  for (const line of formatProblems(located, displayFileIn(catalogueDir), limit, formatAnnotation))
+    process.stdout.write(`${line}\n`);
+  process.stderr.write(`${formatProblemCount(problems)}${failed && building ? "; nothing was written" : ""}\n`);
+  return failed;
+}
+
+/** `--format json`: the command's one document on stdout, its problems with their lines. */
+async function printJson(
+  report: { ok: boolean; problems: readonly Problem[]; summary: object | null; rows?: CheckReport["rows"] },
+  catalogueDir: string,
+): Promise<void> {
+  const { locateProblems } = await import("./validate/locateProblems.js");
+  const { formatJsonReport } = await import("./cli/formatJson.js");
+  const problems = locateProblems(report.problems, catalogueDir);
+  process.stdout.write(formatJsonReport({ ...report, problems }, displayFileIn(catalogueDir)));
+}
+
 function seconds(since: number): string {
-  return `${((performance.now() - since) / 1000).toFixed(1)} s`;
+  return `${elapsed(since).toFixed(1)} s`;
+}
+
+function elapsed(since: number): number {
+  return (performance.now() - since) / 1000;
 }
 
 function targetOption(flags: string, description: string): Option {
@@ -94,7 +153,7 @@ const out: Setting = (config) => config.out;
 const CONFIGURED: Record<string, Record<string, Setting>> = {
   build: { catalogue, out, target: (config) => config.targets },
   validate: { catalogue },
-  serve: { dir: out },
+  serve: { dir: out, catalogue, out },
   config: { catalogue, root: out },
   // check is about one host: the setting names it only when it lists one.
   check: { catalogue, target: (config) => (config.targets?.length === 1 ? config.targets[0] : undefined) },
@@ -139,10 +198,11 @@ program
   .option("--force", "ignore the previous build and write every file")
   .addOption(maxProblemsOption())
   .option("--quiet", "print nothing but problems")
+  .addOption(formatOption())
   .action(async (options: CatalogueOptions & { out: string; target?: TargetId[]; force?: boolean }) => {
     const started = performance.now();
     const limit = parseMaxProblems(options.maxProblems);
-    const bar = options.quiet ? undefined : progressBar();
+    const bar = options.quiet || options.format !== "text" ? undefined : progressBar();
     const result = await buildCatalogue({
       catalogueDir: options.catalogue,
       outDir: options.out,
@@ -150,10 +210,14 @@ program
       force: options.force ?? false,
       ...(bar ? { onProgress: bar } : {}),
     });
-    if (reportProblems(result.problems, options.catalogue, limit, true) || !result.built) {
-      process.exitCode = EXIT.invalid;
-      return;
+    const failed =
+      (await reportProblemsAs(options.format, result.problems, options.catalogue, limit, true)) || !result.built;
+    if (failed) process.exitCode = EXIT.invalid;
+    if (options.format === "json") {
+      const summary = result.built && { ...result.built, out: displayPath(options.out), seconds: elapsed(started) };
+      return printJson({ ok: !failed, problems: result.problems, summary: summary ?? null }, options.catalogue);
     }
+    if (failed || !result.built) return;
     if (!options.quiet)
       process.stdout.write(`${formatBuildSummary(result.built, seconds(started), displayPath(options.out))}\n`);
     if (result.built.dropped)
@@ -166,15 +230,19 @@ program
   .option("--catalogue <dir>", "the catalogue folder", "catalogue")
   .addOption(maxProblemsOption())
   .option("--quiet", "print nothing but problems")
+  .addOption(formatOption())
   .action(async (options: CatalogueOptions) => {
     const started = performance.now();
     const limit = parseMaxProblems(options.maxProblems);
     const { problems, valid } = await validateCatalogue(options.catalogue);
-    if (reportProblems(problems, options.catalogue, limit) || !valid) {
-      process.exitCode = EXIT.invalid;
-      return;
+    const failed = (await reportProblemsAs(options.format, problems, options.catalogue, limit)) || !valid;
+    if (failed) process.exitCode = EXIT.invalid;
+    if (options.format === "json") {
+      const summary = valid && { ...valid, seconds: elapsed(started) };
+      return printJson({ ok: !failed, problems, summary: summary ?? null }, options.catalogue);
     }
-    if (!options.quiet) process.stdout.write(`${formatValidSummary(valid.hosts, valid.packages, seconds(started))}\n`);
+    if (failed || !valid || options.quiet) return;
+    process.stdout.write(`${formatValidSummary(valid.hosts, valid.packages, seconds(started))}\n`);
   });
 
 program
@@ -183,13 +251,25 @@ program
   .option("--dir <dir>", "the built folder", "dist")
   .option("--port <port>", "port to listen on (0 picks a free one)", "8080")
   .option("--host <host>", "address to listen on", "127.0.0.1")
-  .action(async (options: { dir: string; port: string; host: string }) => {
+  .option("--watch", "build the catalogue into --out, serve it, and build again on every change")
+  .option("--catalogue <dir>", "with --watch: the catalogue folder (default: catalogue)")
+  .option("--out <dir>", "with --watch: the output folder (default: dist)")
+  .action(async (options: ServeOptions, command: Command) => {
+    // shopfront.json may set all three; only what the command line says can be out of place.
+    const given = (option: string) => command.getOptionValueSource(option) === "cli";
     const port = Number(options.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError(`--port ${options.port}: expected a port number`);
     // http-server's response wrapper (union) reads OutgoingMessage._headers, which Node deprecates
     // (DEP0066); the warning is about a dependency, not the user's setup.
     process.noDeprecation = true;
+    if (options.watch) {
+      if (given("dir"))
+        throw new UsageError("--watch builds into --out and serves that; --dir serves a folder as it is");
+      return serveWatched({ ...options, port });
+    }
+    if (given("catalogue") || given("out"))
+      throw new UsageError("--catalogue and --out go with --watch; without it, serve serves --dir as it is");
     const { servePreview } = await import("./serve/servePreview.js");
     const server = await servePreview({
       dir: options.dir,
@@ -201,6 +281,58 @@ program
     await new Promise<void>((resolve) => process.once("SIGINT", resolve));
     await server.close();
   });
+
+interface ServeOptions {
+  dir: string;
+  port: string;
+  host: string;
+  watch?: boolean;
+  catalogue?: string;
+  out?: string;
+}
+
+/**
+ * `serve --watch`: a line per build (its summary, or its problems and that the last good build is
+ * still served) until Ctrl-C. An error the watch cannot go on from ends it like any other command's.
+ */
+async function serveWatched(options: Omit<ServeOptions, "port"> & { port: number }): Promise<void> {
+  const { watchCatalogue } = await import("./serve/watchCatalogue.js");
+  const catalogueDir = options.catalogue ?? "catalogue";
+  const outDir = options.out ?? "dist";
+  const out = displayPath(outDir);
+  let fatal: (error: unknown) => void = () => {};
+  const stopped = new Promise<unknown>((resolve) => {
+    fatal = resolve;
+    process.once("SIGINT", () => resolve(undefined));
+  });
+  const handle = await watchCatalogue({
+    catalogueDir,
+    outDir,
+    host: options.host,
+    port: options.port,
+    log: (line) => process.stdout.write(`${line}\n`),
+    onEvent: (event) => {
+      if (event.kind === "building") return;
+      if (event.kind === "error") {
+        if (!(event.error instanceof UsageError || event.error instanceof FailureError || isSystemError(event.error)))
+          fatal(event.error);
+        else process.stderr.write(`error: ${(event.error as Error).message}; still serving the last good build\n`);
+        return;
+      }
+      const time = `${(event.ms / 1000).toFixed(1)} s`;
+      reportProblems(event.problems, catalogueDir, DEFAULT_MAX_PROBLEMS, event.kind === "invalid");
+      if (event.kind === "built") process.stdout.write(`${formatBuildSummary(event.built, time, out)}\n`);
+      else if (existsSync(outDir)) process.stderr.write("still serving the last good build; fix the catalogue\n");
+      else process.stderr.write("nothing to serve (404) until the catalogue builds\n");
+    },
+  });
+  process.stdout.write(
+    `serving ${out} at ${handle.url}, rebuilt on every change to ${displayPath(catalogueDir)} (Ctrl-C to stop)\n`,
+  );
+  const error = await stopped;
+  await handle.close();
+  if (error !== undefined) throw error;
+}
 
 program
   .command("config")
@@ -229,6 +361,13 @@ program
     else for (const file of files) process.stdout.write(`==> ${file.path} <==\n${file.content}\n`);
   });
 
+interface CheckCliOptions {
+  catalogue: string;
+  target?: TargetId;
+  concurrency: string;
+  format: Format;
+}
+
 program
   .command("check")
   .description("run the conformance suite against a deployed API and print a table per route form")
@@ -238,12 +377,13 @@ program
     targetOption("--target <target>", "the host it is deployed on: what that host cannot do is reported, not failed"),
   )
   .option("--concurrency <n>", "requests in flight at once", "16")
-  .action(async (baseUrl: string, options: { catalogue: string; target?: TargetId; concurrency: string }) => {
+  .addOption(formatOption())
+  .action(async (baseUrl: string, options: CheckCliOptions) => {
     const concurrency = Number(options.concurrency);
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
       throw new UsageError(`--concurrency ${options.concurrency}: expected 1 to 256`);
     const target = options.target ? targetById(options.target) : undefined;
-    const onProgress = progressLine("checked");
+    const onProgress = options.format === "text" ? progressLine("checked") : undefined;
     const { checkDeployment } = await import("./check/checkDeployment.js");
     const { formatCheckReport } = await import("./cli/formatCheck.js");
     const { problems, report } = await checkDeployment({
@@ -253,12 +393,25 @@ program
       ...(target ? { target } : {}),
       ...(onProgress ? { onProgress } : {}),
     });
-    if (reportProblems(problems, options.catalogue) || !report) {
-      process.exitCode = EXIT.invalid;
-      return;
+    const failed =
+      (await reportProblemsAs(options.format, problems, options.catalogue, DEFAULT_MAX_PROBLEMS)) || !report;
+    if (failed || !report.ok) process.exitCode = EXIT.invalid;
+    if (options.format === "json") {
+      const summary = report && {
+        requests: report.requests,
+        failed: report.rows.filter((r) => r.outcome === "fail").length,
+        rows: report.rows.length,
+        ...(report.older ? { older: report.older } : {}),
+      };
+      const rows = report?.rows ?? [];
+      return printJson({ ok: !failed && report.ok, problems, summary: summary ?? null, rows }, options.catalogue);
+    }
+    if (failed) return;
+    if (options.format === "github") {
+      const { formatRowAnnotation } = await import("./cli/formatGithub.js");
+      for (const row of report.rows) if (row.outcome === "fail") process.stdout.write(`${formatRowAnnotation(row)}\n`);
     }
     process.stdout.write(`${formatCheckReport(report, target?.title).join("\n")}\n`);
-    if (!report.ok) process.exitCode = EXIT.invalid;
   });
 
 program

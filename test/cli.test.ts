@@ -159,6 +159,22 @@ describe("shopfront (the binary)", () => {
     }
   });
 
+  it("serve takes --catalogue and --out only with --watch, and --dir only without it", () => {
+    const cwd = project();
+    expect(shopfront(cwd, "serve", "--out", "site")).toMatchObject({
+      code: 2,
+      stderr: "error: --catalogue and --out go with --watch; without it, serve serves --dir as it is\n",
+    });
+    expect(shopfront(cwd, "serve", "--watch", "--dir", "site")).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--watch builds into --out"),
+    });
+    expect(shopfront(cwd, "serve", "--watch", "--catalogue", "missing")).toMatchObject({
+      code: 2,
+      stderr: "error: cannot read the catalogue missing: there is no such folder\n",
+    });
+  });
+
   it("prints its version", () => {
     expect(shopfront(project(), "--version")).toMatchObject({
       code: 0,

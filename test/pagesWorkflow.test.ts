@@ -1,6 +1,6 @@
 // The GitHub Pages workflow cannot run here, so it is read: it parses as YAML, has the triggers
-// and permissions Pages needs and no more, uses the real actions, and runs the commands the README
-// documents, in order.
+// and permissions Pages needs and no more, uses the real actions, runs the commands the README
+// documents, in order, and prints problems as annotations on the manifests' lines.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -42,6 +42,8 @@ function documentedCommands(): string[] {
 }
 
 const runs = (job: Job) => job.steps.flatMap((s) => (s.run ? [s.run] : []));
+/** A command as a maintainer types it at home: `--format github` only matters on the runner. */
+const withoutFormat = (command: string) => command.replace(" --format github", "");
 const uses = (job: Job) => job.steps.flatMap((s) => (s.uses ? [s.uses] : []));
 
 describe(".github/workflows/pages.yml", () => {
@@ -61,20 +63,26 @@ describe(".github/workflows/pages.yml", () => {
 
   it("on a pull request, only validates: it cannot comment, and it fails with shopfront's exit code", () => {
     expect(validate!.if).toBe("github.event_name == 'pull_request'");
-    expect(runs(validate!)).toEqual(["npm ci", "npx shopfront validate"]);
+    expect(runs(validate!)).toEqual(["npm ci", "npx shopfront validate --format github"]);
     expect(uses(validate!)).toEqual(["actions/checkout@v4", "actions/setup-node@v4"]);
-    expect(readme).toContain("On a pull request it runs only `npx shopfront validate`");
+    expect(readme).toMatch(/On a pull request it runs only `npx shopfront validate( --format github)?`/);
   });
 
   it("on a push, runs the README's commands in order and uploads the output folder", () => {
     expect(build!.if).toBe("github.event_name != 'pull_request'");
-    expect(runs(build!)).toEqual(documentedCommands());
-    expect(documentedCommands()).toEqual([
+    expect(runs(build!).map(withoutFormat)).toEqual(documentedCommands().map(withoutFormat));
+    expect(runs(build!)).toEqual([
       "npm ci",
-      "npx shopfront validate",
-      "npx shopfront build --target github-pages",
+      "npx shopfront validate --format github",
+      "npx shopfront build --target github-pages --format github",
     ]);
     expect(build!.steps.at(-1)).toEqual({ uses: "actions/upload-pages-artifact@v4", with: { path: "dist" } });
+  });
+
+  it("prints every problem of every shopfront command as a GitHub annotation", () => {
+    const commands = [...runs(validate!), ...runs(build!)].filter((run) => run.startsWith("npx shopfront "));
+    expect(commands.length).toBe(3);
+    for (const command of commands) expect(command).toMatch(/ --format github$/);
   });
 
   it("sets up Node.js 20 with the npm cache", () => {

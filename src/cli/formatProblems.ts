@@ -35,14 +35,16 @@ export function formatProblemCount(problems: readonly Problem[]): string {
 /**
  * The lines of a problem report, without the final count. With more than `limit` problems (0: no
  * limit) only the first `limit` are listed, errors before warnings, then how many more there are
- * and how many of each kind.
+ * and how many of each kind. `formatOne` writes a listed problem (`--format github` writes a
+ * workflow command).
  */
-export function formatProblems(
-  problems: readonly Problem[],
+export function formatProblems<P extends Problem>(
+  problems: readonly P[],
   displayFile: (file: string) => string,
   limit: number,
+  formatOne: (problem: P, displayFile: (file: string) => string) => string = formatProblem,
 ): string[] {
-  if (limit === 0 || problems.length <= limit) return problems.map((p) => formatProblem(p, displayFile));
+  if (limit === 0 || problems.length <= limit) return problems.map((p) => formatOne(p, displayFile));
   const shown = [...problems.filter(isError), ...problems.filter((p) => !isError(p))].slice(0, limit);
   const listed = new Set(shown);
   const hidden = problems.filter((p) => !listed.has(p));
@@ -50,7 +52,7 @@ export function formatProblems(
   for (const p of problems) kinds.set(p.code, (kinds.get(p.code) ?? 0) + 1);
   const byKind = [...kinds].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([code, n]) => `${n} ${code}`);
   return [
-    ...shown.map((p) => formatProblem(p, displayFile)),
+    ...shown.map((p) => formatOne(p, displayFile)),
     `... and ${hidden.length} more (${countParts(hidden)}) not shown; --max-problems 0 shows them all`,
     `by kind: ${byKind.join(", ")}`,
   ];

@@ -21,6 +21,8 @@ export interface PreviewOptions {
   port: number;
   /** Called once per finished request with a log line. */
   log?: (line: string) => void;
+  /** Serve even when the folder holds no build yet (`serve --watch` builds it later): until then, 404. */
+  beforeBuild?: boolean;
 }
 
 export interface PreviewServer {
@@ -57,13 +59,15 @@ function answer(
 }
 
 export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
+  // The path as given, never its real path: `dist` is a link that each build swaps to another slot,
+  // and every request resolves it again, so a rebuild shows at once.
   const root = resolve(options.dir);
-  if (!existsSync(join(root, fileFor("hosts")))) {
+  if (!options.beforeBuild && !existsSync(join(root, fileFor("hosts")))) {
     throw new UsageError(
       `${options.dir} is not a built API (it has no ${fileFor("hosts")}); run shopfront build first`,
     );
   }
-  // Read per request, so a rebuild while serving shows at once.
+  // Read per request too.
   const notFoundBody = () => {
     try {
       return readFileSync(join(root, NOT_FOUND_FILE), "utf8");

@@ -1,0 +1,126 @@
+// `shopfront serve --watch`: build once, serve the output, and build again whenever the catalogue
+// changes. A build that finds errors writes nothing, so the server keeps answering from the last
+// good build until the catalogue is fixed. Builds run one at a time: changes that arrive during a
+// build start one more build after it, never a second build beside it (both would want the
+// output's lock). It reports what happens through a callback and prints nothing.
+import { watch, type FSWatcher } from "node:fs";
+import { buildCatalogue, type BuildResult, type BuildSummary } from "../build/buildCatalogue.js";
+import type { Problem } from "../catalogue/problems.js";
+import type { TargetId } from "../targets/target.js";
+import { servePreview, type PreviewServer } from "./servePreview.js";
+
+export interface WatchOptions {
+  catalogueDir: string;
+  outDir: string;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  targets?: readonly TargetId[];
+  /** How long the catalogue must stay still before a build starts: an editor's save or a checkout is a burst of changes. */
+  quietMs?: number;
+  onEvent: (event: WatchEvent) => void;
+  /** The server's request log. */
+  log?: (line: string) => void;
+}
+
+export type WatchEvent =
+  /** A build starts (the first one too); every one ends with one of the events below. */
+  | { kind: "building" }
+  /** A build published the catalogue as it now is; `problems` holds its warnings. */
+  | { kind: "built"; built: BuildSummary; problems: Problem[]; ms: number }
+  /** A build found errors and wrote nothing: the last good build is still served. */
+  | { kind: "invalid"; problems: Problem[]; ms: number }
+  /** A build failed for a reason outside the catalogue (another build holds the output, a full disk, a bug). */
+  | { kind: "error"; error: unknown };
+
+export interface WatchHandle {
+  url: string;
+  /** Stops watching, waits for a running build to finish, and stops the server. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_QUIET_MS = 150;
+
+/**
+ * Builds the catalogue, serves the output and rebuilds on every change. The first build's thrown
+ * errors (a missing catalogue, an output folder shopfront did not make) reject; later ones are
+ * reported as events, and watching goes on.
+ */
+export async function watchCatalogue(options: WatchOptions): Promise<WatchHandle> {
+  const build = async (): Promise<void> => {
+    options.onEvent({ kind: "building" });
+    const started = performance.now();
+    const result: BuildResult = await buildCatalogue({
+      catalogueDir: options.catalogueDir,
+      outDir: options.outDir,
+      targets: options.targets ?? [],
+    });
+    const ms = performance.now() - started;
+    options.onEvent(
+      result.built
+        ? { kind: "built", built: result.built, problems: result.problems, ms }
+        : { kind: "invalid", problems: result.problems, ms },
+    );
+  };
+
+  await build();
+  const server: PreviewServer = await servePreview({
+    dir: options.outDir,
+    host: options.host,
+    port: options.port,
+    beforeBuild: true,
+    ...(options.log ? { log: options.log } : {}),
+  });
+
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+
+  const runBuilds = async (): Promise<void> => {
+    do {
+      again = false;
+      try {
+        await build();
+      } catch (error) {
+        options.onEvent({ kind: "error", error });
+      }
+    } while (again && !closed);
+  };
+  const startBuild = (): void => {
+    timer = undefined;
+    if (closed) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = runBuilds().finally(() => {
+      running = undefined;
+    });
+  };
+  const onChange = (): void => {
+    if (closed) return;
+    clearTimeout(timer);
+    timer = setTimeout(startBuild, options.quietMs ?? DEFAULT_QUIET_MS);
+  };
+
+  let watcher: FSWatcher;
+  try {
+    watcher = watch(options.catalogueDir, { recursive: true }, onChange);
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  watcher.on("error", (error) => options.onEvent({ kind: "error", error }));
+
+  return {
+    url: server.url,
+    close: async () => {
+      closed = true;
+      clearTimeout(timer);
+      watcher.close();
+      await running;
+      await server.close();
+    },
+  };
+}
