@@ -125,8 +125,8 @@ for (let i = 0; i < packageCount; i++) {
     extracted: 4096 + int(60_000_000),
     internal_name: name,
     long_description: Array.from(
-      { length: 1 + int(4) },
-      () => `${cap(Array.from({ length: 4 + int(20) }, () => pick(WORDS)).join(" "))}.`,
+      { length: 2 + int(7) },
+      () => `${cap(Array.from({ length: 6 + int(19) }, () => pick(WORDS)).join(" "))}.`,
     ).join(random() < 0.5 ? "\n" : "\n\n"),
     package_type: theme ? "thm" : pick(["dol", "dol", "elf"]),
     release_date: released,
