@@ -1,10 +1,14 @@
 // @ts-check
 // npm run bench [-- --sizes 10000,100000] [--fs disk,shm] [--runs 3] [--hosts 2] [--coders real|synthetic] [--log-mb 1024]
+//                [--floor-dir ../shared/bench]
 //
-// Compares shopfront's build with ../shared/bench/floor.mjs --filtered (the least work that writes
-// the same API files, category and coder lists included) in the same run, on catalogues with
-// real-shaped coder names (gen-catalogue.mjs --coders=real) unless told otherwise, so the noise of a shared machine hits both: runs alternate, and the
-// table shows medians and ratios. For each catalogue size and each file system:
+// Compares shopfront's build with floor.mjs --filtered (the least work that writes the same API
+// files, category and coder lists included) in the same run, on catalogues with real-shaped coder
+// names (gen-catalogue.mjs --coders=real) unless told otherwise, so the noise of a shared machine
+// hits both: runs alternate, and the table shows medians and ratios. The floor and its generator are
+// the project's shared benchmark kit in --floor-dir (../shared/bench beside the checkout), so that
+// figures compare across implementations; without it, catalogues come from scripts/gen-catalogue.mjs
+// and the table has absolute figures only. For each catalogue size and each file system:
 //   cold      an empty output folder, ours against the floor
 //   no-op     a rebuild with nothing changed
 //   one edit  a rebuild after one manifest was edited (first one after a cold build, and the median
@@ -22,7 +26,6 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const SHARED = resolve(ROOT, "..", "shared", "bench");
 const CLI = join(ROOT, "lib", "cli.js");
 const MEASURE = join(ROOT, "scripts", "measure.mjs");
 
@@ -35,8 +38,17 @@ const { values } = parseArgs({
     coders: { type: "string", default: "real" },
     "log-mb": { type: "string", default: "1024" },
     "work-dir": { type: "string", default: join(ROOT, "bench-results", "work") },
+    "floor-dir": { type: "string", default: resolve(ROOT, "..", "shared", "bench") },
   },
 });
+const FLOOR_DIR = resolve(values["floor-dir"]);
+const hasFloor = existsSync(join(FLOOR_DIR, "floor.mjs")) && existsSync(join(FLOOR_DIR, "gen-catalogue.mjs"));
+const GENERATOR = hasFloor ? join(FLOOR_DIR, "gen-catalogue.mjs") : join(ROOT, "scripts", "gen-catalogue.mjs");
+if (!hasFloor)
+  console.log(
+    `no floor.mjs and gen-catalogue.mjs in ${FLOOR_DIR}: catalogues from scripts/gen-catalogue.mjs, ` +
+      "absolute figures only (no comparison with the floor)",
+  );
 const sizes = values.sizes.split(",").map(Number);
 const runs = Number(values.runs);
 const places = values.fs.split(",").map((name) => {
@@ -110,7 +122,7 @@ for (const place of places) {
     mkdirSync(base, { recursive: true });
     const catalogue = join(base, "catalogue");
     const coders = values.coders === "real" ? ["--coders=real"] : [];
-    spawnSync(process.execPath, [join(SHARED, "gen-catalogue.mjs"), catalogue, String(size), values.hosts, ...coders], {
+    spawnSync(process.execPath, [GENERATOR, catalogue, String(size), values.hosts, ...coders], {
       stdio: "ignore",
     });
     const floorOut = join(base, "floor");
@@ -119,11 +131,11 @@ for (const place of places) {
     const cold = { floor: [], ours: [], floorRss: [], oursRss: [] };
     for (let r = 0; r < runs; r++) {
       // Alternate who goes first, so a slow minute hits both.
-      const order = r % 2 === 0 ? ["floor", "ours"] : ["ours", "floor"];
+      const order = !hasFloor ? ["ours"] : r % 2 === 0 ? ["floor", "ours"] : ["ours", "floor"];
       for (const who of order) {
         if (who === "floor") {
           rmSync(floorOut, { recursive: true, force: true });
-          const t = timed(join(SHARED, "floor.mjs"), [catalogue, floorOut, "--filtered"]);
+          const t = timed(join(FLOOR_DIR, "floor.mjs"), [catalogue, floorOut, "--filtered"]);
           if (t.failed) cold.floorFailed = t.failed;
           else {
             cold.floor.push(t.seconds);
@@ -195,6 +207,8 @@ for (const place of places) {
 
 const pct = (x) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : "-");
 const s = (x) => (Number.isFinite(x) ? `${x.toFixed(2)} s` : "failed");
+/** The floor's time: "-" when there is no floor to run, "failed" when it ran and failed. */
+const floorS = (x) => (hasFloor ? s(x) : "-");
 const header = [
   "fs",
   "packages",
@@ -217,7 +231,7 @@ const table = [
   ...results.map((r) => [
     r.fs,
     String(r.packages),
-    s(r.floorColdS),
+    floorS(r.floorColdS),
     s(r.oursColdS),
     Number.isFinite(r.coldRatio) ? `${r.coldRatio.toFixed(2)}x` : "-",
     s(r.noopS),
@@ -240,12 +254,14 @@ console.log(
   `medians of ${runs} runs; cold = empty output folder; edit = one manifest changed (median of ${runs}; 1st edit = the first after a cold build); ` +
     `1st stats = every package gets a stats entry; day = a tenth of the downloads change (median of ${runs}; 1st day = the first after 1st stats)`,
 );
+if (!hasFloor) console.log(`no floor in ${FLOOR_DIR}: these are absolute figures, not compared with the floor`);
 for (const r of results) if (r.floorFailed) console.log(`the floor failed at ${r.fs} ${r.packages}: ${r.floorFailed}`);
 
 const outDir = join(ROOT, "bench-results");
 mkdirSync(outDir, { recursive: true });
 const report = {
   date: new Date().toISOString(),
+  floor: hasFloor ? FLOOR_DIR : null,
   node: process.version,
   cpus: cpus().length,
   memGb: Math.round(totalmem() / 2 ** 30),

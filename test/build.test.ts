@@ -1,5 +1,5 @@
 // The build end to end through the core: the output tree, its bytes, determinism, atomicity, and
-// agreement with the floor (the least work that produces the same API).
+// agreement with a naive second renderer (test/reference/renderReference.ts).
 import { execFileSync } from "node:child_process";
 import { lstatSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../src/build/buildCatalogue.js";
 import { FailureError, UsageError } from "../src/util/errors.js";
 import { PACKAGE_FIELDS } from "../src/catalogue/fields.js";
-import { copyFixture, manifest, readJson, readTree, SHARED, tempDir, writeFiles } from "./helpers.js";
+import { copyFixture, GEN_CATALOGUE, manifest, readJson, readTree, tempDir, writeFiles } from "./helpers.js";
+import { renderReference } from "./reference/renderReference.js";
 
 async function build(catalogueDir: string, outDir = join(tempDir(), "dist")) {
   const result = await buildCatalogue({ catalogueDir, outDir });
@@ -222,37 +223,25 @@ describe("atomicity", () => {
   });
 });
 
-describe("against the floor", () => {
-  it("writes the same v1 files with the same values as ../shared/bench/floor.mjs --filtered, coders under their hex", async () => {
+describe("against a naive reference renderer", () => {
+  it("writes exactly the v1 files of test/reference/renderReference.ts, byte for byte, with real-shaped coders and stats", async () => {
     const catalogueDir = join(tempDir(), "catalogue");
-    execFileSync(process.execPath, [
-      join(SHARED, "bench", "gen-catalogue.mjs"),
-      catalogueDir,
-      "300",
-      "3",
-      "7",
-      "--coders=real",
-    ]);
-    const floorDir = join(tempDir(), "floor");
-    execFileSync(process.execPath, [join(SHARED, "bench", "floor.mjs"), catalogueDir, floorDir, "--filtered"]);
+    execFileSync(process.execPath, [GEN_CATALOGUE, catalogueDir, "300", "3", "7", "--coders=real", "--stats"]);
+    const referenceDir = join(tempDir(), "reference");
+    renderReference(catalogueDir, referenceDir);
     const { outDir, problems } = await build(catalogueDir);
     expect(problems).toEqual([]);
     const ours = readTree(outDir);
-    // The floor names a coder's folder by encodeURIComponent; shopfront by the hex of its bytes.
-    const floor = new Map(
-      [...readTree(floorDir)].map(([path, bytes]) => [
-        path.replace(
-          /\/coder\/([^/]+)\//,
-          (_, name: string) => `/coder/${Buffer.from(decodeURIComponent(name)).toString("hex")}/`,
-        ),
-        bytes,
-      ]),
-    );
-    const v1 = (tree: Map<string, Buffer>) =>
-      [...tree.keys()].filter((p) => p.startsWith("v1/") && !p.endsWith("/empty")).sort();
-    expect(v1(ours)).toEqual(v1(floor));
-    expect(v1(ours).filter((p) => p.includes("/coder/")).length).toBeGreaterThan(10);
-    for (const path of v1(floor))
-      expect(JSON.parse(ours.get(path)!.toString()), path).toEqual(JSON.parse(floor.get(path)!.toString()));
+    const reference = readTree(referenceDir);
+    const v1 = (tree: Map<string, Buffer>) => [...tree.keys()].filter((p) => p.startsWith("v1/"));
+    expect(v1(ours)).toEqual(v1(reference));
+    // The catalogue exercises what it should: shared coders, a coder cut into two folders, stats.
+    const coderLists = v1(ours).filter((p) => /^v1\/[^/]+\/coder\//.test(p));
+    expect(coderLists.length).toBeGreaterThan(10);
+    expect(coderLists.some((p) => JSON.parse(ours.get(p)!.toString()).length > 2)).toBe(true);
+    expect(coderLists.some((p) => p.split("/").length > 5)).toBe(true);
+    expect(ours.get("v1/primary/packages")!.toString()).toMatch(/"rating":"[^"]+"/);
+    for (const path of v1(reference))
+      expect(ours.get(path)!.toString("latin1"), path).toBe(reference.get(path)!.toString("latin1"));
   });
 });

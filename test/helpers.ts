@@ -9,7 +9,8 @@ import { afterAll } from "vitest";
 
 export const ROOT = resolve(import.meta.dirname, "..");
 export const FIXTURES = join(ROOT, "test", "fixtures");
-export const SHARED = resolve(ROOT, "..", "shared");
+/** Writes a made-up catalogue: `node GEN_CATALOGUE DIR PACKAGES [HOSTS] [SEED] [--coders=real] [--stats]`. */
+export const GEN_CATALOGUE = join(ROOT, "scripts", "gen-catalogue.mjs");
 
 const made: string[] = [];
 afterAll(() => {

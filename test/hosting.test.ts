@@ -1,4 +1,4 @@
-// What every target declares, and what none may do: the README's hosting table is exactly what the
+// What every target declares, and what none may do: the hosting table of docs/hosting.md is exactly what the
 // target list renders, and no name that breaks the name rule ever reaches a generated file.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -9,9 +9,9 @@ import { renderHostingTable } from "./renderHostingTable.js";
 import type { CatalogueNames, ServerOptions } from "../src/targets/target.js";
 import { ROOT } from "./helpers.js";
 
-describe("the README's hosting table", () => {
-  it("is exactly what renderHostingTable() renders from the target list (paste its output into README.md when a target changes)", () => {
-    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain(`\n${renderHostingTable()}\n`);
+describe("the hosting table of docs/hosting.md", () => {
+  it("is exactly what renderHostingTable() renders from the target list (paste its output into docs/hosting.md when a target changes)", () => {
+    expect(readFileSync(join(ROOT, "docs", "hosting.md"), "utf8")).toContain(`\n${renderHostingTable()}\n`);
   });
 
   it("has a row per target, each with a one-line set-up and reasons only for conformance rows", () => {

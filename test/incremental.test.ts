@@ -18,7 +18,7 @@ import { describe, expect, it } from "vitest";
 import { buildCatalogue, type BuildOptions } from "../src/build/buildCatalogue.js";
 import { surveyKnown } from "../src/rebuild/surveyCatalogue.js";
 import { computeToolKey, parseState, serializeState, type BuildState } from "../src/rebuild/buildState.js";
-import { copyFixture, manifest, readJson, readTree, ROOT, tempDir, writeFiles } from "./helpers.js";
+import { copyFixture, GEN_CATALOGUE, manifest, readJson, readTree, ROOT, tempDir, writeFiles } from "./helpers.js";
 
 async function build(catalogueDir: string, outDir: string, extra: Partial<BuildOptions> = {}) {
   const result = await buildCatalogue({ catalogueDir, outDir, ...extra });
@@ -491,7 +491,7 @@ describe("a rebuild that does not list the catalogue", () => {
 describe("a killed incremental build", () => {
   it("leaves the previous output whole, and the next build is right", async () => {
     const catalogue = join(tempDir(), "catalogue");
-    execFileSync(process.execPath, [join(ROOT, "..", "shared", "bench", "gen-catalogue.mjs"), catalogue, "3000"]);
+    execFileSync(process.execPath, [GEN_CATALOGUE, catalogue, "3000"]);
     const out = join(tempDir(), "dist");
     // Built by the binary the killed builds run, so that they find its state and build incrementally
     // (the tests' own build is another shopfront: its code is the TypeScript sources).

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { memoryTempDir, readTree, ROOT, SHARED } from "./helpers.js";
+import { GEN_CATALOGUE, memoryTempDir, readTree, ROOT } from "./helpers.js";
 
 const BIN = join(ROOT, "lib", "cli.js");
 const MOMENTS = 12;
@@ -53,7 +53,7 @@ const digests = new Map<string, string>();
 beforeAll(() => {
   const dir = memoryTempDir("shopfront-kill-");
   a = join(dir, "a");
-  execFileSync(process.execPath, [join(SHARED, "bench", "gen-catalogue.mjs"), a, String(PACKAGES), "2", "5"]);
+  execFileSync(process.execPath, [GEN_CATALOGUE, a, String(PACKAGES), "2", "5"]);
   // b: a third of a's manifests edited, one removed, one added.
   b = join(dir, "b");
   cpSync(a, b, { recursive: true });

@@ -2,7 +2,7 @@
 // parsed with @netlify/redirect-parser and @netlify/headers-parser (what Netlify's build uses), and
 // matched with netlify-redirector, Netlify's redirect engine built to WebAssembly (what `netlify dev`
 // runs). What no package here can run is Netlify's CDN itself: serving the matched file and applying
-// the headers are emulated below (the README says so), and methods other than GET are not judged.
+// the headers are emulated below (docs/hosting.md says so), and methods other than GET are not judged.
 // How the CDN hands a request's path to the engine is not published either: the docs ask for special
 // characters in a rule's path to be URL-encoded, and a path written another way (a raw `(`, lowercase
 // hex) is served the same when deployed (netlify/cli#2990). The model gives the engine each segment

@@ -1,5 +1,5 @@
-// The README's hosting table, rendered from the target list: what each host serves, what it sends,
-// what it cannot do and why, and how to set it up. A test holds the README to exactly this output,
+// The hosting table of docs/hosting.md, rendered from the target list: what each host serves, what it sends,
+// what it cannot do and why, and how to set it up. A test holds that page to exactly this output,
 // so adding or changing a target changes the table.
 import { CONFORMANCE_ROWS, type ConformanceRow } from "../src/check/conformance.js";
 import { TARGETS } from "../src/targets/index.js";

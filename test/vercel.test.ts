@@ -3,7 +3,7 @@
 // deploys (regular expressions, has/missing conditions, the filesystem phase). Vercel's proxy, which
 // matches those routes, is not published: the last block applies the compiled routes the way
 // Vercel's docs describe (files first, then rewrites in order, has/missing on the query, a rewrite's
-// destination must be a file), and the README says that this matching is emulated, not Vercel's.
+// destination must be a file), and docs/hosting.md says that this matching is emulated, not Vercel's.
 // Sources match the path as sent, as `vercel dev` matches them (url.parse keeps the encoding); `has`
 // and `missing` follow Next.js's matchHas: the query value decoded, the last of a repeated key, an
 // empty value as absent, and a value regex anchored as `^value$`.

@@ -78,7 +78,7 @@ export function cloudFrontSetup(location: S3Location): string[] {
     .filter(([name]) => name !== "Content-Type")
     .map(([name, value]) => `${name}: ${value}`);
   return [
-    `To serve it through CloudFront (once per distribution; the README's "S3 + CloudFront" says why):`,
+    `To serve it through CloudFront (once per distribution; docs/hosting.md, "S3 + CloudFront", says why):`,
     `  1. Origin: the bucket ${location.bucket}, ${originPath}, with origin access control (the bucket stays private).`,
     `  2. Routing: \`shopfront config cloudfront --out cloudfront/\` writes the CloudFront Function: create it (runtime`,
     `     cloudfront-js-2.0), publish it, and associate it with the default cache behavior as event type viewer-request.`,

@@ -103,7 +103,7 @@ function checkEndpoint(value: string): string {
 const HINTS: Record<string, string> = {
   NoSuchBucket: "create the bucket first (shopfront does not create buckets)",
   AccessDenied:
-    "the credentials need s3:ListBucket on the bucket and s3:GetObject, s3:PutObject and s3:DeleteObject on its objects (README, Publishing)",
+    "the credentials need s3:ListBucket on the bucket and s3:GetObject, s3:PutObject and s3:DeleteObject on its objects (docs/publishing.md)",
   InvalidAccessKeyId: "the store does not know these credentials",
   SignatureDoesNotMatch: "the secret key does not match the access key",
   BadDigest: "a file changed while it was uploaded (a build running at the same time?); run the deploy again",
