@@ -17,13 +17,6 @@ const DOCS = [
 ];
 const read = (file: string) => readFileSync(join(ROOT, file), "utf8");
 
-/**
- * `init` and `new` come with the catalogue-project work of issue 20, on its own branch; the README's
- * first steps already use them. Until the CLI has them, lines that name them are not checked; the
- * last test below fails once it has them, so that this set is emptied and the lines are checked.
- */
-const COMING = new Set(["init", "new"]);
-
 const helpTexts = new Map<string, string>();
 function help(command: readonly string[]): string {
   const key = command.join(" ");
@@ -78,7 +71,7 @@ function problemWith({ where, words }: Invocation): string | undefined {
   // `npx shopfront` alone, or `npx shopfront <command>` as a placeholder.
   if (first === undefined || first.startsWith("<")) return undefined;
   const top = commandsOf([]);
-  if (!top.includes(first)) return COMING.has(first) ? undefined : `${where}: no command "${first}"`;
+  if (!top.includes(first)) return `${where}: no command "${first}"`;
   const subcommands = commandsOf([first]);
   // A group named alone (`npx shopfront import`) is prose about its subcommands.
   if (subcommands.length > 0 && second === undefined) return undefined;
@@ -135,10 +128,6 @@ describe("the docs' commands", () => {
         });
     }
     expect(bare).toEqual([]);
-  });
-
-  it("wait for no command the CLI already has (then it is checked like the others)", () => {
-    expect(commandsOf([]).filter((c) => COMING.has(c))).toEqual([]);
   });
 });
 
