@@ -1,6 +1,7 @@
 // `shopfront init` and `shopfront new`: a new project builds at once and never loses a file that
 // existed; a new manifest is stamped with the time, passes validation, and is refused for a bad
 // name, an undeclared host or a file that exists.
+import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,7 +11,7 @@ import { validateCatalogue } from "../src/build/validateCatalogue.js";
 import { MANIFEST_FIELDS } from "../src/catalogue/fields.js";
 import { CONFIG_FILE } from "../src/config/readConfig.js";
 import { createManifest, FILL_IN, CHECK, manifestTemplate } from "../src/scaffold/createManifest.js";
-import { initProject, projectFiles } from "../src/scaffold/initProject.js";
+import { dependencyOn, initProject, projectFiles } from "../src/scaffold/initProject.js";
 import { PAGES_WORKFLOW } from "../src/targets/githubPages.js";
 import { FailureError, UsageError } from "../src/util/errors.js";
 import { VERSION } from "../src/util/version.js";
@@ -161,4 +162,38 @@ describe("shopfront new", () => {
       ["hosts.json", "/hosts", "MISSING_FIELD"],
     ]);
   });
+});
+
+describe("a project made from a checkout of shopfront", () => {
+  it("depends on shopfront by version when installed, by its folder when a checkout (no registry has it)", () => {
+    expect(dependencyOn(join("/srv", "store", "node_modules", "shopfront"), "1.2.3")).toBe("^1.2.3");
+    expect(dependencyOn(join("/home", "me", "shopfront"), "1.2.3")).toBe(`file:${join("/home", "me", "shopfront")}`);
+  });
+
+  it("runs the README's first catalogue: init, npm install, new, build", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## A first catalogue"));
+    const line = /```sh\n(.*)\n```/.exec(section)![1]!;
+    expect(line).toBe(
+      "npx shopfront init my-store && cd my-store && npm install && npx shopfront new primary/hello && npx shopfront build",
+    );
+    const cwd = tempDir();
+    const run = (dir: string, command: string, ...args: string[]) => {
+      const result = spawnSync(command, args, { cwd: dir, encoding: "utf8", timeout: 120_000 });
+      expect(result.status, `${command} ${args.join(" ")}: ${result.stderr}`).toBe(0);
+      return result.stdout;
+    };
+    // Inside this repository `npx shopfront` is this checkout's CLI, which `node lib/cli.js` runs directly.
+    run(cwd, process.execPath, join(ROOT, "lib", "cli.js"), "init", "my-store");
+    const project = join(cwd, "my-store");
+    expect((readJson(join(project, "package.json")) as { devDependencies: object }).devDependencies).toEqual({
+      shopfront: `file:${ROOT}`,
+    });
+    run(project, "npm", "install", "--no-audit", "--no-fund");
+    expect(run(project, "npx", "shopfront", "new", "primary/hello")).toContain("catalogue/primary/hello.json");
+    expect(run(project, "npx", "shopfront", "build")).toMatch(/^built 2 hosts, 2 packages/);
+    expect(readJson(join(project, "dist", "v1", "primary", "package", "hello"))).toMatchObject({
+      internal_name: "hello",
+    });
+  }, 180_000);
 });

@@ -1,7 +1,8 @@
 // `shopfront init [DIR]`: a new catalogue repository that builds at once. projectFiles is pure (the
 // files and their text); initProject writes those that do not exist yet and keeps every one that does.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { CONFIG_FILE, type ProjectConfig } from "../config/readConfig.js";
 import type { HostsFile } from "../catalogue/fields.js";
 import { PAGES_WORKFLOW } from "../targets/githubPages.js";
@@ -19,7 +20,13 @@ const SCRIPTS = { build: "shopfront build", validate: "shopfront validate", serv
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 /** Every file of a new project, relative to its folder. `workflow` is the GitHub Pages workflow's text. */
-export function projectFiles(options: { version: string; nowSeconds: number; workflow: string }): TargetFile[] {
+export function projectFiles(options: {
+  version: string;
+  nowSeconds: number;
+  workflow: string;
+  /** How package.json names shopfront (default `^<version>`); see dependencyOn. */
+  dependency?: string;
+}): TargetFile[] {
   const config: ProjectConfig = {
     $schema: `./${SCHEMA_FOLDER}/config.schema.json`,
     catalogue: "catalogue",
@@ -60,7 +67,7 @@ export function projectFiles(options: { version: string; nowSeconds: number; wor
   const pkg = {
     private: true,
     scripts: SCRIPTS,
-    devDependencies: { shopfront: `^${options.version}` },
+    devDependencies: { shopfront: options.dependency ?? `^${options.version}` },
   };
   return [
     { path: CONFIG_FILE, content: json(config) },
@@ -89,11 +96,22 @@ export interface InitResult {
   kept: { path: string; lacks?: string }[];
 }
 
+/**
+ * How a new project depends on the running shopfront: by version when it was installed (it lies in
+ * a node_modules folder, from a registry or a tarball), else by its folder, since a checkout of
+ * shopfront is in no registry and `npm install` must find it.
+ */
+export function dependencyOn(packageRoot: string, version: string): string {
+  return packageRoot.split(sep).includes("node_modules") ? `^${version}` : `file:${packageRoot}`;
+}
+
 /** Writes the files of a new project into `dir` (made if missing); never over a file that exists. */
 export function initProject(dir: string, now: () => number = Date.now): InitResult {
   const workflow = readFileSync(new URL(`../../${PAGES_WORKFLOW}`, import.meta.url), "utf8");
   const result: InitResult = { written: [], kept: [] };
-  for (const file of projectFiles({ version: VERSION, nowSeconds: Math.floor(now() / 1000), workflow })) {
+  const root = fileURLToPath(new URL("../../", import.meta.url)).replace(/[\\/]$/, "");
+  const dependency = dependencyOn(root, VERSION);
+  for (const file of projectFiles({ version: VERSION, nowSeconds: Math.floor(now() / 1000), workflow, dependency })) {
     const path = join(dir, file.path);
     mkdirSync(dirname(path), { recursive: true });
     try {
