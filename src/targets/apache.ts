@@ -358,5 +358,5 @@ export const apache: Target = {
   ],
   deployFiles: (names) => [{ path: HTACCESS, content: renderApacheHtaccess(names) }],
   usage:
-    "`shopfront config apache --root /srv/api/dist --listen 0.0.0.0:80 > /etc/apache2/sites-available/shopfront.conf`; on shared hosting, `shopfront build --target apache` writes a `.htaccess` instead",
+    "`npx shopfront config apache --root /srv/api/dist --listen 0.0.0.0:80 > /etc/apache2/sites-available/shopfront.conf`; on shared hosting, `npx shopfront build --target apache` writes a `.htaccess` instead",
 };

@@ -295,5 +295,5 @@ export const caddy: Target = {
   },
   config: (options, names): TargetFile[] => [{ path: "shopfront.Caddyfile", content: renderCaddy(options, names) }],
   usage:
-    "`shopfront config caddy --root /srv/api/dist --listen 0.0.0.0:80 > /etc/caddy/Caddyfile` (a site block is a whole Caddyfile)",
+    "`npx shopfront config caddy --root /srv/api/dist --listen 0.0.0.0:80 > /etc/caddy/Caddyfile` (a site block is a whole Caddyfile)",
 };

@@ -91,5 +91,5 @@ export const cloudflare: Target = {
   config: pagesFiles,
   deployFiles: pagesFiles,
   usage:
-    "`shopfront build --target cloudflare`, then deploy `dist/` as the Pages project's output folder (`_worker.js`, `_headers` and `404.html` are in its root)",
+    "`npx shopfront build --target cloudflare`, then deploy `dist/` as the Pages project's output folder (`_worker.js`, `_headers` and `404.html` are in its root)",
 };

@@ -99,5 +99,5 @@ export const cloudfront: Target = {
     { path: "custom-error-responses.json", content: `${JSON.stringify(CUSTOM_ERROR_RESPONSES, null, 2)}\n` },
   ],
   usage:
-    "`shopfront config cloudfront --out cloudfront/`, then set up the distribution as [S3 + CloudFront](#s3--cloudfront) says",
+    "`npx shopfront config cloudfront --out cloudfront/`, then set up the distribution as [S3 + CloudFront](#s3--cloudfront) says",
 };

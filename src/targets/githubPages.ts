@@ -50,5 +50,5 @@ export const githubPages: Target = {
   config: pagesFiles,
   deployFiles: pagesFiles,
   usage:
-    "`shopfront build --target github-pages`, then publish `dist/` as the Pages artifact (`.nojekyll` and `404.html` are in its root)",
+    "`npx shopfront build --target github-pages`, then publish `dist/` as the Pages artifact (`.nojekyll` and `404.html` are in its root)",
 };

@@ -286,5 +286,5 @@ export const lighttpd: Target = {
     { path: `${ERROR_FILE_PREFIX}405.html`, content: renderMethodNotAllowed() },
   ],
   usage:
-    "`shopfront build --target lighttpd`, then `shopfront config lighttpd --root /srv/api/dist --listen 0.0.0.0:80 > /etc/lighttpd/conf-enabled/50-shopfront.conf`",
+    "`npx shopfront build --target lighttpd`, then `npx shopfront config lighttpd --root /srv/api/dist --listen 0.0.0.0:80 > /etc/lighttpd/conf-enabled/50-shopfront.conf`",
 };

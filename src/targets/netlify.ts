@@ -163,5 +163,5 @@ export const netlify: Target = {
   config: (_options, names) => netlifyFiles(names),
   deployFiles: netlifyFiles,
   usage:
-    "`shopfront build --target netlify`, then deploy `dist/` as the publish folder (`_redirects` and `_headers` are in its root)",
+    "`npx shopfront build --target netlify`, then deploy `dist/` as the publish folder (`_redirects` and `_headers` are in its root)",
 };
