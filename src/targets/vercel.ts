@@ -210,5 +210,6 @@ export const vercel: Target = {
   },
   config: (_options, names) => vercelFiles(names),
   deployFiles: vercelFiles,
-  usage: "`npx shopfront build --target vercel`, then `vercel deploy dist` (`vercel.json` and `404.html` are in its root)",
+  usage:
+    "`npx shopfront build --target vercel`, then `vercel deploy dist` (`vercel.json` and `404.html` are in its root)",
 };
