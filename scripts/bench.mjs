@@ -13,13 +13,16 @@
 //   no-op     a rebuild with nothing changed
 //   one edit  a rebuild after one manifest was edited (first one after a cold build, and the median
 //             of the following ones, which find the spare slot up to date)
+//   replaced, added, removed
+//             a rebuild after a manifest was replaced (renamed over, as git checkout does), one
+//             added, one removed: edits that move a folder (medians of --runs)
 //   stats     a rebuild after a first stats file (every package gets an entry), then the median of
 //             daily counts (a tenth of the packages' downloads change; the first after the first stats
 //             file is reported apart, as it also brings the spare slot up to date)
 // with the peak RSS of each. Then scripts/bench-stats.mjs times `stats count` on a generated combined
 // log of --log-mb (0 skips it). Writes the results as JSON to bench-results/.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -88,15 +91,48 @@ function removeOutput(out) {
 }
 
 /** Edits one manifest in place (a new version string), as a maintainer would. */
-function editManifest(catalogue, i) {
-  const host = readdirSync(catalogue, { withFileTypes: true }).find((e) => e.isDirectory())?.name ?? "primary";
-  const files = readdirSync(join(catalogue, host)).sort();
-  const file = join(catalogue, host, files[(i * 7919) % files.length] ?? "");
-  writeFileSync(
-    file,
-    readFileSync(file, "utf8").replace(/"version": "([^"]*)"/, (_, v) => `"version": "${v}.${i}"`),
-  );
+/** The first host folder of a catalogue and its manifests, sorted. */
+function hostFiles(catalogue) {
+  const host =
+    readdirSync(catalogue, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && e.name !== "stats")
+      .map((e) => e.name)
+      .sort()[0] ?? "primary";
+  return { dir: join(catalogue, host), files: readdirSync(join(catalogue, host)).sort() };
 }
+
+/** A manifest's text with a new version string. */
+const bumped = (text, i) => text.replace(/"version": "([^"]*)"/, (_, v) => `"version": "${v}.${i}"`);
+
+/** Edits one manifest in place (a new version string), as a maintainer would. */
+function editManifest(catalogue, i) {
+  const { dir, files } = hostFiles(catalogue);
+  const file = join(dir, files[(i * 7919) % files.length] ?? "");
+  writeFileSync(file, bumped(readFileSync(file, "utf8"), i));
+}
+
+/**
+ * The edits that move a folder, each as git or an editor does it: a manifest replaced (written to a
+ * temporary file, then renamed over, as `git checkout` and `sed -i` do), one added, one removed.
+ */
+const FOLDER_EDITS = {
+  replaced(catalogue, i) {
+    const { dir, files } = hostFiles(catalogue);
+    const file = join(dir, files[(i * 104729) % files.length] ?? "");
+    writeFileSync(`${file}.tmp-edit`, bumped(readFileSync(file, "utf8"), i));
+    renameSync(`${file}.tmp-edit`, file);
+  },
+  added(catalogue, i) {
+    const { dir, files } = hostFiles(catalogue);
+    const name = `zz-added-${i}`;
+    const text = readFileSync(join(dir, files[0] ?? ""), "utf8");
+    writeFileSync(join(dir, `${name}.json`), text.replace(/"internal_name": "[^"]*"/, `"internal_name": "${name}"`));
+  },
+  removed(catalogue, i) {
+    const { dir, files } = hostFiles(catalogue);
+    rmSync(join(dir, files[(i * 15485863) % files.length] ?? ""));
+  },
+};
 
 const { serializeStats } = await import(join(ROOT, "lib", "stats", "statsFile.js"));
 
@@ -161,6 +197,16 @@ for (const place of places) {
       editManifest(catalogue, i + 1);
       return build();
     });
+    // Each kind of edit that moves a folder, once to settle, then `runs` times for the median.
+    const folderEdits = Object.fromEntries(
+      Object.entries(FOLDER_EDITS).map(([kind, edit]) => {
+        const times = Array.from({ length: runs + 1 }, (_, i) => {
+          edit(catalogue, i + 1);
+          return build();
+        });
+        return [kind, median(times.slice(1).map((t) => t.seconds))];
+      }),
+    );
     writeStats(catalogue, 0, 0);
     const firstStats = build();
     const days = Array.from({ length: runs + 1 }, (_, i) => {
@@ -185,6 +231,9 @@ for (const place of places) {
       oursColdRssMb: median(cold.oursRss),
       noopRssMb: median(noop.map((t) => t.rssMb)),
       editRssMb: median(edits.slice(1).map((t) => t.rssMb)),
+      replacedS: folderEdits.replaced,
+      addedS: folderEdits.added,
+      removedS: folderEdits.removed,
       firstStatsS: firstStats.seconds,
       firstDayS: days[0].seconds,
       statsDayS: median(days.slice(1).map((t) => t.seconds)),
@@ -220,6 +269,7 @@ const header = [
   "1st edit",
   "edit",
   "of floor",
+  "replaced/added/removed",
   "1st stats",
   "1st day",
   "day",
@@ -239,6 +289,7 @@ const table = [
     s(r.firstEditS),
     s(r.editS),
     pct(r.editOfFloorCold),
+    [r.replacedS, r.addedS, r.removedS].map((x) => `${s(x)} (${pct(x / r.floorColdS)})`).join(" / "),
     s(r.firstStatsS),
     s(r.firstDayS),
     s(r.statsDayS),
@@ -252,6 +303,7 @@ const widths = header.map((_, c) => Math.max(...table.map((row) => row[c].length
 console.log(table.map((row) => row.map((cell, c) => cell.padEnd(widths[c])).join("  ")).join("\n"));
 console.log(
   `medians of ${runs} runs; cold = empty output folder; edit = one manifest changed (median of ${runs}; 1st edit = the first after a cold build); ` +
+    `replaced/added/removed = one manifest renamed over (as git checkout), added, removed, with their share of the floor's cold build; ` +
     `1st stats = every package gets a stats entry; day = a tenth of the downloads change (median of ${runs}; 1st day = the first after 1st stats)`,
 );
 if (!hasFloor) console.log(`no floor in ${FLOOR_DIR}: these are absolute figures, not compared with the floor`);
