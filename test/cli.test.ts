@@ -1,23 +1,10 @@
 // The real binary, as a maintainer runs it: exit codes, messages relative to the working folder,
 // the summary line, and an untouched output after a failed build.
-import { spawnSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { copyFixture, manifest, readTree, ROOT, writeFiles } from "./helpers.js";
-
-const BIN = join(ROOT, "lib", "cli.js");
-
-function shopfront(cwd: string, ...args: string[]) {
-  if (!existsSync(BIN)) throw new Error("lib/cli.js is missing: run `npm run compile` (npm test does)");
-  const result = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1" },
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+import { copyFixture, manifest, readTree, shopfront, writeFiles } from "./helpers.js";
 
 /** A project folder holding a copy of the basic fixture as `catalogue/`. */
 function project(): string {

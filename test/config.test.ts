@@ -1,7 +1,6 @@
 // shopfront.json and $schema: the settings give every command its defaults and the command line
 // wins; an invalid file is reported with pointers; a build that drops the previous build's targets
 // says so; and a $schema key in any catalogue file is accepted and never reaches the API.
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,19 +9,7 @@ import { PACKAGE_FIELDS } from "../src/catalogue/fields.js";
 import { readSchema, schemaValidators } from "../src/catalogue/schemas.js";
 import { readConfig, validateConfig } from "../src/config/readConfig.js";
 import { TARGETS } from "../src/targets/index.js";
-import { copyFixture, manifest, readJson, readTree, ROOT, writeFiles } from "./helpers.js";
-
-const BIN = join(ROOT, "lib", "cli.js");
-
-function shopfront(cwd: string, ...args: string[]) {
-  if (!existsSync(BIN)) throw new Error("lib/cli.js is missing: run `npm run compile` (npm test does)");
-  const result = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1" },
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+import { copyFixture, manifest, readJson, readTree, shopfront, writeFiles } from "./helpers.js";
 
 /** A project folder holding a copy of the basic fixture as `catalogue/`, and `config` as shopfront.json. */
 function project(config?: unknown): string {

@@ -1,6 +1,6 @@
 // Output for machines: where a pointer's value is in a JSON text, GitHub's escaping, and the real
 // binary's `--format json` and `--format github` for validate, build and check, exit codes included.
-import { execFile, spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -8,19 +8,7 @@ import { describe, expect, it } from "vitest";
 import { escapeData, escapeProperty, formatAnnotation } from "../src/cli/formatGithub.js";
 import { servePreview } from "../src/serve/servePreview.js";
 import { pointerPosition, syntaxErrorPosition } from "../src/validate/pointerLine.js";
-import { copyFixture, manifest, readTree, ROOT, writeFiles } from "./helpers.js";
-
-const BIN = join(ROOT, "lib", "cli.js");
-
-function shopfront(cwd: string, ...args: string[]) {
-  if (!existsSync(BIN)) throw new Error("lib/cli.js is missing: run `npm run compile` (npm test does)");
-  const result = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1" },
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+import { BIN, copyFixture, manifest, readTree, shopfront, writeFiles } from "./helpers.js";
 
 describe("pointerPosition", () => {
   const text = [

@@ -1,6 +1,7 @@
 // Shared by the tests: temporary folders, fixture catalogues, and reading a built tree.
 import type { ConformanceRow } from "../src/check/conformance.js";
 import type { RunResult } from "../src/check/runConformance.js";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -9,6 +10,19 @@ import { afterAll } from "vitest";
 
 export const ROOT = resolve(import.meta.dirname, "..");
 export const FIXTURES = join(ROOT, "test", "fixtures");
+/** The compiled CLI (`npm run compile`, which `npm test` runs first). */
+export const BIN = join(ROOT, "lib", "cli.js");
+
+/** The real binary, as a maintainer runs it in `cwd`: its exit code and output, colour off. */
+export function shopfront(cwd: string, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  if (!existsSync(BIN)) throw new Error("lib/cli.js is missing: run `npm run compile` (npm test does)");
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
 /** Writes a made-up catalogue: `node GEN_CATALOGUE DIR PACKAGES [HOSTS] [SEED] [--coders=real] [--stats]`. */
 export const GEN_CATALOGUE = join(ROOT, "scripts", "gen-catalogue.mjs");
 

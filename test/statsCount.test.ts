@@ -1,7 +1,6 @@
 // `shopfront stats count` through the core on the fixture catalogue and logs: what counts, what the
 // stats file becomes, idempotence (the same log again, gzipped, grown), --replace, a bad stats file;
 // then once through the binary.
-import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { countLogs, type CountLogsOptions } from "../src/stats/countLogs.js";
 import { MAX_DOWNLOADS } from "../src/stats/countDownloads.js";
 import { UsageError } from "../src/util/errors.js";
-import { copyFixture, FIXTURES, readJson, ROOT, tempDir, writeFiles } from "./helpers.js";
+import { copyFixture, FIXTURES, readJson, shopfront, tempDir, writeFiles } from "./helpers.js";
 
 const LOGS = join(FIXTURES, "logs");
 const PATTERN = "/hbb/{name}/{name}.zip";
@@ -292,17 +291,6 @@ describe("stats count", () => {
 });
 
 describe("shopfront stats count (the binary)", () => {
-  const BIN = join(ROOT, "lib", "cli.js");
-  function shopfront(cwd: string, ...args: string[]) {
-    if (!existsSync(BIN)) throw new Error("lib/cli.js is missing: run `npm run compile` (npm test does)");
-    const run = spawnSync(process.execPath, [BIN, ...args], {
-      cwd,
-      encoding: "utf8",
-      env: { ...process.env, NO_COLOR: "1" },
-    });
-    return { code: run.status, stdout: run.stdout, stderr: run.stderr };
-  }
-
   it("prints the summary, then skips the log when run again; exits 2 on a bad host", () => {
     const cwd = join(copyFixture("basic"), "..");
     copyFileSync(join(LOGS, "combined.log"), join(cwd, "access.log.1"));
