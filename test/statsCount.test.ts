@@ -2,13 +2,16 @@
 // stats file becomes, idempotence (the same log again, gzipped, grown), --replace, a bad stats file;
 // then once through the binary.
 import { createHash } from "node:crypto";
+import { spawnSync } from "node:child_process";
+import { hostname } from "node:os";
 import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { countLogs, type CountLogsOptions } from "../src/stats/countLogs.js";
 import { MAX_DOWNLOADS } from "../src/stats/countDownloads.js";
-import { UsageError } from "../src/util/errors.js";
+import { FailureError, UsageError } from "../src/util/errors.js";
+import { loadCatalogue } from "../src/build/loadCatalogue.js";
 import { copyFixture, FIXTURES, readJson, shopfront, tempDir, writeFiles } from "./helpers.js";
 
 const LOGS = join(FIXTURES, "logs");
@@ -265,6 +268,27 @@ describe("stats count", () => {
       expect.objectContaining({ file: "stats/primary.json", pointer: "/packages/snake/downloads", severity: "error" }),
     ]);
     expect(readFileSync(statsPath(catalogue), "utf8")).toBe(bad);
+  });
+
+  it("never runs twice at once on one host's stats: a live count's lock stops the second, a dead one's is taken over", async () => {
+    const { catalogue, logs } = setUp();
+    const lock = join(catalogue, ".stats-primary.lock");
+    // A live holder: this very process, as another count on this machine would be.
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname() }));
+    await expect(count(catalogue, [log(logs, "combined.log")])).rejects.toThrow(
+      new FailureError(
+        `another shopfront stats count (pid ${process.pid} on ${hostname()}) is writing ${statsPath(catalogue)}; run again when it has finished`,
+      ),
+    );
+    expect(existsSync(statsPath(catalogue))).toBe(false);
+    // A holder that is gone (a count killed midway) leaves a lock that the next count takes over and releases.
+    const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+    writeFileSync(lock, JSON.stringify({ pid: Number(dead.stdout), host: hostname() }));
+    await summaryOf(catalogue, [log(logs, "combined.log")]);
+    expect(downloadsIn(catalogue)).toEqual(COMBINED_DOWNLOADS);
+    expect(existsSync(lock)).toBe(false);
+    // Hidden, so the catalogue's layout never sees it.
+    expect((await loadCatalogue(catalogue)).problems).toEqual([]);
   });
 
   it("refuses a host hosts.json does not declare, a pattern without {name}, a missing log", async () => {

@@ -13,6 +13,7 @@ import { isError, type Problem } from "../catalogue/problems.js";
 import { schemaValidators } from "../catalogue/schemas.js";
 import { readSourceFile } from "../read/readCatalogue.js";
 import { UsageError } from "../util/errors.js";
+import { acquireLock } from "../util/fileLock.js";
 import { writeAtomically } from "../util/writeAtomically.js";
 import {
   HOSTS_FILE,
@@ -251,68 +252,78 @@ export async function countLogs(options: CountLogsOptions): Promise<CountLogsRes
     throw new UsageError(`--host ${host} is not declared in ${HOSTS_FILE} (declared: ${declared.join(", ")})`);
   const packages = listPackages(catalogueDir, host);
 
-  const statsFile = statsFileOf(host);
-  const statsPath = join(catalogueDir, statsFile);
-  let stats: StatsFile = { packages: {} };
-  if (existsSync(statsPath)) {
-    const checked = validateStatsFile(statsFile, readSourceFile(statsPath, MAX_STATS_BYTES), validators);
-    if (!checked.stats || checked.problems.some(isError)) return { problems: checked.problems };
-    stats = checked.stats;
-  }
-
-  const known: KnownPrefixes = new Map();
-  if (!options.replace) for (const log of stats.counted ?? []) addKnown(known, log);
-  const total = newTally();
-  const rules: CountRules = { pattern, packages, countedRanges: total.ranges };
-  const countedAt = (options.now ?? new Date()).toISOString().replace(/\.\d+Z$/, "Z");
-  const counted: CountedLog[] = [];
-  const outcomes: LogOutcome[] = [];
-  for (const path of options.logs) {
-    let read: LogRead;
-    try {
-      read = await readLog(path, options.format, known, rules);
-    } catch (e) {
-      outcomes.push({ path, state: "failed", bytes: 0, lines: 0, downloads: 0, error: (e as Error).message });
-      continue;
+  // Read, count and write under a lock: two counts at once would each add to the same old numbers.
+  const release = acquireLock(
+    join(catalogueDir, `.stats-${host}.lock`),
+    "shopfront stats count",
+    join(catalogueDir, statsFileOf(host)),
+  );
+  try {
+    const statsFile = statsFileOf(host);
+    const statsPath = join(catalogueDir, statsFile);
+    let stats: StatsFile = { packages: {} };
+    if (existsSync(statsPath)) {
+      const checked = validateStatsFile(statsFile, readSourceFile(statsPath, MAX_STATS_BYTES), validators);
+      if (!checked.stats || checked.problems.some(isError)) return { problems: checked.problems };
+      stats = checked.stats;
     }
-    const downloads = sumDownloads(read.tally);
-    addTally(total, read.tally);
-    outcomes.push({
-      path,
-      state: read.state,
-      ...(read.format ? { format: read.format } : {}),
-      bytes: read.bytes,
-      lines: read.tally.lines,
-      downloads,
-    });
-    if (read.state === "already counted" || read.bytes === 0) continue;
-    const log: CountedLog = { sha256: read.sha256, bytes: read.bytes, file: basename(path), countedAt, downloads };
-    counted.push(log);
-    addKnown(known, log);
-  }
 
-  const applied = applyCounts(stats, total.downloads, counted, { replace: options.replace, packages });
-  const written = options.replace || counted.length > 0;
-  if (written) writeAtomically(statsPath, serializeStats(applied.file));
-  const unknown = [...total.unknownNames].filter(([name]) => name !== "");
-  return {
-    problems: [],
-    summary: {
-      host,
-      statsFile,
-      written,
-      logs: outcomes,
-      lines: total.lines,
-      downloads: sumDownloads(total),
-      packages: total.downloads.size,
-      skipped: total.skipped,
-      unknownNames: {
-        top: unknown.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, TOP_UNKNOWN_NAMES),
-        distinct: unknown.length,
+    const known: KnownPrefixes = new Map();
+    if (!options.replace) for (const log of stats.counted ?? []) addKnown(known, log);
+    const total = newTally();
+    const rules: CountRules = { pattern, packages, countedRanges: total.ranges };
+    const countedAt = (options.now ?? new Date()).toISOString().replace(/\.\d+Z$/, "Z");
+    const counted: CountedLog[] = [];
+    const outcomes: LogOutcome[] = [];
+    for (const path of options.logs) {
+      let read: LogRead;
+      try {
+        read = await readLog(path, options.format, known, rules);
+      } catch (e) {
+        outcomes.push({ path, state: "failed", bytes: 0, lines: 0, downloads: 0, error: (e as Error).message });
+        continue;
+      }
+      const downloads = sumDownloads(read.tally);
+      addTally(total, read.tally);
+      outcomes.push({
+        path,
+        state: read.state,
+        ...(read.format ? { format: read.format } : {}),
+        bytes: read.bytes,
+        lines: read.tally.lines,
+        downloads,
+      });
+      if (read.state === "already counted" || read.bytes === 0) continue;
+      const log: CountedLog = { sha256: read.sha256, bytes: read.bytes, file: basename(path), countedAt, downloads };
+      counted.push(log);
+      addKnown(known, log);
+    }
+
+    const applied = applyCounts(stats, total.downloads, counted, { replace: options.replace, packages });
+    const written = options.replace || counted.length > 0;
+    if (written) writeAtomically(statsPath, serializeStats(applied.file));
+    const unknown = [...total.unknownNames].filter(([name]) => name !== "");
+    return {
+      problems: [],
+      summary: {
+        host,
+        statsFile,
+        written,
+        logs: outcomes,
+        lines: total.lines,
+        downloads: sumDownloads(total),
+        packages: total.downloads.size,
+        skipped: total.skipped,
+        unknownNames: {
+          top: unknown.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, TOP_UNKNOWN_NAMES),
+          distinct: unknown.length,
+        },
+        bad: total.bad,
+        badExamples: total.badExamples,
+        capped: applied.capped,
       },
-      bad: total.bad,
-      badExamples: total.badExamples,
-      capped: applied.capped,
-    },
-  };
+    };
+  } finally {
+    release();
+  }
 }

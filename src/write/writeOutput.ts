@@ -16,7 +16,6 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   readlinkSync,
   renameSync,
   rmdirSync,
@@ -24,9 +23,9 @@ import {
   symlinkSync,
   writeSync,
 } from "node:fs";
-import { hostname } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import { FailureError, UsageError } from "../util/errors.js";
+import { UsageError } from "../util/errors.js";
+import { acquireLock } from "../util/fileLock.js";
 import type { OutputFile } from "../render/renderApi.js";
 
 export const SLOTS = ["a", "b"] as const;
@@ -92,7 +91,7 @@ export async function withOutput<T>(out: string, work: (output: LockedOutput) =>
   const layout = outputLayout(out);
   inspectOutput(layout);
   mkdirSync(layout.home, { recursive: true });
-  const release = acquireLock(layout);
+  const release = acquireLock(join(layout.home, "lock"), "shopfront build", layout.out);
   try {
     const state = inspectOutput(layout);
     removeLeftovers(layout);
@@ -238,79 +237,5 @@ function writeContent(path: string, content: OutputFile["content"]): void {
 function removeLeftovers(layout: OutputLayout): void {
   for (const name of readdirSync(layout.home)) {
     if (/^(link|tmp)-\d+$|^state\.\d+$/.test(name)) rmSync(join(layout.home, name), { force: true });
-  }
-}
-
-interface LockHolder {
-  pid: number;
-  host: string;
-}
-
-/**
- * Takes the output's lock, so two builds never write one slot. A lock left by a killed build (its
- * process is gone) is taken over; a live one makes this build fail at once with the holder's pid.
- */
-function acquireLock(layout: OutputLayout): () => void {
-  const path = join(layout.home, "lock");
-  const me: LockHolder = { pid: process.pid, host: hostname() };
-  for (;;) {
-    try {
-      const fd = openSync(path, "wx");
-      writeSync(fd, JSON.stringify(me));
-      closeSync(fd);
-      return () => rmSync(path, { force: true });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    }
-    const holder = readLock(path);
-    if (holder && isAlive(holder)) {
-      throw new FailureError(
-        `another shopfront build (pid ${holder.pid} on ${holder.host}) is writing ${layout.out}; run again when it has finished`,
-      );
-    }
-    // Stale: move it aside under a name only this process uses, then check that what moved is the
-    // lock that was judged stale and not a fresh one another build took meanwhile.
-    const aside = `${path}.stale-${process.pid}`;
-    try {
-      renameSync(path, aside);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") continue;
-      throw e;
-    }
-    const moved = readLock(aside);
-    if (moved && (moved.pid !== holder?.pid || moved.host !== holder.host) && isAlive(moved)) {
-      // Put the other build's lock back (link never replaces a lock taken meanwhile) and give way.
-      try {
-        linkSync(aside, path);
-      } finally {
-        rmSync(aside, { force: true });
-      }
-      throw new FailureError(
-        `another shopfront build (pid ${moved.pid}) started writing ${layout.out} at the same time; run again when it has finished`,
-      );
-    }
-    rmSync(aside, { force: true });
-  }
-}
-
-function readLock(path: string): LockHolder | undefined {
-  try {
-    const holder = JSON.parse(readFileSync(path, "utf8")) as Partial<LockHolder>;
-    return typeof holder.pid === "number" && typeof holder.host === "string"
-      ? { pid: holder.pid, host: holder.host }
-      : undefined;
-  } catch {
-    // Unreadable or half-written by a build killed while taking it: treat as stale.
-    return undefined;
-  }
-}
-
-function isAlive(holder: LockHolder): boolean {
-  if (holder.host !== hostname()) return true;
-  try {
-    process.kill(holder.pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
