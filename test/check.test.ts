@@ -1,6 +1,6 @@
 // shopfront check against deployments that are not what the catalogue builds to: one that cannot
 // be reached, one of an older build of the catalogue, and one whose routes are broken.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
@@ -10,22 +10,7 @@ import { buildCatalogue } from "../src/build/buildCatalogue.js";
 import { checkDeployment } from "../src/check/checkDeployment.js";
 import { formatCheckReport } from "../src/cli/formatCheck.js";
 import { servePreview, type PreviewServer } from "../src/serve/servePreview.js";
-import { copyFixture, manifest, ROOT, writeFiles } from "./helpers.js";
-
-const BIN = join(ROOT, "lib", "cli.js");
-
-/** Runs the compiled CLI without blocking this process, which serves what it checks. */
-function shopfront(cwd: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: "1" } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { BIN, copyFixture, manifest, shopfrontAsync, writeFiles } from "./helpers.js";
 
 /** A port on 127.0.0.1 that nothing listens on (it was free a moment ago). */
 async function closedPort(): Promise<number> {
@@ -104,7 +89,7 @@ describe("check against a deployment of an older build", () => {
       /^hint: the deployment is likely older than the catalogue \(\d+ files of the build served with another body, 1 file missing where others of their route are served\): build and deploy again, or check against the catalogue it was built from$/,
     );
 
-    const run = await shopfront(join(catalogue, ".."), "check", server.url);
+    const run = await shopfrontAsync(join(catalogue, ".."), ["check", server.url]);
     expect(run.code).toBe(1);
     expect(run.stdout.trimEnd().split("\n").at(-1)).toBe(lines.at(-1));
   });

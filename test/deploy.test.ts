@@ -1,7 +1,6 @@
 // shopfront deploy against a real S3-compatible server (s3rver) on 127.0.0.1, started here and
 // stopped after: what is uploaded, with which headers, in which order, what is left alone, what
 // is deleted, and what a failure leaves behind. Each test deploys under its own prefix.
-import { spawn } from "node:child_process";
 import { readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -17,10 +16,8 @@ import { deployToS3, type DeployOptions, type DeployResult } from "../src/deploy
 import { showCloudFrontSetup } from "../src/cli/formatDeploy.js";
 import { DEFAULT_CACHE_CONTROL, STATE_FILE } from "../src/deploy/planDeploy.js";
 import { UsageError } from "../src/util/errors.js";
-import { copyFixture, manifest, readTree, ROOT, tempDir, writeFiles } from "./helpers.js";
+import { copyFixture, manifest, readTree, shopfrontAsync, tempDir, writeFiles } from "./helpers.js";
 import { S3_ENV, startFaultProxy, startS3Store, storeClient, TEST_BUCKET, type S3Store } from "./servers/s3.js";
-
-const BIN = join(ROOT, "lib", "cli.js");
 
 /** A project: a copy of the basic fixture, built into dist. */
 async function project(): Promise<{ catalogue: string; dist: string }> {
@@ -71,25 +68,9 @@ function phaseOfKey(path: string): number {
 const FIXTURE_CODER = "4669787475726520436f646572"; // Fixture Coder
 const TEST_CODER = "5465737420436f646572"; // Test Coder, manifest()'s coder
 
-/** Runs the compiled CLI without blocking this process, which serves the proxy. */
-function shopfront(
-  cwd: string,
-  args: string[],
-  env: Record<string, string | undefined> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // A variable given as undefined is left out of the child's environment.
-    const childEnv = Object.fromEntries(
-      Object.entries({ ...process.env, ...S3_ENV, NO_COLOR: "1", ...env }).filter(([, value]) => value !== undefined),
-    );
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: childEnv });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
+/** The compiled CLI with the test store's environment, run without blocking this process, which serves the proxy. */
+function shopfront(cwd: string, args: string[], env: Record<string, string | undefined> = {}) {
+  return shopfrontAsync(cwd, args, { ...S3_ENV, ...env });
 }
 
 // The standard AWS chain reads the credentials and the region from the environment.

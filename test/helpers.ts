@@ -1,7 +1,7 @@
 // Shared by the tests: temporary folders, fixture catalogues, and reading a built tree.
 import type { ConformanceRow } from "../src/check/conformance.js";
 import type { RunResult } from "../src/check/runConformance.js";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -22,6 +22,30 @@ export function shopfront(cwd: string, ...args: string[]): { code: number | null
     env: { ...process.env, NO_COLOR: "1" },
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * The real binary run without blocking this process, for tests whose own servers must keep
+ * answering it; `env` adds to the environment, and a variable given as undefined is left out.
+ */
+export function shopfrontAsync(
+  cwd: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  if (!existsSync(BIN)) throw new Error("lib/cli.js is missing: run `npm run compile` (npm test does)");
+  const childEnv = Object.fromEntries(
+    Object.entries({ ...process.env, NO_COLOR: "1", ...env }).filter(([, value]) => value !== undefined),
+  );
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: childEnv });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
 }
 /** Writes a made-up catalogue: `node GEN_CATALOGUE DIR PACKAGES [HOSTS] [SEED] [--coders=real] [--stats]`. */
 export const GEN_CATALOGUE = join(ROOT, "scripts", "gen-catalogue.mjs");

@@ -1,7 +1,6 @@
 // `shopfront import api`: a built catalogue served by the preview server (or read from its dist/)
 // imports back to the same catalogue; crafted servers give extra fields, a v2 without the route, and
 // every way an API can fail, each a FailureError naming the URL, with nothing written.
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -20,9 +19,7 @@ import { servePreview } from "../src/serve/servePreview.js";
 import { serializeStats, type StatsFile } from "../src/stats/statsFile.js";
 import { FailureError, UsageError } from "../src/util/errors.js";
 import { VERSION } from "../src/util/version.js";
-import { manifest, readTree, ROOT, tempDir, writeFiles } from "./helpers.js";
-
-const BIN = join(ROOT, "lib", "cli.js");
+import { manifest, readTree, ROOT, shopfrontAsync, tempDir, writeFiles } from "./helpers.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -374,32 +371,18 @@ describe("import api: failures", () => {
   });
 });
 
-/** The real binary, run without blocking this process (whose servers must keep answering). */
-function shopfront(cwd: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  if (!existsSync(BIN)) throw new Error("lib/cli.js is missing: run `npm run compile` (npm test does)");
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: "1" } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe("shopfront import api (the binary)", () => {
   it("imports, fails with one line and exit 1 writing nothing, and refuses a URL with --from-files", async () => {
     const { url, dist } = await servedCatalogue();
     const cwd = tempDir();
-    const run = await shopfront(cwd, "import", "api", url);
+    const run = await shopfrontAsync(cwd, ["import", "api", url]);
     expect(run).toMatchObject({ code: 0, stderr: "" });
     expect(run.stdout).toMatch(
       /^imported 39 packages into catalogue; numbers in stats\/primary.json, stats\/themes.json\nhosts.json written\nvalid: 2 hosts, 39 packages in \d+\.\d s\n$/,
     );
 
     const server = await serveRoutes({ "/v1/hosts": { body: HOSTS }, "/v2/primary/packages": { body: null } });
-    const failed = await shopfront(cwd, "import", "api", server.url, "--catalogue", "other");
+    const failed = await shopfrontAsync(cwd, ["import", "api", server.url, "--catalogue", "other"]);
     expect(failed).toEqual({
       code: 1,
       stdout: "",
@@ -407,7 +390,7 @@ describe("shopfront import api (the binary)", () => {
     });
     expect(existsSync(join(cwd, "other"))).toBe(false);
 
-    expect(await shopfront(cwd, "import", "api", url, "--from-files", dist)).toMatchObject({
+    expect(await shopfrontAsync(cwd, ["import", "api", url, "--from-files", dist])).toMatchObject({
       code: 2,
       stderr: "error: import api: give either the API's URL or --from-files DIR\n",
     });
