@@ -3,7 +3,7 @@
 // Apache, Caddy and lighttpd and the edge functions; `shopfront check` runs it against a deployment.
 // Sending the cases and judging the answers is runConformance.ts.
 import { contentText, type OutputFile } from "../render/renderApi.js";
-import { fallbackFor, fileFor, urlFor } from "../routes/routeTable.js";
+import { fallbackFor, fileFor, isSiteFile, SITE, urlFor } from "../routes/routeTable.js";
 
 /** The rows of a conformance report: route forms, then properties of every response. */
 export const CONFORMANCE_ROWS = {
@@ -25,9 +25,10 @@ export const CONFORMANCE_ROWS = {
   "not-found": "404 for unknown hosts, packages, bad or repeated names",
   traversal: "traversal attempts: 404 or an API file, never anything else",
   methods: "HEAD like GET; OPTIONS 204 with CORS; POST, PUT, DELETE 405",
-  "content-type": "Content-Type: application/json on every answer to a well-formed request",
+  "content-type": "Content-Type: application/json on every API answer and 404, the site's type on its files",
   cors: "Access-Control-Allow-Origin: * on every answer to a well-formed request",
   "error-body": "JSON error body on every 404 to a well-formed request",
+  site: "the browse site and the OpenAPI document: `/`, every page and asset, typed by extension; 404 for others",
 } as const;
 
 export type ConformanceRow = keyof typeof CONFORMANCE_ROWS;
@@ -151,17 +152,9 @@ export function conformanceCases(api: ExpectedApi): ConformanceCase[] {
   add("v2-hosts", urlFor("v2-hosts"), file(fileFor("hosts")));
   add("trailing-slash", `${urlFor("v2-hosts")}/`, file(fileFor("hosts")));
   for (const [host, packages] of api.packages) cases.push(...filterCases(api, host, packages));
-  for (const target of [
-    "/",
-    "/v1",
-    "/v1/",
-    "/v3/hosts",
-    "/v1/hosts.json",
-    "/v1/hosts/packages",
-    "/404.json",
-    "/index.html",
-  ])
+  for (const target of ["/v1", "/v1/", "/v3/hosts", "/v1/hosts.json", "/v1/hosts/packages", "/404.json"])
     add("not-found", target, notFound);
+  cases.push(...siteCases(api));
   for (const target of [
     "/../secret.txt",
     "/v1/../../secret.txt",
@@ -183,6 +176,36 @@ export function conformanceCases(api: ExpectedApi): ConformanceCase[] {
   add("methods", urlFor("hosts"), { kind: "preflight" }, "OPTIONS");
   for (const method of ["POST", "PUT", "DELETE"] as const)
     add("methods", urlFor("hosts"), { kind: "method-not-allowed" }, method);
+  return cases;
+}
+
+/** The URL a file of the site answers: a folder's index page at the folder's URL, ending in `/`. */
+export function siteUrlOf(file: string): string {
+  return file === SITE.index ? "/" : `/${file.endsWith(`/${SITE.index}`) ? file.slice(0, -SITE.index.length) : file}`;
+}
+
+/**
+ * Every file of the site (its segments are names, so its URL is its path), then what is not one:
+ * unknown pages and assets, a file of another type, traversal out of a site folder. A build
+ * without the site answers 404 at `/`.
+ */
+function siteCases(api: ExpectedApi): ConformanceCase[] {
+  const cases: ConformanceCase[] = [];
+  const add = (target: string, expect: Expectation) => cases.push({ row: "site", method: "GET", target, expect });
+  const files = [...api.files.keys()].filter(isSiteFile).sort();
+  for (const file of files) add(siteUrlOf(file), { kind: "file", file });
+  if (!api.files.has(SITE.index)) add("/", { kind: "not-found" });
+  for (const folder of SITE.folders) {
+    add(`/${folder}/no-such-page-shopfront/`, { kind: "not-found" });
+    add(`/${folder}/no-such-file-shopfront.css`, { kind: "not-found" });
+    add(`/${folder}/${NO_SUCH_NAME}.txt`, { kind: "not-found" });
+    add(`/${folder}/..%2F..%2Fsecret.txt`, { kind: "safe" });
+    add(`/${folder}/%2e%2e/%2e%2e/secret.txt`, { kind: "safe" });
+    add(`/${folder}/../${fileFor("hosts")}`, { kind: "safe" });
+  }
+  const page = files.find((f) => f.endsWith(".html"));
+  if (page !== undefined)
+    cases.push({ row: "site", method: "HEAD", target: siteUrlOf(page), expect: { kind: "file", file: page } });
   return cases;
 }
 

@@ -2,7 +2,7 @@
 // build, and counts per report row what was checked and what failed.
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { RESPONSE_HEADERS } from "../routes/routeTable.js";
+import { contentTypeOf, RESPONSE_HEADERS } from "../routes/routeTable.js";
 import { forEachConcurrently } from "../util/forEachConcurrently.js";
 import { CONFORMANCE_ROWS, type ConformanceCase, type ConformanceRow, type ExpectedApi } from "./conformance.js";
 
@@ -133,10 +133,12 @@ export function judge(
   }
 
   const rows = headerRowsFor(c, status);
-  if (rows.includes("content-type") && mediaType(res.headers) !== RESPONSE_HEADERS["Content-Type"]) {
+  // A site file has its own type; everything else, a 404 at a site URL included, is the API's JSON.
+  const type = expect.kind === "file" && status === 200 ? contentTypeOf(expect.file) : RESPONSE_HEADERS["Content-Type"];
+  if (rows.includes("content-type") && mediaType(res.headers) !== type) {
     fail(
       "content-type",
-      `Content-Type is ${res.headers["content-type"] === undefined ? "missing" : JSON.stringify(res.headers["content-type"])}`,
+      `Content-Type is ${res.headers["content-type"] === undefined ? "missing" : JSON.stringify(res.headers["content-type"])}, expected ${type}`,
     );
   }
   if (rows.includes("cors") && res.headers["access-control-allow-origin"] !== "*") {

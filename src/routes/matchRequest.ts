@@ -10,7 +10,8 @@ import type { PortableRoutes, RouteId } from "./routeTable.js";
 export type RouteMatch =
   | {
       status: 200;
-      route: RouteId;
+      /** `site` for a file of the browse site or the OpenAPI document (SITE in routeTable.ts). */
+      route: RouteId | "site";
       /** The file that answers; for a search, the list to filter. */
       file: string;
       /** For a filter route: what answers when `file` does not exist (no package has the value). */
@@ -30,7 +31,7 @@ export type RouteMatch =
  * category that does not is one no package has; a coder becomes the hex of its bytes. One trailing
  * slash is accepted on every route. A query route needs each of its parameters exactly once:
  * absent (a filter's empty value counts as absent), the next route is tried; repeated, or a name
- * that is invalid, the answer is 404.
+ * that is invalid, the answer is 404. The site's files (SITE in routeTable.ts) are matched first.
  */
 export function matchRequest(table: PortableRoutes, method: string, target: string): RouteMatch {
   if (method === "OPTIONS") return { status: 204 };
@@ -38,11 +39,6 @@ export function matchRequest(table: PortableRoutes, method: string, target: stri
   const mark = target.indexOf("?");
   let path = mark < 0 ? target : target.slice(0, mark);
   const query = mark < 0 ? "" : target.slice(mark + 1);
-  if (path.length > 1 && path.charAt(path.length - 1) === "/") path = path.slice(0, -1);
-  const raw = path.split("/");
-  if (raw[0] !== "") return { status: 404 };
-  raw.shift();
-  const pairs = query === "" ? [] : query.split("&");
   const name = new RegExp(table.name);
   const decoded = (segment: string): string | undefined => {
     try {
@@ -51,6 +47,29 @@ export function matchRequest(table: PortableRoutes, method: string, target: stri
       return undefined;
     }
   };
+
+  // The site: `/`, a file at the root, or a path in a site folder whose every segment is a name as
+  // sent (a folder's index page when it ends in `/`), of a type the site has. The query is ignored.
+  const site = table.site;
+  const parts = path.split("/");
+  const last = parts.length - 1;
+  if (
+    parts[0] === "" &&
+    (last === 1 ? parts[1] === "" || site.files.indexOf(parts[1]!) >= 0 : site.folders.indexOf(parts[1]!) >= 0)
+  ) {
+    if (parts[last] === "") parts[last] = site.index;
+    for (let s = 1; s <= last; s++) if (!name.test(parts[s]!)) return { status: 404 };
+    const file = parts.slice(1).join("/");
+    return site.extensions.indexOf(parts[last]!.split(".").pop()!) >= 0
+      ? { status: 200, route: "site", file: file }
+      : { status: 404 };
+  }
+
+  if (path.length > 1 && path.charAt(path.length - 1) === "/") path = path.slice(0, -1);
+  const raw = path.split("/");
+  if (raw[0] !== "") return { status: 404 };
+  raw.shift();
+  const pairs = query === "" ? [] : query.split("&");
 
   // Two passes at most: a search is answered by filtering the list that the request names without
   // its search parameter, so the second pass skips search routes.

@@ -174,6 +174,58 @@ export const PREFLIGHT_HEADERS = {
 /** The body of every 404, served where the host allows it. */
 export const NOT_FOUND_FILE = "404.json";
 
+/**
+ * The browse site and the OpenAPI document: plain files of the build, served as they are beside the
+ * API and typed by their extension. `/` answers with the home page; a URL in one of the folders
+ * answers with the file at that path, or with the folder's index page when it ends in `/`. Every
+ * segment of such a URL must pass the name rule, as every file the site writes does (names,
+ * categories, page numbers, the hex of a coder), so no other file can be named. No API route starts
+ * with these paths (every one starts with /v1/ or /v2/), so the two never collide.
+ */
+export const SITE = {
+  /** What `/` and every site folder URL ending in `/` answer with. */
+  index: "index.html",
+  /** Files at the root, each answering the URL of its own name. */
+  files: ["openapi.json"],
+  /** Folders at the root whose every file answers the URL of its path. */
+  folders: ["assets", "browse"],
+} as const;
+
+/** The types of the site's files, by extension: the site writes no other kind, and a URL of any other is a 404. */
+export const SITE_TYPES: Readonly<Record<string, string>> = {
+  html: "text/html",
+  css: "text/css",
+  js: "text/javascript",
+  json: "application/json",
+};
+
+/** Headers of every site answer besides its type: the same as the API's. */
+export const SITE_HEADERS = {
+  "Access-Control-Allow-Origin": RESPONSE_HEADERS["Access-Control-Allow-Origin"],
+  "X-Content-Type-Options": RESPONSE_HEADERS["X-Content-Type-Options"],
+} as const;
+
+/** The type a file of the build is served with: the API's JSON, or a site file's type by its extension. */
+export function contentTypeOf(file: string): string {
+  return isSiteFile(file) ? SITE_TYPES[extensionOf(file)!]! : RESPONSE_HEADERS["Content-Type"];
+}
+
+/** The extension a site type is chosen by: what follows the last dot of the last segment. */
+export function extensionOf(file: string): string | undefined {
+  const last = file.slice(file.lastIndexOf("/") + 1);
+  const dot = last.lastIndexOf(".");
+  return dot > 0 ? last.slice(dot + 1) : undefined;
+}
+
+/** True for a file of the build that the site's URLs reach (as a path relative to the build's root). */
+export function isSiteFile(file: string): boolean {
+  const extension = extensionOf(file);
+  if (extension === undefined || !(extension in SITE_TYPES)) return false;
+  if (file === SITE.index || (SITE.files as readonly string[]).includes(file)) return true;
+  const [folder, ...rest] = file.split("/");
+  return (SITE.folders as readonly string[]).includes(folder!) && rest.length > 0 && rest.every(isValidName);
+}
+
 export type RouteParams = Partial<Record<Param, string>>;
 
 export function routeById(id: RouteId): Route {
@@ -289,6 +341,8 @@ export interface PortableRoutes {
   /** NAME_PATTERN: every name and label must match it as decoded. */
   name: string;
   kinds: Readonly<Record<Param, ParamKind>>;
+  /** The site: see SITE and SITE_TYPES. */
+  site: { index: string; files: readonly string[]; folders: readonly string[]; extensions: readonly string[] };
   routes: {
     id: RouteId;
     segments: string[];
@@ -302,6 +356,7 @@ export interface PortableRoutes {
 export const PORTABLE_ROUTES: PortableRoutes = {
   name: NAME_PATTERN,
   kinds: PARAM_KINDS,
+  site: { ...SITE, extensions: Object.keys(SITE_TYPES) },
   routes: ROUTES.map((r) => ({
     id: r.id,
     segments: segmentsOf(r.path),

@@ -1,6 +1,6 @@
 // The preview server: serves a built folder with exactly the behaviour of the route table, on
 // http-server. Every request goes through matchRequest first; http-server then serves only the one
-// API file that the route names (with its ETag, Last-Modified, Range and HEAD handling), and this
+// API or site file that the route names (with its ETag, Last-Modified, Range and HEAD handling), and this
 // module answers everything else itself with the JSON 404 body, 204 or 405.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -11,7 +11,15 @@ import { UsageError } from "../util/errors.js";
 import { filterList } from "../routes/filterList.js";
 import { matchRequest } from "../routes/matchRequest.js";
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
-import { fileFor, NOT_FOUND_FILE, PORTABLE_ROUTES, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes/routeTable.js";
+import {
+  contentTypeOf,
+  fileFor,
+  NOT_FOUND_FILE,
+  PORTABLE_ROUTES,
+  PREFLIGHT_HEADERS,
+  RESPONSE_HEADERS,
+  SITE_HEADERS,
+} from "../routes/routeTable.js";
 
 export interface PreviewOptions {
   /** The built folder (the output of `shopfront build`). */
@@ -34,11 +42,13 @@ function setHeaders(res: ServerResponse, headers: Record<string, string>): void 
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
 }
 
-/** http-server's contentType option is broken in 14.1.1 and it guesses types from names (chart.js), so every Content-Type it sets is replaced. */
-function forceJson(res: ServerResponse): void {
+/**
+ * http-server's contentType option is broken in 14.1.1 and it guesses types from names (chart.js),
+ * so every Content-Type it sets is replaced by the route table's for the file.
+ */
+function forceType(res: ServerResponse, type: string): void {
   const setHeader = res.setHeader.bind(res);
-  res.setHeader = (name, value) =>
-    setHeader(name, name.toLowerCase() === "content-type" ? RESPONSE_HEADERS["Content-Type"] : value);
+  res.setHeader = (name, value) => setHeader(name, name.toLowerCase() === "content-type" ? type : value);
 }
 
 function answer(
@@ -94,8 +104,8 @@ export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
     if (file === undefined) return answer(req, res, 404, notFoundBody());
     if (match.search !== undefined)
       return answer(req, res, 200, filterList(readFileSync(join(root, file), "latin1"), match.search));
-    setHeaders(res, RESPONSE_HEADERS);
-    forceJson(res);
+    setHeaders(res, match.route === "site" ? SITE_HEADERS : RESPONSE_HEADERS);
+    forceType(res, contentTypeOf(file));
     req.url = `/${file}`;
     union.emit("next");
   };
