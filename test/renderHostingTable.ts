@@ -55,11 +55,11 @@ function cannot(target: Target): string {
 
 export function renderHostingTable(): string {
   const lines = [
-    "| host | endpoints served | `Content-Type: application/json` | `Access-Control-Allow-Origin: *` | cannot, and why | set up |",
-    "|---|---|---|---|---|---|",
+    "| host | endpoints served | `Content-Type: application/json` | `Access-Control-Allow-Origin: *` | browse site and OpenAPI document | cannot, and why | set up |",
+    "|---|---|---|---|---|---|---|",
     ...TARGETS.map(
       (t) =>
-        `| ${text(t.title)} | ${endpoints(t)} | ${sends(t, "content-type")} | ${sends(t, "cors")} | ${cannot(t)} | ${t.usage} |`,
+        `| ${text(t.title)} | ${endpoints(t)} | ${sends(t, "content-type")} | ${sends(t, "cors")} | ${sends(t, "site")} | ${cannot(t)} | ${t.usage} |`,
     ),
   ];
   return `${lines.join("\n")}\n`;

@@ -10,6 +10,8 @@ import {
   PREFLIGHT_HEADERS,
   RESPONSE_HEADERS,
   routePaths,
+  SITE,
+  SITE_TYPES,
   type Param,
   type Route,
   type RoutePath,
@@ -55,6 +57,39 @@ function folderRules(): string[] {
     `    ForceType ${RESPONSE_HEADERS["Content-Type"]}`,
     "    SetHandler default-handler",
     "</Files>",
+    ...siteTypeRules(),
+  ];
+}
+
+/**
+ * The site's files (SITE in the route table) are typed by their extension; the rules below reach
+ * them only by a site URL. An API file named like a page (index.html) stays JSON: these match the
+ * URL, not the file name.
+ */
+function siteTypeRules(): string[] {
+  const site = `(?:(?:${SITE.folders.join("|")})/.+|${[SITE.index, ...SITE.files].map(escapeRegex).join("|")})`;
+  return [
+    "# The browse site and the OpenAPI document: each file typed by its extension.",
+    ...Object.entries(SITE_TYPES).flatMap(([extension, type]) => [
+      `<If "%{REQUEST_URI} =~ m#^/${site}$# && %{REQUEST_URI} =~ m#\\.${extension}$#">`,
+      `    ForceType ${type}`,
+      "</If>",
+    ]),
+  ];
+}
+
+/** The rules that serve the site: `/`, the root files, the site folders' files and their index pages. */
+function siteRewriteRules(context: RuleContext): string[] {
+  const { slash, serve } = context;
+  const folders = `(?:${SITE.folders.join("|")})`;
+  const extensions = `\\.(?:${Object.keys(SITE_TYPES).join("|")})`;
+  return [
+    "# The browse site and the OpenAPI document: `/`, the files at the root and in the site folders,",
+    "# every segment a name, and a folder's index page for a URL ending in `/`.",
+    `RewriteRule ^${slash}$ ${slash}${SITE.index} [${serve}]`,
+    ...SITE.files.map((file) => `RewriteRule ^${slash}${escapeRegex(file)}$ ${slash}${file} [${serve}]`),
+    `RewriteRule ^${slash}(${folders}(?:/${NAME_PATTERN_BODY})*/)$ ${slash}$1${SITE.index} [${serve}]`,
+    `RewriteRule ^${slash}(${folders}(?:/${NAME_PATTERN_BODY})*/${NAME_PATTERN_BODY}${extensions})$ ${slash}$1 [${serve}]`,
   ];
 }
 
@@ -121,6 +156,7 @@ function rewriteRules(context: RuleContext, names: CatalogueNames): string[] {
     "RewriteRule ^ - [R=204]",
     `RewriteCond %{REQUEST_METHOD} !${ALLOWED_METHOD_REGEX}`,
     "RewriteRule ^ - [R=405]",
+    ...siteRewriteRules(context),
   ];
 
   // A path that holds a coder is read from the request line as sent: Apache decodes the path it

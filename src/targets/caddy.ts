@@ -4,6 +4,7 @@
 // value, and each coder, as sent, into its folder; expression picks the first route whose
 // parameters are there, in the table's order; try_files answers a filter's fallback when no
 // package has the value; header forces the headers, and handle_errors answers with the JSON 404.
+import { NAME_PATTERN_BODY } from "../catalogue/names.js";
 import { renderMethodNotAllowed } from "../render/renderApi.js";
 import {
   ALLOWED_METHODS,
@@ -13,6 +14,8 @@ import {
   PREFLIGHT_HEADERS,
   RESPONSE_HEADERS,
   routePaths,
+  SITE,
+  SITE_TYPES,
   type Param,
   type Route,
   type RouteQuery,
@@ -21,6 +24,7 @@ import { VERSION } from "../util/version.js";
 import {
   fillTemplate,
   filterQueryPatterns,
+  escapeRegex,
   NAME_CAPTURE,
   paramOf,
   pathPattern,
@@ -209,6 +213,47 @@ function renderRoutes(): string[] {
   return out;
 }
 
+/**
+ * The site (SITE in the route table), matched on the target as sent with every segment a name:
+ * `/` and each folder's index page, then each type's files. Each handle types its file; a missing
+ * file is the JSON 404 like any other.
+ */
+function renderSite(): string[] {
+  const folders = `(?:${SITE.folders.join("|")})(?:/${NAME_PATTERN_BODY})*`;
+  const query = "(?:\\?.*)?$";
+  const kinds = [
+    {
+      name: "site_index",
+      regex: `^/((?:${folders}/)?)${query}`,
+      file: `{re.site_index.1}${SITE.index}`,
+      extension: "html",
+    },
+    ...Object.keys(SITE_TYPES).map((extension) => {
+      const files = SITE.files.filter((f) => f.endsWith(`.${extension}`)).map(escapeRegex);
+      return {
+        name: `site_${extension}`,
+        regex: `^/(${[`${folders}/${NAME_PATTERN_BODY}\\.${extension}`, ...files].join("|")})${query}`,
+        file: `{re.site_${extension}.1}`,
+        extension,
+      };
+    }),
+  ];
+  return [
+    "",
+    "\t# The browse site and the OpenAPI document: plain files, typed by their extension.",
+    ...kinds.flatMap(({ name, regex, file, extension }) => [
+      `\t@${name} vars_regexp ${name} ${RAW_TARGET} ${regex}`,
+      `\thandle @${name} {`,
+      `\t\theader Content-Type ${quote(SITE_TYPES[extension]!)}`,
+      `\t\trewrite * /${file}`,
+      "\t\tfile_server {",
+      "\t\t\tdisable_canonical_uris",
+      "\t\t}",
+      "\t}",
+    ]),
+  ];
+}
+
 /** What a long coder list costs (measured with 18-character coders on Caddy 2.6), for the note at the top. */
 const SCALING = [
   "Each coder takes two map entries, some 500 bytes (0.5 MB for 1,000 coders, 2.7 MB for 5,000).",
@@ -267,6 +312,7 @@ export function renderCaddy(options: ServerOptions, names: CatalogueNames): stri
     "\t# has decides. The rewrite drops a trailing slash, and file_server would redirect such a",
     "\t# request to the path without it unless told not to (disable_canonical_uris).",
     ...renderRoutes(),
+    ...renderSite(),
     "",
     `\t# Anything else, /${NOT_FOUND_FILE} itself included.`,
     "\thandle {",
@@ -275,6 +321,8 @@ export function renderCaddy(options: ServerOptions, names: CatalogueNames): stri
     "\thandle_errors {",
     "\t\t@not_found expression {err.status_code} == 404",
     "\t\thandle @not_found {",
+    "\t\t\t# A site file's type may be set already.",
+    `\t\t\theader Content-Type ${quote(RESPONSE_HEADERS["Content-Type"])}`,
     `\t\t\trewrite * /${NOT_FOUND_FILE}`,
     "\t\t\tfile_server",
     "\t\t}",

@@ -4,7 +4,7 @@
 // empty list through a per-host 404 handler; mod_redirect gives the statuses rewriting cannot (204, 405), the
 // error bodies are files the build writes next to the API (`shopfront build --target lighttpd`),
 // and mod_setenv adds the headers.
-import { assertValidName } from "../catalogue/names.js";
+import { assertValidName, NAME_PATTERN_BODY } from "../catalogue/names.js";
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
 import {
   describeRoute,
@@ -15,6 +15,8 @@ import {
   RESPONSE_HEADERS,
   ROUTES,
   routePaths,
+  SITE,
+  SITE_TYPES,
   type Param,
   type Route,
   type RouteQuery,
@@ -147,6 +149,7 @@ function routeRules(route: Route, segments: readonly string[], coders: readonly 
 
 function rewriteRules(coders: readonly ListedCoder[]): string[] {
   const out: string[] = [];
+  out.push(...siteRules());
   // lighttpd refuses a regex twice; the first already decides, as the same test in an earlier route.
   const seen = new Set<string>();
   for (const path of routePaths()) {
@@ -161,6 +164,35 @@ function rewriteRules(coders: readonly ListedCoder[]): string[] {
   out.push(`\t\t# Anything else, /${NOT_FOUND_FILE} itself included.`);
   out.push(`\t\t"" => ${quote(NO_FILE)},`);
   return out;
+}
+
+/** The site's rules (SITE in the route table): `/`, the root files, the site folders' files and index pages. */
+function siteRules(): string[] {
+  const folders = `(?:${SITE.folders.join("|")})(?:/${NAME_PATTERN_BODY})*`;
+  const query = "(?:\\?.*)?$";
+  const extensions = `\\.(?:${Object.keys(SITE_TYPES).join("|")})`;
+  return [
+    "\t\t# The browse site and the OpenAPI document: plain files, every segment a name.",
+    `\t\t${quote(`^/${query}`)} => ${quote(`/${SITE.index}`)},`,
+    ...SITE.files.map((file) => `\t\t${quote(`^/${escapeRegex(file)}${query}`)} => ${quote(`/${file}`)},`),
+    `\t\t${quote(`^/(${folders}/)${query}`)} => ${quote(`/$1${SITE.index}`)},`,
+    `\t\t${quote(`^/(${folders}/${NAME_PATTERN_BODY}${extensions})${query}`)} => "/$1",`,
+  ];
+}
+
+/**
+ * The site's files, typed by their extension: a condition on the path the rules rewrote to, which
+ * only a site URL reaches (an API file named index.html stays JSON).
+ */
+function siteTypes(): string[] {
+  const site = `(?:${SITE.folders.join("|")})/.+|${[SITE.index, ...SITE.files].map(escapeRegex).join("|")}`;
+  return [
+    `\t$HTTP["url"] =~ ${quote(`^/(?:${site})$`)} {`,
+    `\t\tmimetype.assign = (${Object.entries(SITE_TYPES)
+      .map(([extension, type]) => `${quote(`.${extension}`)} => ${quote(type)}`)
+      .join(", ")})`,
+    "\t}",
+  ];
 }
 
 /**
@@ -247,6 +279,7 @@ export function renderLighttpd(options: ServerOptions, names: CatalogueNames): s
     ...rewriteRules(coders),
     "\t)",
     ...fallbackHandlers(names.hosts),
+    ...siteTypes(),
     "",
     "\t# mod_redirect answers with whatever status it is given; these two are no redirects, so a 204",
     "\t# drops the Location it would send (a 405 gets the error file instead).",

@@ -10,6 +10,8 @@ import {
   PREFLIGHT_HEADERS,
   RESPONSE_HEADERS,
   routePaths,
+  SITE,
+  SITE_TYPES,
   type Param,
   type Route,
   type RoutePath,
@@ -292,8 +294,48 @@ export function renderNginx(options: ServerOptions, names: CatalogueNames): stri
       );
     }
   }
-  out.push(`    location / { return 404; }`, `}`, "");
+  out.push(...siteLocations(), `    location / { return 404; }`, `}`, "");
   return out.join("\n");
+}
+
+/**
+ * The site's locations (SITE in the route table): `/`, the root files, and the files and folder
+ * pages of the site folders, matched on the decoded path with every segment a name, each typed by
+ * its extension. A URL ending in `/` answers the folder's index page; a file of another type is a 404.
+ */
+function siteLocations(): string[] {
+  const types = [
+    `        types { ${Object.entries(SITE_TYPES)
+      .map(([extension, type]) => `${type} ${extension};`)
+      .join(" ")} }`,
+    `        charset utf-8;`,
+  ];
+  const folders = `/(?:${SITE.folders.join("|")})`;
+  const extensions = `\\.(?:${Object.keys(SITE_TYPES).join("|")})$`;
+  return [
+    `    # The browse site and the OpenAPI document: plain files, typed by their extension.`,
+    `    location = / {`,
+    ...types,
+    `        try_files /${SITE.index} =404;`,
+    `    }`,
+    ...SITE.files.flatMap((file) => [
+      `    location = /${file} {`,
+      ...types,
+      `        try_files /${file} =404;`,
+      `    }`,
+    ]),
+    `    location ~ ${quote(`^${folders}(?:/${NAME_PATTERN_BODY})*/$`)} {`,
+    ...types,
+    `        try_files \${uri}${SITE.index} =404;`,
+    `    }`,
+    `    location ~ ${quote(`^${folders}(?:/${NAME_PATTERN_BODY})+$`)} {`,
+    `        location ~ ${quote(extensions)} {`,
+    ...types.map((line) => `    ${line}`),
+    `            try_files $uri =404;`,
+    `        }`,
+    `        return 404;`,
+    `    }`,
+  ];
 }
 
 export const nginx: Target = {
