@@ -8,8 +8,8 @@ import { siteUrlOf, type ExpectedApi } from "../src/check/conformance.js";
 import { contentTypeOf, isSiteFile } from "../src/routes/routeTable.js";
 import { writeFiles } from "./helpers.js";
 
-/** The stand-in site's files for the hosts and packages of `api`, by path. ASCII only, each its own bytes. */
-export function siteFiles(api: ExpectedApi): Map<string, string> {
+/** The stand-in site's files for these hosts' packages, by path. ASCII only, each its own bytes. */
+export function siteFiles(packages: ReadonlyMap<string, readonly { name: string }[]>): Map<string, string> {
   const page = (title: string) =>
     `<!doctype html>\n<html lang="en"><meta charset="utf-8"><title>${title}</title><link rel="stylesheet" href="/assets/site.css"><script src="/assets/search.js" defer></script></html>\n`;
   const files = new Map<string, string>([
@@ -18,10 +18,10 @@ export function siteFiles(api: ExpectedApi): Map<string, string> {
     ["assets/site.css", "body { font-family: sans-serif; }\n"],
     ["assets/search.js", 'document.documentElement.dataset.search = "ready";\n'],
   ]);
-  for (const [host, packages] of api.packages) {
+  for (const [host, list] of packages) {
     files.set(`browse/${host}/index.html`, page(host));
-    files.set(`browse/${host}/search.json`, `${JSON.stringify(packages.map((p) => p.name))}\n`);
-    for (const { name } of packages) files.set(`browse/${host}/package/${name}/index.html`, page(`${host}: ${name}`));
+    files.set(`browse/${host}/search.json`, `${JSON.stringify(list.map((p) => p.name))}\n`);
+    for (const { name } of list) files.set(`browse/${host}/package/${name}/index.html`, page(`${host}: ${name}`));
   }
   for (const path of files.keys()) if (!isSiteFile(path)) throw new Error(`internal: ${path} is no site file`);
   return files;
@@ -29,12 +29,16 @@ export function siteFiles(api: ExpectedApi): Map<string, string> {
 
 /** `api` with the stand-in site's files; written into `dir` too when given (the built folder an emulation serves). */
 export function addSiteFiles(api: ExpectedApi, dir?: string): ExpectedApi {
-  const site = siteFiles(api);
+  const site = siteFiles(api.packages);
   if (dir !== undefined) writeFiles(dir, Object.fromEntries(site));
   return { ...api, files: new Map([...api.files, ...site]) };
 }
 
 /** Each stand-in file as a request: its URL (a folder's at the folder's URL, `/` for the home page), the file and its type. */
 export function siteRequests(api: ExpectedApi): { target: string; file: string; type: string }[] {
-  return [...siteFiles(api).keys()].map((file) => ({ target: siteUrlOf(file), file, type: contentTypeOf(file) }));
+  return [...siteFiles(api.packages).keys()].map((file) => ({
+    target: siteUrlOf(file),
+    file,
+    type: contentTypeOf(file),
+  }));
 }
