@@ -10,8 +10,7 @@ import { writeFiles } from "./helpers.js";
 
 /** The stand-in site's files for these hosts' packages, by path. ASCII only, each its own bytes. */
 export function siteFiles(packages: ReadonlyMap<string, readonly { name: string }[]>): Map<string, string> {
-  const page = (title: string) =>
-    `<!doctype html>\n<html lang="en"><meta charset="utf-8"><title>${title}</title><link rel="stylesheet" href="/assets/site.css"><script src="/assets/search.js" defer></script></html>\n`;
+  const page = (title: string) => `<!doctype html>\n<meta charset="utf-8">\n<title>${title}</title>\n`;
   const files = new Map<string, string>([
     ["index.html", page("shopfront")],
     ["openapi.json", `${JSON.stringify({ openapi: "3.1.0", info: { title: "shopfront", version: "1" } })}\n`],

@@ -143,8 +143,8 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
     }
     const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
     const served = body === undefined ? "404.html" : file!;
-    lower["content-type"] ??= VERCEL_TYPES[served.slice(served.lastIndexOf(".") + 1)];
-    if (lower["content-type"] === undefined) delete lower["content-type"];
+    const type = lower["content-type"] ?? VERCEL_TYPES[served.slice(served.lastIndexOf(".") + 1)];
+    if (type !== undefined) lower["content-type"] = type;
     return body === undefined
       ? { status: 404, headers: lower, body: Buffer.from(renderNotFound()) }
       : { status: 200, headers: lower, body: Buffer.from(body, "latin1") };

@@ -124,7 +124,7 @@ export interface DeployPlan {
   deletions: string[];
   /** Keys under the prefix that are not in the build, kept because `delete` is off. */
   kept: string[];
-  /** Files of the build that are neither the API nor the site (other hosts' config files, such as `.nojekyll`): not uploaded. */
+  /** Files of the build that are neither the API nor the site (other hosts' config files, such as `.nojekyll`). */
   skipped: string[];
 }
 
