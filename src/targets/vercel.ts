@@ -19,7 +19,7 @@
 //
 // The browse site and the OpenAPI document are files at their own paths, which the filesystem
 // serves before any rewrite (a folder's index.html at the folder's URL, the home page at `/`); their
-// types come from `headers` (siteHeaders).
+// types come from `headers` (vercelHeaders).
 import { assertValidName, NAME_PATTERN_BODY } from "../catalogue/names.js";
 import { renderNotFound } from "../render/renderApi.js";
 import {
@@ -199,7 +199,8 @@ export function renderVercelConfig(names: CatalogueNames): string {
  * of another type may answer (`/`, such a file at the root, and in a site folder a URL ending in `/`
  * or in such an extension), so that every other 404, 404.html's JSON body, is typed JSON; and the
  * site's type on a script, which Vercel types by the name before RFC 9239. A site URL that names no
- * file is the one 404 left typed text/html (see `cannot`).
+ * file is the one 404 left typed text/html (see `cannot`). The negative lookahead is what Vercel's
+ * docs write for "every path but" (`/((?!api/).*)`).
  */
 function vercelHeaders(): { source: string; headers: { key: string; value: string }[] }[] {
   const json = RESPONSE_HEADERS["Content-Type"];
