@@ -1,20 +1,28 @@
 // The Cloudflare Pages worker: the `_worker.js` that the compiled CLI builds, executed in Node with
 // real Request objects and an emulation of env.ASSETS (test/edge/cloudflare.ts), against the whole
-// conformance suite.
+// conformance suite, with the stand-in site (test/siteFixture.ts) in the built folder.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalogue } from "../src/build/loadCatalogue.js";
-import { conformanceCases, CONFORMANCE_ROWS, expectedApi, type ConformanceRow } from "../src/check/conformance.js";
+import {
+  conformanceCases,
+  CONFORMANCE_ROWS,
+  expectedApi,
+  type ConformanceRow,
+  type ExpectedApi,
+} from "../src/check/conformance.js";
 import { runConformance, type RunResult } from "../src/check/runConformance.js";
 import { renderApi, renderNotFound } from "../src/render/renderApi.js";
 import { filterList } from "../src/routes/filterList.js";
 import { fallbackFor, fileFor, RESPONSE_HEADERS } from "../src/routes/routeTable.js";
 import { cloudflare } from "../src/targets/cloudflare.js";
+import { renderHeadersFile } from "../src/targets/shared/headersFile.js";
 import { loadWorker, pagesAssets, startCloudflare, type Assets } from "./edge/cloudflare.js";
 import { runCompiledCli } from "./edge/compiledCli.js";
 import { copyFixture, tempDir, undeclaredFailures } from "./helpers.js";
 import { CANARY, type RunningServer, type Site } from "./servers/common.js";
+import { addSiteFiles, siteRequests } from "./siteFixture.js";
 
 /** The conformance fixture built by the compiled CLI with --target cloudflare, a canary beside it. */
 function shippedSite(): Site {
@@ -39,12 +47,16 @@ beforeAll(() => {
   site = shippedSite();
 });
 
+let api: ExpectedApi;
+beforeAll(async () => {
+  const { catalogue } = await loadCatalogue(copyFixture("conformance"));
+  api = addSiteFiles(expectedApi(renderApi(catalogue!), catalogue!.packages), site.root);
+});
+
 describe("Cloudflare Pages worker with emulated assets", () => {
   let server: RunningServer;
   let result: RunResult;
   beforeAll(async () => {
-    const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-    const api = expectedApi(renderApi(catalogue!), catalogue!.packages);
     server = await startCloudflare(site);
     result = await runConformance({ baseUrl: server.url, api, cases: conformanceCases(api), concurrency: 8 });
   });
@@ -56,13 +68,41 @@ describe("Cloudflare Pages worker with emulated assets", () => {
   });
 });
 
+describe("the site", () => {
+  it("is served at `/` and every file's URL, with its type and the site's headers, after Pages' redirect of a page", async () => {
+    const worker = await loadWorker(site.root);
+    const assets = pagesAssets(site.root);
+    expect((await assets.fetch("http://h/browse/primary/package/chart.js/index.html")).status).toBe(308);
+    for (const { target, file, type } of siteRequests(api)) {
+      const res = await worker.fetch(new Request(`http://h${target}`), { ASSETS: assets });
+      expect({ target, status: res.status, type: res.headers.get("content-type") }).toEqual({
+        target,
+        status: 200,
+        type,
+      });
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(await res.text()).toBe(api.files.get(file));
+    }
+  });
+
+  it("answers a page or asset the build lacks with the worker's JSON 404", async () => {
+    const worker = await loadWorker(site.root);
+    for (const target of ["/browse/primary/package/nope/", "/assets/nope.css", "/browse/nohost/index.html"]) {
+      const res = await worker.fetch(new Request(`http://h${target}`), { ASSETS: pagesAssets(site.root) });
+      expect({ target, status: res.status, type: res.headers.get("content-type") }).toEqual({
+        target,
+        status: 404,
+        type: "application/json",
+      });
+      expect(await res.text()).toBe(renderNotFound());
+    }
+  });
+});
+
 describe("the Pages deploy root", () => {
-  it("holds _headers with the API's headers on every path, and a 404.html with the JSON error body", () => {
-    expect(readFileSync(join(site.root, "_headers"), "utf8")).toBe(
-      `/*\n${Object.entries(RESPONSE_HEADERS)
-        .map(([name, value]) => `  ${name}: ${value}\n`)
-        .join("")}`,
-    );
+  it("holds _headers, and a 404.html with the JSON error body", () => {
+    expect(readFileSync(join(site.root, "_headers"), "utf8")).toBe(renderHeadersFile());
     expect(readFileSync(join(site.root, "404.html"), "utf8")).toBe(renderNotFound());
   });
 

@@ -1,5 +1,6 @@
 // The CloudFront Function: executed in Node inside an emulation of S3 + CloudFront (test/edge/cloudfront.ts)
-// against the whole conformance suite, and held to what CloudFront's runtime 2.0 accepts. The code
+// against the whole conformance suite, the stand-in site (test/siteFixture.ts) in the bucket, and
+// held to what CloudFront's runtime 2.0 accepts. The code
 // under test is what the compiled CLI writes: vitest's own TypeScript transform would embed a
 // differently written (if equivalent) router.
 import { readFileSync } from "node:fs";
@@ -7,8 +8,14 @@ import { join } from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalogue } from "../src/build/loadCatalogue.js";
-import { conformanceCases, CONFORMANCE_ROWS, expectedApi, type ConformanceRow } from "../src/check/conformance.js";
-import { runConformance, type RunResult } from "../src/check/runConformance.js";
+import {
+  conformanceCases,
+  CONFORMANCE_ROWS,
+  expectedApi,
+  type ConformanceRow,
+  type ExpectedApi,
+} from "../src/check/conformance.js";
+import { runConformance, sendRaw, type RunResult } from "../src/check/runConformance.js";
 import { coderKey, decodeValue, utf8Bytes } from "../src/routes/filterValue.js";
 import { matchRequest } from "../src/routes/matchRequest.js";
 import { renderApi } from "../src/render/renderApi.js";
@@ -25,6 +32,7 @@ import { runCompiledCli } from "./edge/compiledCli.js";
 import { unsupportedSyntax } from "./edge/runtime20Syntax.js";
 import { copyFixture, tempDir, undeclaredFailures } from "./helpers.js";
 import { buildSite, type RunningServer } from "./servers/common.js";
+import { addSiteFiles, siteRequests } from "./siteFixture.js";
 
 /** `shopfront config cloudfront --out DIR`, run with the compiled CLI. */
 function shippedFiles(): { code: string; errorResponses: unknown } {
@@ -47,10 +55,11 @@ const shipped = shippedFiles();
 describe("CloudFront Function in an emulation of S3 + CloudFront", () => {
   let server: RunningServer;
   let result: RunResult;
+  let api: ExpectedApi;
   beforeAll(async () => {
     const site = await buildSite();
     const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-    const api = expectedApi(renderApi(catalogue!), catalogue!.packages);
+    api = addSiteFiles(expectedApi(renderApi(catalogue!), catalogue!.packages), site.root);
     server = await startCloudFront(site, shipped.code);
     result = await runConformance({ baseUrl: server.url, api, cases: conformanceCases(api), concurrency: 8 });
   });
@@ -59,6 +68,14 @@ describe("CloudFront Function in an emulation of S3 + CloudFront", () => {
   it.each(Object.keys(CONFORMANCE_ROWS) as ConformanceRow[])("%s", (row) => {
     expect(result.checked[row]).toBeGreaterThan(0);
     expect(undeclaredFailures(result, row, cloudfront.cannot)).toEqual([]);
+  });
+
+  it("serves `/` and every file of the site at its URL, with its type", async () => {
+    for (const { target, file, type } of siteRequests(api)) {
+      const res = await sendRaw(server.url, "GET", target);
+      expect({ target, status: res.status, type: res.headers["content-type"] }).toEqual({ target, status: 200, type });
+      expect(res.body.toString("latin1")).toBe(api.files.get(file));
+    }
   });
 
   it("fails a declared row only with a 404 where the empty list or a search was due", () => {
@@ -151,6 +168,17 @@ describe("the viewer-request function", () => {
       // Compacting drops only whitespace and comments.
       expect(printed(compact)).toBe(printed(String(embedded)));
     }
+  });
+
+  it("sends a site URL on to S3 as its file: `/` and a folder's URL as the index page", () => {
+    expect(run("GET", "/")).toMatchObject({ uri: "/index.html", querystring: {} });
+    expect(run("GET", "/?utm=x")).toMatchObject({ uri: "/index.html", querystring: {} });
+    expect(run("GET", "/openapi.json")).toMatchObject({ uri: "/openapi.json" });
+    expect(run("HEAD", "/browse/primary/package/chart.js/")).toMatchObject({
+      uri: "/browse/primary/package/chart.js/index.html",
+    });
+    for (const target of ["/browse/../v1/hosts", "/assets/%2e%2e/secret.txt", "/assets/x.txt", "/browse/a%2Fb/"])
+      expect(run("GET", target), target).toMatchObject({ statusCode: 404 });
   });
 
   it("answers OPTIONS with 204 and the preflight headers, and POST with 405", () => {

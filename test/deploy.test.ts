@@ -15,9 +15,11 @@ import { buildCatalogue } from "../src/build/buildCatalogue.js";
 import { deployToS3, type DeployOptions, type DeployResult } from "../src/deploy/deployToS3.js";
 import { showCloudFrontSetup } from "../src/cli/formatDeploy.js";
 import { DEFAULT_CACHE_CONTROL, STATE_FILE } from "../src/deploy/planDeploy.js";
+import { contentTypeOf } from "../src/routes/routeTable.js";
 import { UsageError } from "../src/util/errors.js";
 import { copyFixture, manifest, readTree, shopfrontAsync, tempDir, writeFiles } from "./helpers.js";
 import { S3_ENV, startFaultProxy, startS3Store, storeClient, TEST_BUCKET, type S3Store } from "./servers/s3.js";
+import { siteFiles } from "./siteFixture.js";
 
 /** A project: a copy of the basic fixture, built into dist. */
 async function project(): Promise<{ catalogue: string; dist: string }> {
@@ -167,6 +169,8 @@ describe("shopfront deploy to a local S3 server", () => {
           ["v1/primary/packages", "content"],
         ],
         [],
+        [],
+        [],
       ]);
       expect(result).toMatchObject({ uploaded: 8, deleted: 0, plan: { deletions: [], kept: [] } });
       const got = await client.send(
@@ -252,6 +256,32 @@ describe("shopfront deploy to a local S3 server", () => {
     expect(result).toMatchObject({ dryRun: true, uploaded: 0 });
     expect(uploadedPaths(result).sort()).toEqual(apiFiles(p.dist));
     expect(await listKeys(client, "dry/")).toEqual([]);
+  });
+
+  it("uploads the browse site after the API, the home page last, each file with its type", async () => {
+    const p = await project();
+    const site = siteFiles(new Map([["primary", [{ name: "snake" }, { name: "chart.js" }]]]));
+    writeFiles(p.dist, Object.fromEntries(site));
+    const proxy = await startFaultProxy(store.url);
+    const result = await deploy({ url: `s3://${TEST_BUCKET}/browse`, dir: p.dist, endpoint: proxy.url });
+    await proxy.close();
+    expect(result.plan.skipped).toEqual([]);
+    const puts = proxy.requests.filter((r) => r.method === "PUT").map((r) => r.key.replace(/^browse\//, ""));
+    const firstSite = puts.findIndex((key) => site.has(key));
+    expect(puts.slice(0, firstSite).sort()).toEqual(apiFiles(p.dist).filter((path) => !site.has(path)));
+    expect(puts.slice(-3)).toEqual(expect.arrayContaining(["index.html", "openapi.json", STATE_FILE]));
+    for (const [path, text] of site) {
+      const got = await client.send(new GetObjectCommand({ Bucket: TEST_BUCKET, Key: `browse/${path}` }));
+      expect({ path, type: got.ContentType, cache: got.CacheControl }).toEqual({
+        path,
+        type: contentTypeOf(path),
+        cache: DEFAULT_CACHE_CONTROL,
+      });
+      expect(await got.Body!.transformToString()).toBe(text);
+    }
+    expect(new Set([...site.keys()].map(contentTypeOf))).toEqual(
+      new Set(["text/html", "text/css", "text/javascript", "application/json"]),
+    );
   });
 
   it("follows continuation tokens past 1,000 keys: a second deploy finds every object, --delete finds the last", async () => {

@@ -1,16 +1,20 @@
 // GitHub Pages has no rules: the target is its two deploy files and an honest list of what Pages
 // cannot serve. What it claims about the build is checked here, and the conformance suite is run
-// against a model of Pages: a file at the request's decoded path (the query ignored) is served with
-// 200, anything else is 404.html with 404. Headers are not modelled (Pages sets its own).
+// against a model of Pages: a file at the request's decoded path (the query ignored; a folder's
+// index.html for a path ending in /) is served with 200, anything else is 404.html with 404. Headers
+// are not modelled (Pages sets its own, by extension). The stand-in site (test/siteFixture.ts) is
+// among the files: plain files at their own paths, which Pages serves as they are.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { conformanceCases, expectedApi } from "../src/check/conformance.js";
 import { judge } from "../src/check/runConformance.js";
 import { loadCatalogue } from "../src/build/loadCatalogue.js";
 import { renderApi, renderNotFound } from "../src/render/renderApi.js";
+import { SITE } from "../src/routes/routeTable.js";
 import { githubPages } from "../src/targets/githubPages.js";
 import { copyFixture, readTree } from "./helpers.js";
 import { buildSite } from "./servers/common.js";
+import { addSiteFiles, siteRequests } from "./siteFixture.js";
 
 describe("github-pages", () => {
   it("adds .nojekyll and a 404.html holding the JSON error body, and the build has no v2 file to answer ?package= with a list", async () => {
@@ -25,11 +29,12 @@ describe("github-pages", () => {
 
   it("serves every route whose file is at its own URL, and fails only in the rows it declares, a search always with 404", async () => {
     const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-    const api = expectedApi(renderApi(catalogue!), catalogue!.packages);
+    const api = addSiteFiles(expectedApi(renderApi(catalogue!), catalogue!.packages));
     const respond = (target: string) => {
       let file: string | undefined;
       try {
-        file = api.files.get(decodeURIComponent(target.split("?")[0]!).slice(1));
+        const path = decodeURIComponent(target.split("?")[0]!).slice(1);
+        file = api.files.get(path === "" || path.endsWith("/") ? `${path}${SITE.index}` : path);
       } catch {
         file = undefined;
       }
@@ -50,8 +55,16 @@ describe("github-pages", () => {
         failures.some((f) => f.row === row),
         row,
       ).toBe(true);
-    // What the declared rows leave working: the host list, v1 lists, packages and category lists.
-    for (const row of ["v1-hosts", "v1-packages", "v1-package", "v1-category", "traversal"])
+    // What the declared rows leave working: the host list, v1 lists, packages and category lists, the site.
+    for (const row of ["v1-hosts", "v1-packages", "v1-package", "v1-category", "traversal", "site"])
       expect(failures.filter((f) => f.row === row)).toEqual([]);
+    for (const { target, file } of siteRequests(api)) {
+      const res = respond(target);
+      expect({ target, status: res.status, body: res.body.toString("latin1") }).toEqual({
+        target,
+        status: 200,
+        body: api.files.get(file),
+      });
+    }
   });
 });

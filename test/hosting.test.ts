@@ -26,12 +26,12 @@ describe("the hosting table of docs/hosting.md", () => {
     }
   });
 
-  it("shows a host's limits: GitHub Pages serves static v1 paths only and cannot force the type", () => {
+  it("shows a host's limits: GitHub Pages serves static v1 paths and the site only, and cannot force the type", () => {
     const pages = renderHostingTable()
       .split("\n")
       .find((line) => line.startsWith("| GitHub Pages |"))!;
     expect(pages).toContain(
-      "| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt;<br>GET /v1/&lt;host&gt;/category/&lt;category&gt;/packages | no | yes |",
+      "| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt;<br>GET /v1/&lt;host&gt;/category/&lt;category&gt;/packages | yes | no | yes |",
     );
     expect(pages).toContain("Cloudflare Worker or rule in front");
   });

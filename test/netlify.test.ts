@@ -1,8 +1,10 @@
 // Netlify's `_redirects` and `_headers`, checked three ways with Netlify's own published code:
 // parsed with @netlify/redirect-parser and @netlify/headers-parser (what Netlify's build uses), and
 // matched with netlify-redirector, Netlify's redirect engine built to WebAssembly (what `netlify dev`
-// runs). What no package here can run is Netlify's CDN itself: serving the matched file and applying
-// the headers are emulated below (docs/hosting.md says so), and methods other than GET are not judged.
+// runs). What no package here can run is Netlify's CDN itself: serving the matched file (or the file
+// at the path, before a rule that is not forced) and applying the headers are emulated below
+// (docs/hosting.md says so), and methods other than GET are not judged. The CDN types what `_headers`
+// does not by the served file's extension (NETLIFY_TYPES), as it serves a site.
 // How the CDN hands a request's path to the engine is not published either: the docs ask for special
 // characters in a rule's path to be URL-encoded, and a path written another way (a raw `(`, lowercase
 // hex) is served the same when deployed (netlify/cli#2990). The model gives the engine each segment
@@ -20,11 +22,21 @@ import { judge, type Failure } from "../src/check/runConformance.js";
 import { isValidName } from "../src/catalogue/names.js";
 import { renderApi } from "../src/render/renderApi.js";
 import { coderKey, utf8Bytes } from "../src/routes/filterValue.js";
-import { NOT_FOUND_FILE, RESPONSE_HEADERS } from "../src/routes/routeTable.js";
+import { NOT_FOUND_FILE, SITE } from "../src/routes/routeTable.js";
 import { UsageError } from "../src/util/errors.js";
 import { MAX_NETLIFY_RULES, netlify, renderNetlifyRedirects } from "../src/targets/netlify.js";
+import { headerRules } from "../src/targets/shared/headersFile.js";
 import type { CatalogueNames } from "../src/targets/target.js";
 import { copyFixture, tempDir } from "./helpers.js";
+import { addSiteFiles, siteRequests } from "./siteFixture.js";
+
+/** The types Netlify gives the site's extensions where `_headers` sets none (its .js type is the name before RFC 9239). */
+const NETLIFY_TYPES: Record<string, string> = {
+  html: "text/html; charset=UTF-8",
+  css: "text/css; charset=UTF-8",
+  js: "application/javascript; charset=UTF-8",
+  json: "application/json",
+};
 
 /**
  * A path segment as the model hands it to the engine: decoded, then every character but letters,
@@ -54,7 +66,7 @@ let dir: string;
 beforeAll(async () => {
   const { catalogue } = await loadCatalogue(copyFixture("conformance"));
   names = catalogueNames(catalogue!);
-  api = expectedApi(renderApi(catalogue!), catalogue!.packages);
+  api = addSiteFiles(expectedApi(renderApi(catalogue!), catalogue!.packages));
   dir = tempDir();
   for (const file of netlify.deployFiles!(names)) writeFileSync(join(dir, file.path), file.content as string);
 });
@@ -149,27 +161,49 @@ describe("the number of rules", () => {
 });
 
 describe("_headers, parsed by @netlify/headers-parser", () => {
-  it("sets the API's headers on every path", async () => {
+  it("sets CORS and nosniff on every path, the API's type on the API's paths, and the scripts' type", async () => {
     const { headers, errors } = await parseAllHeaders({
       headersFiles: [join(dir, "_headers")],
       configHeaders: [],
       minimal: false,
     });
     expect(errors).toEqual([]);
-    expect(headers).toEqual([{ for: "/*", forRegExp: expect.any(RegExp), values: RESPONSE_HEADERS }]);
+    expect(headers).toEqual(
+      headerRules().map((rule) => ({ for: rule.path, forRegExp: expect.any(RegExp), values: rule.headers })),
+    );
+    // No two rules set one header for one path (Pages, which reads the same file, would join them).
+    const rules = headers as { forRegExp: RegExp; values: Record<string, string> }[];
+    for (const path of ["/", "/v1/hosts", "/v2/primary/packages/", "/404.json", "/assets/search.js", "/browse/p/"]) {
+      const names = rules.filter((r) => r.forRegExp.test(path)).flatMap((r) => Object.keys(r.values));
+      expect(names, path).toEqual([...new Set(names)]);
+    }
   });
 });
 
 describe("the rules, matched by Netlify's redirect engine (netlify-redirector)", () => {
   let matcher: Matcher;
-  let headerRules: { forRegExp: RegExp; values: Record<string, string> }[];
+  let parsedHeaders: { forRegExp: RegExp; values: Record<string, string> }[];
   beforeAll(async () => {
     matcher = await parsePlain(renderNetlifyRedirects(names), {});
-    headerRules = (await parseAllHeaders({ headersFiles: [join(dir, "_headers")], configHeaders: [], minimal: false }))
-      .headers as typeof headerRules;
+    parsedHeaders = (
+      await parseAllHeaders({ headersFiles: [join(dir, "_headers")], configHeaders: [], minimal: false })
+    ).headers as typeof parsedHeaders;
   });
 
-  /** What Netlify answers, with the engine's match served from the build and the parsed _headers applied. */
+  /** The file at a path as Netlify finds it: a folder's index page for a path ending in `/`. */
+  function fileAt(path: string): string | undefined {
+    try {
+      const file = decodeURIComponent(path.slice(1));
+      return file === "" || file.endsWith("/") ? `${file}${SITE.index}` : file;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * What Netlify answers: the engine's match served from the build, unless the match is not forced
+   * and a file is at the path; the parsed _headers applied, and the served file's type where they set none.
+   */
   function respond(target: string) {
     const url = new URL(target, "http://site.example");
     const path = url.pathname.split("/").map(canonicalSegment).join("/");
@@ -181,13 +215,17 @@ describe("the rules, matched by Netlify's redirect engine (netlify-redirector)",
       getHeader: () => "",
       getCookie: () => "",
     });
-    const file = match ? match.to.slice(1) : decodeURIComponent(path.slice(1));
-    const body = api.files.get(file);
-    const status = body === undefined ? 404 : (match?.status ?? 200);
+    const own = fileAt(path);
+    const rule = match && (match.force || own === undefined || !api.files.has(own)) ? match : null;
+    const file = rule ? rule.to.slice(1) : own;
+    const body = file === undefined ? undefined : api.files.get(file);
+    const status = body === undefined ? 404 : (rule?.status ?? 200);
     const headers: Record<string, string> = {};
-    for (const rule of headerRules)
-      if (rule.forRegExp.test(url.pathname))
-        for (const [k, v] of Object.entries(rule.values)) headers[k.toLowerCase()] = v;
+    for (const parsed of parsedHeaders)
+      if (parsed.forRegExp.test(url.pathname))
+        for (const [k, v] of Object.entries(parsed.values)) headers[k.toLowerCase()] = v;
+    const type = body === undefined ? undefined : NETLIFY_TYPES[file!.slice(file!.lastIndexOf(".") + 1)];
+    if (headers["content-type"] === undefined && type !== undefined) headers["content-type"] = type;
     return { status, headers, body: Buffer.from(body ?? "", "latin1") };
   }
 
@@ -202,6 +240,18 @@ describe("the rules, matched by Netlify's redirect engine (netlify-redirector)",
     const declared = Object.keys(netlify.cannot);
     expect(failures().filter((f) => !declared.includes(f.row))).toEqual([]);
     expect(Object.keys(CONFORMANCE_ROWS)).toEqual(expect.arrayContaining(declared));
+  });
+
+  it("serves `/` and every file of the site at its URL, with its type", () => {
+    for (const { target, file, type } of siteRequests(api)) {
+      const res = respond(target);
+      expect({ target, status: res.status, body: res.body.toString("latin1") }).toEqual({
+        target,
+        status: 200,
+        body: api.files.get(file),
+      });
+      expect(res.headers["content-type"]!.split(";")[0], target).toBe(type);
+    }
   });
 
   it("fails exactly where the target says it cannot, and only so", () => {

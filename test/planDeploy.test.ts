@@ -15,6 +15,7 @@ import {
   type RemoteObject,
 } from "../src/deploy/planDeploy.js";
 import { formatS3Url, parseS3Url } from "../src/deploy/s3Location.js";
+import { contentTypeOf } from "../src/routes/routeTable.js";
 import { UsageError } from "../src/util/errors.js";
 
 const JSON_TYPE = "application/json";
@@ -23,12 +24,17 @@ function file(path: string, md5 = createHash("md5").update(path).digest("hex")):
   return { path, size: 10, md5 };
 }
 
-/** A build of two hosts, with config files that only other hosts read. */
+/** A build of two hosts and the browse site, with config files that only other hosts read. */
 const BUILD: LocalFile[] = [
   ".nojekyll",
   "404.html",
   "404.json",
   "_headers",
+  "assets/search.js",
+  "assets/site.css",
+  "browse/primary/package/snake/index.html",
+  "index.html",
+  "openapi.json",
   "v1/hosts",
   "v1/primary/package/snake",
   "v1/primary/package/ZapShot",
@@ -43,7 +49,13 @@ const RECORDED = new Date("2026-01-01T10:00:05Z");
 const LATER = new Date("2026-01-01T10:00:09Z");
 
 function record(f: LocalFile, changes: Partial<ObjectRecord> = {}): ObjectRecord {
-  return { md5: f.md5, etag: f.md5, contentType: JSON_TYPE, cacheControl: DEFAULT_CACHE_CONTROL, ...changes };
+  return {
+    md5: f.md5,
+    etag: f.md5,
+    contentType: contentTypeOf(f.path),
+    cacheControl: DEFAULT_CACHE_CONTROL,
+    ...changes,
+  };
 }
 
 /** The bucket after a deploy of `files`: every object listed, with the record of that deploy. */
@@ -69,7 +81,7 @@ function plan(input: Partial<PlanInput>) {
 const uploadKeys = (p: ReturnType<typeof plan>) => p.phases.map((phase) => phase.map((u) => u.key));
 
 describe("planDeploy", () => {
-  it("uploads per-package files and the 404 body first, then the lists, then the host list, each phase sorted", () => {
+  it("uploads per-package files and the 404 body first, then the lists, then the host list, then the site and its home page, each phase sorted", () => {
     const p = plan({});
     expect(uploadKeys(p)).toEqual([
       [
@@ -80,12 +92,43 @@ describe("planDeploy", () => {
       ],
       ["api/v1/primary/packages", "api/v1/themes/packages"],
       ["api/v1/hosts"],
+      ["api/assets/search.js", "api/assets/site.css", "api/browse/primary/package/snake/index.html"],
+      ["api/index.html", "api/openapi.json"],
     ]);
+    expect(p.phases.flat().every((u) => u.reason === "new" && u.cacheControl === DEFAULT_CACHE_CONTROL)).toBe(true);
+  });
+
+  it("gives each object the type it is served with: the API's JSON, a site file its extension's", () => {
     expect(
-      p.phases
-        .flat()
-        .every((u) => u.reason === "new" && u.contentType === JSON_TYPE && u.cacheControl === DEFAULT_CACHE_CONTROL),
-    ).toBe(true);
+      Object.fromEntries(
+        plan({})
+          .phases.flat()
+          .map((u) => [u.path, u.contentType]),
+      ),
+    ).toEqual({
+      "404.json": JSON_TYPE,
+      "v1/primary/package/ZapShot": JSON_TYPE,
+      "v1/primary/package/snake": JSON_TYPE,
+      "v1/themes/package/dark-blue": JSON_TYPE,
+      "v1/primary/packages": JSON_TYPE,
+      "v1/themes/packages": JSON_TYPE,
+      "v1/hosts": JSON_TYPE,
+      "assets/search.js": "text/javascript",
+      "assets/site.css": "text/css",
+      "browse/primary/package/snake/index.html": "text/html",
+      "index.html": "text/html",
+      "openapi.json": JSON_TYPE,
+    });
+  });
+
+  it("uploads a site file recorded with the API's type", () => {
+    const bucket = deployed(BUILD);
+    const css = BUILD.find((f) => f.path === "assets/site.css")!;
+    const objects = new Map(bucket.state.objects).set("assets/site.css", record(css, { contentType: JSON_TYPE }));
+    const p = plan({ ...bucket, state: { ...bucket.state, objects } });
+    expect(p.phases.flat().map((u) => [u.key, u.reason, u.contentType])).toEqual([
+      ["api/assets/site.css", "metadata", "text/css"],
+    ]);
   });
 
   it("skips the files that only other hosts read", () => {
@@ -95,7 +138,7 @@ describe("planDeploy", () => {
   it("uploads nothing when the bucket holds the build as the last deploy recorded it", () => {
     const p = plan(deployed(BUILD));
     expect(p.phases.flat()).toEqual([]);
-    expect(p.unchanged.map((u) => u.file.path)).toHaveLength(7);
+    expect(p.unchanged.map((u) => u.file.path)).toHaveLength(12);
     expect(p.deletions).toEqual([]);
   });
 
@@ -109,7 +152,7 @@ describe("planDeploy", () => {
 
   it("uploads every file again when the Cache-Control changes", () => {
     const p = plan({ ...deployed(BUILD), cacheControl: "public, max-age=60" });
-    expect(p.phases.flat()).toHaveLength(7);
+    expect(p.phases.flat()).toHaveLength(12);
     expect(p.phases.flat().every((u) => u.reason === "metadata" && u.cacheControl === "public, max-age=60")).toBe(true);
   });
 
@@ -127,7 +170,7 @@ describe("planDeploy", () => {
   it("uploads everything that is there when there is no record: its metadata cannot be known", () => {
     const { remote } = deployed(BUILD);
     const p = plan({ remote });
-    expect(p.phases.flat()).toHaveLength(7);
+    expect(p.phases.flat()).toHaveLength(12);
     expect(p.phases.flat().every((u) => u.reason === "unrecorded")).toBe(true);
   });
 
@@ -187,14 +230,25 @@ describe("phaseOf", () => {
     expect(phaseOf("v1/hosts")).toBe(2);
   });
 
+  it("puts the site after the API, its files at the root last", () => {
+    expect(phaseOf("assets/site.css")).toBe(3);
+    expect(phaseOf("browse/primary/package/chart.js/index.html")).toBe(3);
+    expect(phaseOf("index.html")).toBe(4);
+    expect(phaseOf("openapi.json")).toBe(4);
+  });
+
   it.each([
     "v1/primary/package/..",
     "v1/primary/package/con",
     "v2/primary/packages",
     "v1/hosts/x",
-    "index.html",
+    "404.html",
+    "_worker.js",
+    "assets/notes.txt",
+    "browse/con/index.html",
+    "other.html",
     STATE_FILE,
-  ])("%s is not an API file", (path) => {
+  ])("%s is neither an API file nor a site file", (path) => {
     expect(phaseOf(path)).toBeUndefined();
   });
 });

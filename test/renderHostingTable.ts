@@ -1,6 +1,6 @@
-// The hosting table of docs/hosting.md, rendered from the target list: what each host serves, what it sends,
-// what it cannot do and why, and how to set it up. A test holds that page to exactly this output,
-// so adding or changing a target changes the table.
+// The hosting table of docs/hosting.md, rendered from the target list: what each host serves (the API's
+// endpoints, the browse site), what it sends, what it cannot do and why, and how to set it up. A test
+// holds that page to exactly this output, so adding or changing a target changes the table.
 import { CONFORMANCE_ROWS, type ConformanceRow } from "../src/check/conformance.js";
 import { TARGETS } from "../src/targets/index.js";
 import type { Target } from "../src/targets/target.js";
@@ -55,11 +55,11 @@ function cannot(target: Target): string {
 
 export function renderHostingTable(): string {
   const lines = [
-    "| host | endpoints served | `Content-Type: application/json` | `Access-Control-Allow-Origin: *` | browse site and OpenAPI document | cannot, and why | set up |",
+    "| host | endpoints served | browse site | `Content-Type` (JSON for the API, the site's by extension) | `Access-Control-Allow-Origin: *` | cannot, and why | set up |",
     "|---|---|---|---|---|---|---|",
     ...TARGETS.map(
       (t) =>
-        `| ${text(t.title)} | ${endpoints(t)} | ${sends(t, "content-type")} | ${sends(t, "cors")} | ${sends(t, "site")} | ${cannot(t)} | ${t.usage} |`,
+        `| ${text(t.title)} | ${endpoints(t)} | ${sends(t, "site")} | ${sends(t, "content-type")} | ${sends(t, "cors")} | ${cannot(t)} | ${t.usage} |`,
     ),
   ];
   return `${lines.join("\n")}\n`;

@@ -6,7 +6,9 @@
 // destination must be a file), and docs/hosting.md says that this matching is emulated, not Vercel's.
 // Sources match the path as sent, as `vercel dev` matches them (url.parse keeps the encoding); `has`
 // and `missing` follow Next.js's matchHas: the query value decoded, the last of a repeated key, an
-// empty value as absent, and a value regex anchored as `^value$`.
+// empty value as absent, and a value regex anchored as `^value$`. The filesystem serves a folder's
+// index.html at the folder's URL, and types what no header types by the served file's extension
+// (VERCEL_TYPES; a miss is 404.html). The stand-in site (test/siteFixture.ts) is among the files.
 import {
   getTransformedRoutes,
   headersSchema,
@@ -22,9 +24,18 @@ import { conformanceCases, expectedApi, type ExpectedApi } from "../src/check/co
 import { judge } from "../src/check/runConformance.js";
 import { renderApi, renderNotFound } from "../src/render/renderApi.js";
 import { coderKey, utf8Bytes } from "../src/routes/filterValue.js";
-import { RESPONSE_HEADERS } from "../src/routes/routeTable.js";
+import { RESPONSE_HEADERS, SITE } from "../src/routes/routeTable.js";
 import { renderVercelConfig, vercel } from "../src/targets/vercel.js";
 import { copyFixture } from "./helpers.js";
+import { addSiteFiles, siteRequests } from "./siteFixture.js";
+
+/** The types Vercel gives the site's extensions where no header sets one (its .js type is the name before RFC 9239). */
+const VERCEL_TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  js: "application/javascript; charset=utf-8",
+  json: "application/json; charset=utf-8",
+};
 
 type Config = Required<Pick<GetRoutesProps, "rewrites" | "headers">>;
 const { catalogue } = await loadCatalogue(copyFixture("conformance"));
@@ -73,7 +84,7 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
   let api: ExpectedApi;
   let routes: Route[];
   beforeAll(() => {
-    api = expectedApi(renderApi(catalogue!), catalogue!.packages);
+    api = addSiteFiles(expectedApi(renderApi(catalogue!), catalogue!.packages));
     routes = getTransformedRoutes(config).routes!;
   });
 
@@ -82,13 +93,17 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
     const path = target.split("?")[0]!;
     const query = [...url.searchParams];
     const headers: Record<string, string> = {};
-    // The filesystem finds a file by its decoded path; a rewrite's query string does not name a file.
+    // The filesystem finds a file by its decoded path, a folder's index page for a path ending in
+    // `/`; a rewrite's query string does not name a file.
+    let file: string | undefined;
     const files = (p: string) => {
       try {
-        return api.files.get(decodeURIComponent(p.split("?")[0]!).slice(1));
+        file = decodeURIComponent(p.split("?")[0]!).slice(1);
       } catch {
         return undefined;
       }
+      if (file === "" || file.endsWith("/")) file += SITE.index;
+      return api.files.get(file);
     };
     let body: string | undefined;
     let filesystem = false;
@@ -127,6 +142,9 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
       }
     }
     const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+    const served = body === undefined ? "404.html" : file!;
+    const type = lower["content-type"] ?? VERCEL_TYPES[served.slice(served.lastIndexOf(".") + 1)];
+    if (type !== undefined) lower["content-type"] = type;
     return body === undefined
       ? { status: 404, headers: lower, body: Buffer.from(renderNotFound()) }
       : { status: 200, headers: lower, body: Buffer.from(body, "latin1") };
@@ -165,7 +183,25 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
         `not-found ${v2(host)}?category=games&category=games`,
       ]),
       "not-found /404.json",
+      // A site URL that names no file: 404.html, typed by its extension.
+      ...SITE.folders.flatMap((folder) => [
+        `content-type /${folder}/no-such-page-shopfront/`,
+        `content-type /${folder}/no-such-file-shopfront.css`,
+      ]),
     ]);
+  });
+
+  it("serves `/` and every file of the site at its URL, with its type", () => {
+    for (const { target, file, type } of siteRequests(api)) {
+      const res = respond(target);
+      expect({ target, status: res.status, body: res.body.toString("latin1") }).toEqual({
+        target,
+        status: 200,
+        body: api.files.get(file),
+      });
+      expect(res.headers["content-type"]!.split(";")[0], target).toBe(type);
+      expect(res.headers["access-control-allow-origin"], target).toBe("*");
+    }
   });
 
   it("sets the API's headers on every path", () => {

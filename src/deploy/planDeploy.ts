@@ -14,7 +14,12 @@
 // Everything else is uploaded. Without a record (first deploy, or a bucket filled by another tool)
 // that is every file: the metadata of what is there cannot be known from the listing. The record
 // only says what is known about the bucket; what exists is decided by the build alone.
-import { NOT_FOUND_FILE, RESPONSE_HEADERS, routeOfFile, type RouteId } from "../routes/routeTable.js";
+//
+// Each object carries the type it is served with (contentTypeOf): the API's JSON, or for a file of
+// the browse site or the OpenAPI document the type of its extension. All share one Cache-Control:
+// the site's assets keep their names from build to build, so a longer life for them would pair a
+// new page with an old script.
+import { contentTypeOf, isSiteFile, NOT_FOUND_FILE, routeOfFile, type RouteId } from "../routes/routeTable.js";
 import { keyPrefix, objectKey, type S3Location } from "./s3Location.js";
 
 /** As GitHub Pages and crates.io's index: clients see a deploy within ten minutes. */
@@ -72,9 +77,16 @@ export interface Upload extends LocalFile {
 /**
  * Uploads go in phases, each finished before the next starts, so a reader during the deploy never
  * gets a list that names a package whose file is not there yet, or a host list naming a host
- * whose list is missing.
+ * whose list is missing. The site comes after the API, whose URLs its pages name, and its home page
+ * last of all.
  */
-export const PHASES = ["package files and the 404 body", "package lists", "host list"] as const;
+export const PHASES = [
+  "package files and the 404 body",
+  "package lists",
+  "host list",
+  "the browse site's assets and pages",
+  "the home page and the OpenAPI document",
+] as const;
 
 const PHASE_OF_ROUTE: Record<RouteId, number> = {
   package: 0,
@@ -112,13 +124,15 @@ export interface DeployPlan {
   deletions: string[];
   /** Keys under the prefix that are not in the build, kept because `delete` is off. */
   kept: string[];
-  /** Files of the build that are no API response (other hosts' config files, such as `.nojekyll`): not uploaded. */
+  /** Files of the build that are neither the API nor the site (other hosts' config files, such as `.nojekyll`). */
   skipped: string[];
 }
 
-/** The upload phase of a file of the build, or undefined for one that is not part of the API. */
+/** The upload phase of a file of the build, or undefined for one that is neither the API nor the site. */
 export function phaseOf(path: string): number | undefined {
   if (path === NOT_FOUND_FILE) return 0;
+  // A file in a site folder, then one at the root (the home page, the OpenAPI document).
+  if (isSiteFile(path)) return path.includes("/") ? 3 : 4;
   const route = routeOfFile(path);
   return route === undefined ? undefined : PHASE_OF_ROUTE[route];
 }
@@ -142,7 +156,6 @@ export function planDeploy(input: PlanInput): DeployPlan {
   }
 
   const plan: DeployPlan = { phases: PHASES.map(() => []), unchanged: [], deletions: [], kept: [], skipped: [] };
-  const wanted = { contentType: RESPONSE_HEADERS["Content-Type"], cacheControl: input.cacheControl };
   const inBuild = new Set<string>();
   for (const file of input.files) {
     const phase = phaseOf(file.path);
@@ -151,6 +164,7 @@ export function planDeploy(input: PlanInput): DeployPlan {
       continue;
     }
     inBuild.add(file.path);
+    const wanted = { contentType: contentTypeOf(file.path), cacheControl: input.cacheControl };
     const record = input.state?.objects.get(file.path);
     const reason = uploadReason(file, wanted, remote.get(file.path), record, input.state?.writtenAt);
     if (reason === undefined) plan.unchanged.push({ file, record: record! });

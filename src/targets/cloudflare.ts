@@ -1,11 +1,12 @@
 // Cloudflare Pages in advanced mode: a `_worker.js` module worker sees every request, routes it with
 // the embedded reference router and route table, and serves the route's file through env.ASSETS with
 // the API's headers forced: the fallback (the host's empty list) when the file is missing, and for a
-// search the list filtered by the embedded filterList. Everything else it answers itself (404 with
-// the JSON body, 204, 405).
+// search the list filtered by the embedded filterList. A file of the browse site or the OpenAPI
+// document is served the same way with the site's headers and its own type, by its extension.
+// Everything else it answers itself (404 with the JSON body, 204, 405).
 // Pages reads `_worker.js`, `_headers` and `404.html` from the deploy root.
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
-import { PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes/routeTable.js";
+import { extensionOf, PREFLIGHT_HEADERS, RESPONSE_HEADERS, SITE_HEADERS, SITE_TYPES } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
 import { embedFilterList, embedRouter } from "./shared/edgeRouter.js";
 import { renderHeadersFile } from "./shared/headersFile.js";
@@ -18,11 +19,15 @@ export function renderWorker(): string {
     "",
     ...embedRouter({
       HEADERS: RESPONSE_HEADERS,
+      SITE_HEADERS,
+      SITE_TYPES,
       PREFLIGHT_HEADERS,
       NOT_FOUND: renderNotFound(),
       METHOD_NOT_ALLOWED: renderMethodNotAllowed(),
     }),
     ...embedFilterList(),
+    "",
+    String(extensionOf),
     "",
     "function answer(status, body, extra) {",
     "  return new Response(body, { status, headers: { ...HEADERS, ...extra } });",
@@ -31,8 +36,8 @@ export function renderWorker(): string {
     "async function fetchAsset(env, url, method) {",
     "  const asset = await env.ASSETS.fetch(new Request(url, { method }));",
     // Pages redirects a file whose name ends in .html to the URL it serves that same file under
-    // (x/index.html to x/, x.html to x when no file x exists), so a package named index.html is
-    // reached by following that one redirect.
+    // (x/index.html to x/, x.html to x when no file x exists), so a package named index.html, and
+    // every page of the site, is reached by following that one redirect.
     "  const location = asset.status >= 300 && asset.status < 400 ? asset.headers.get('location') : null;",
     "  const next = location === null ? null : new URL(location, url);",
     "  return next !== null && next.origin === url.origin ? env.ASSETS.fetch(new Request(next, { method })) : asset;",
@@ -56,11 +61,14 @@ export function renderWorker(): string {
     "        const found = filterList(await asset.text(), match.search);",
     "        return answer(200, request.method === 'HEAD' ? null : found);",
     "      }",
-    // Pages types an extensionless file as application/octet-stream, and _headers does not reach
-    // a worker's responses: the headers are set here.
+    // Pages types an extensionless file as application/octet-stream, and a .js one by the name
+    // before RFC 9239, and _headers does not reach a worker's responses: the headers are set here.
     "      if (asset.status === 200 || asset.status === 304) {",
+    "        const own = match.route === 'site'",
+    "          ? { ...SITE_HEADERS, 'Content-Type': SITE_TYPES[extensionOf(match.file)] || HEADERS['Content-Type'] }",
+    "          : HEADERS;",
     "        const headers = new Headers(asset.headers);",
-    "        for (const name in HEADERS) headers.set(name, HEADERS[name]);",
+    "        for (const name in own) headers.set(name, own[name]);",
     "        return new Response(asset.body, { status: asset.status, headers });",
     "      }",
     "    }",

@@ -1,13 +1,16 @@
 // S3 + CloudFront: a CloudFront Function (cloudfront-js-2.0) on the viewer-request event. It embeds
 // the reference router and the route table, so CloudFront routes exactly like the preview server:
 // a route's request goes on to S3 rewritten to its file, everything else is answered at the edge.
+// A file of the browse site or the OpenAPI document goes on the same way (`/` to index.html, a
+// folder's URL to its index.html), and a missing one meets the same custom error response as the API.
 // It cannot read objects, so two things of the route table are beyond it (see `cannot`): answering a
 // filter's fallback (the empty list) when no package has the value, and a search.
 //
 // No viewer-response function: S3 objects carry Content-Type from their upload metadata (the deploy
-// sets application/json on every object), and CloudFront never runs viewer-response functions on
-// origin responses of 400 or more, so it could not fix the error responses anyway. CORS comes from a
-// response headers policy, which CloudFront applies to every response of the cache behavior.
+// sets each object's type, the API's JSON or a site file's own), and CloudFront never runs
+// viewer-response functions on origin responses of 400 or more, so it could not fix the error
+// responses anyway. CORS comes from a response headers policy, which CloudFront applies to every
+// response of the cache behavior.
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
 import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";

@@ -3,7 +3,9 @@
 // and is declared here so that `shopfront check --target github-pages` and the README say so: every
 // v2 form, a coder (its lists are stored under the hex of its bytes, not at the URL a client writes),
 // and the empty list for a value no package has. The fix for all of it is a Cloudflare Worker or
-// rule in front of Pages.
+// rule in front of Pages. The browse site and the OpenAPI document need nothing: they are files at
+// their own paths, which Pages types by their extensions (html, css, js, json) and serves with a
+// folder's index.html at the folder's URL, the home page at `/`.
 import { renderNotFound } from "../render/renderApi.js";
 import type { Target, TargetFile } from "./target.js";
 

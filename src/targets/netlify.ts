@@ -7,6 +7,9 @@
 // rule that answers what the route answers for it (the host's empty list for a filter, the 404 for
 // a package or a search), never a path built from it. Every rewrite is forced (`200!`), so a file can
 // never shadow it (hosting.md, trap 3), and Netlify matches a rule with or without a trailing slash.
+// The browse site and the OpenAPI document need no rule: Netlify serves a file at its own path (a
+// folder's index.html at the folder's URL, the home page at `/`) before the last rule, which is not
+// forced, answers 404; `_headers` leaves their types to their extensions (shared/headersFile.ts).
 //
 // Paths: Netlify's docs ask for special characters in a rule's path to be URL-encoded, and a request
 // for the same path written another way is served the same when deployed (netlify/cli#2990). A

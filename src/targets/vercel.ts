@@ -16,13 +16,21 @@
 // matchHas also treats an empty value as absent (`has` fails, `missing` holds), as the API does, and
 // reads the last of a repeated parameter. Searches need code: a request with a `query` meets no
 // rewrite, so Vercel answers it with 404.html, the JSON error body.
+//
+// The browse site and the OpenAPI document are files at their own paths, which the filesystem
+// serves before any rewrite (a folder's index.html at the folder's URL, the home page at `/`); their
+// types come from `headers` (vercelHeaders).
 import { assertValidName, NAME_PATTERN_BODY } from "../catalogue/names.js";
 import { renderNotFound } from "../render/renderApi.js";
 import {
+  extensionOf,
   fileFor,
   PARAM_KINDS,
   RESPONSE_HEADERS,
   routePaths,
+  SITE,
+  SITE_HEADERS,
+  SITE_TYPES,
   type Param,
   type Route,
   type RouteParams,
@@ -181,10 +189,31 @@ export function renderVercelConfig(names: CatalogueNames): string {
     throw new UsageError(
       `a coder's pattern for ${long.destination} is longer than the ${MAX_VERCEL_PATTERN} characters vercel.json allows; serve the catalogue with the cloudflare or cloudfront target`,
     );
-  const headers = [
-    { source: "/(.*)", headers: Object.entries(RESPONSE_HEADERS).map(([key, value]) => ({ key, value })) },
+  return `${JSON.stringify({ rewrites, headers: vercelHeaders() }, null, 2)}\n`;
+}
+
+/**
+ * The `headers` of vercel.json. Vercel matches a source against the URL asked for, whatever answers
+ * it (a file, a rewrite's file, 404.html), and types a file by its extension where no header sets
+ * one. So: CORS and nosniff on every path; the API's type on every path but those that a site file
+ * of another type may answer (`/`, such a file at the root, and in a site folder a URL ending in `/`
+ * or in such an extension), so that every other 404, 404.html's JSON body, is typed JSON; and the
+ * site's type on a script, which Vercel types by the name before RFC 9239. A site URL that names no
+ * file is the one 404 left typed text/html (see `cannot`). The negative lookahead is what Vercel's
+ * docs write for "every path but" (`/((?!api/).*)`).
+ */
+function vercelHeaders(): { source: string; headers: { key: string; value: string }[] }[] {
+  const json = RESPONSE_HEADERS["Content-Type"];
+  const own = Object.keys(SITE_TYPES).filter((extension) => SITE_TYPES[extension] !== json);
+  const atRoot = [SITE.index, ...SITE.files].filter((file) => own.includes(extensionOf(file)!));
+  const folders = `(?:${SITE.folders.map(escapeRegex).join("|")})`;
+  const ownTyped = `(?:${atRoot.map(escapeRegex).join("|")})?$|${folders}/(?:.*/)?(?:[^/]+\\.(?:${own.join("|")}))?$`;
+  const entries = (headers: Record<string, string>) => Object.entries(headers).map(([key, value]) => ({ key, value }));
+  return [
+    { source: "/(.*)", headers: entries(SITE_HEADERS) },
+    { source: `/((?!${ownTyped}).*)`, headers: entries({ "Content-Type": json }) },
+    { source: `/(${folders}/(?:.*/)?[^/]+\\.js)`, headers: entries({ "Content-Type": SITE_TYPES.js! }) },
   ];
-  return `${JSON.stringify({ rewrites, headers }, null, 2)}\n`;
 }
 
 function vercelFiles(names: CatalogueNames): TargetFile[] {
@@ -207,6 +236,8 @@ export const vercel: Target = {
     "trailing-slash": "the trailing-slash form of ?coder= has the limits of ?coder=",
     "not-found":
       "a has condition reads the last of a repeated parameter and counts an empty one as absent, so ?package=a&package=a answers a and ?package= the whole list; /404.json, a file of the build, answers 200 (files come before rewrites)",
+    "content-type":
+      "a header's source matches the URL, not what answers it, and a URL of the site's pages and assets must carry its file's type: where the build has no such file, the 404 (404.html, the JSON error body) is text/html",
   },
   config: (_options, names) => vercelFiles(names),
   deployFiles: vercelFiles,

@@ -22,6 +22,7 @@ import { listen } from "./listen.js";
 const NOT_ASSETS = new Set(["_worker.js", "_headers", "_redirects", "_routes.json"]);
 const TYPES: Record<string, string> = {
   html: "text/html; charset=utf-8",
+  css: "text/css; charset=utf-8",
   json: "application/json",
   js: "application/javascript",
   txt: "text/plain; charset=utf-8",

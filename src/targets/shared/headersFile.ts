@@ -1,7 +1,35 @@
-// The `_headers` file that Netlify and Cloudflare Pages both read from the deploy root (one syntax):
-// the API's headers on every path, so no extensionless file keeps a guessed type.
-import { RESPONSE_HEADERS } from "../../routes/routeTable.js";
+// The `_headers` file that Netlify and Cloudflare Pages both read from the deploy root (one syntax).
+// Both apply every rule whose path matches the request's path (the URL asked for, not the file a
+// rewrite serves), and Pages joins two values of one header with a comma, so no two rules here set
+// the same header for one path:
+// - CORS and nosniff on every path, the API's and the site's alike;
+// - the API's type on the API's paths (/v1/*, /v2/*) and on its 404 body, so no extensionless file
+//   keeps a guessed type. Any other URL is a site file or a 404: a site file keeps the type the
+//   host gives its extension, and the 404 body the host serves is 404.json, typed as JSON likewise.
+// - text/javascript on the site's scripts, which both hosts type application/javascript (the name
+//   before RFC 9239). Only in `assets/`, the site's own files: a rule matches its path with or
+//   without a trailing slash, so `*.js` in browse/ would also type the page of a package named
+//   chart.js (/browse/<host>/package/chart.js/). A missing script's 404 gets that type too.
+import { NOT_FOUND_FILE, RESPONSE_HEADERS, ROUTES, SITE, SITE_HEADERS, SITE_TYPES } from "../../routes/routeTable.js";
+import { segmentsOf } from "../../routes/routeSyntax.js";
+
+/** The site folder of the site's own assets, the one whose scripts a rule types. */
+const ASSETS: (typeof SITE.folders)[number] = "assets";
+
+/** The path rules of `_headers`, each with its headers, in the order they are written. */
+export function headerRules(): { path: string; headers: Record<string, string> }[] {
+  const json = { "Content-Type": RESPONSE_HEADERS["Content-Type"] };
+  const apiFolders = [...new Set(ROUTES.map((route) => segmentsOf(route.path)[0]!))];
+  return [
+    { path: "/*", headers: { ...SITE_HEADERS } },
+    ...apiFolders.map((folder) => ({ path: `/${folder}/*`, headers: json })),
+    { path: `/${NOT_FOUND_FILE}`, headers: json },
+    { path: `/${ASSETS}/*.js`, headers: { "Content-Type": SITE_TYPES.js! } },
+  ];
+}
 
 export function renderHeadersFile(): string {
-  return ["/*", ...Object.entries(RESPONSE_HEADERS).map(([name, value]) => `  ${name}: ${value}`), ""].join("\n");
+  return `${headerRules()
+    .flatMap(({ path, headers }) => [path, ...Object.entries(headers).map(([name, value]) => `  ${name}: ${value}`)])
+    .join("\n")}\n`;
 }
