@@ -24,7 +24,7 @@ import { conformanceCases, expectedApi, type ExpectedApi } from "../src/check/co
 import { judge } from "../src/check/runConformance.js";
 import { renderApi, renderNotFound } from "../src/render/renderApi.js";
 import { coderKey, utf8Bytes } from "../src/routes/filterValue.js";
-import { RESPONSE_HEADERS, SITE } from "../src/routes/routeTable.js";
+import { RESPONSE_HEADERS, SITE, SITE_TYPES } from "../src/routes/routeTable.js";
 import { renderVercelConfig, vercel } from "../src/targets/vercel.js";
 import { copyFixture } from "./helpers.js";
 import { addSiteFiles, siteRequests } from "./siteFixture.js";
@@ -185,8 +185,10 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
       "not-found /404.json",
       // A site URL that names no file: 404.html, typed by its extension.
       ...SITE.folders.flatMap((folder) => [
-        `content-type /${folder}/no-such-page-shopfront/`,
-        `content-type /${folder}/no-such-file-shopfront.css`,
+        `site /${folder}/no-such-page-shopfront/`,
+        ...Object.keys(SITE_TYPES)
+          .filter((extension) => extension !== "json")
+          .map((extension) => `site /${folder}/no-such-file-shopfront.${extension}`),
       ]),
     ]);
   });

@@ -3,7 +3,7 @@
 // Apache, Caddy and lighttpd and the edge functions; `shopfront check` runs it against a deployment.
 // Sending the cases and judging the answers is runConformance.ts.
 import { contentText, type OutputFile } from "../render/renderApi.js";
-import { fallbackFor, fileFor, isSiteFile, SITE, urlFor } from "../routes/routeTable.js";
+import { fallbackFor, fileFor, isSiteFile, SITE, SITE_TYPES, urlFor } from "../routes/routeTable.js";
 
 /** The rows of a conformance report: route forms, then properties of every response. */
 export const CONFORMANCE_ROWS = {
@@ -197,15 +197,19 @@ function siteCases(api: ExpectedApi): ConformanceCase[] {
   if (!api.files.has(SITE.index)) add("/", { kind: "not-found" });
   for (const folder of SITE.folders) {
     add(`/${folder}/no-such-page-shopfront/`, { kind: "not-found" });
-    add(`/${folder}/no-such-file-shopfront.css`, { kind: "not-found" });
+    for (const extension of Object.keys(SITE_TYPES))
+      add(`/${folder}/no-such-file-shopfront.${extension}`, { kind: "not-found" });
+    add(`/${folder}/css`, { kind: "not-found" });
     add(`/${folder}/${NO_SUCH_NAME}.txt`, { kind: "not-found" });
     add(`/${folder}/..%2F..%2Fsecret.txt`, { kind: "safe" });
     add(`/${folder}/%2e%2e/%2e%2e/secret.txt`, { kind: "safe" });
     add(`/${folder}/../${fileFor("hosts")}`, { kind: "safe" });
   }
-  const page = files.find((f) => f.endsWith(".html"));
-  if (page !== undefined)
-    cases.push({ row: "site", method: "HEAD", target: siteUrlOf(page), expect: { kind: "file", file: page } });
+  for (const extension of Object.keys(SITE_TYPES)) {
+    const file = files.find((f) => f.endsWith(`.${extension}`));
+    if (file !== undefined)
+      cases.push({ row: "site", method: "HEAD", target: siteUrlOf(file), expect: { kind: "file", file } });
+  }
   return cases;
 }
 

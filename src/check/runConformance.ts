@@ -66,18 +66,30 @@ function describeBody(body: Buffer): string {
   return text.length > 60 ? `${JSON.stringify(text.slice(0, 57))}...` : JSON.stringify(text);
 }
 
+type HeaderCheck = "cors" | "content-type" | "error-body";
+
 /**
- * The rows about headers and bodies that an answer is judged on. A malformed or traversing request
- * may be refused by the server before any config is read (Go's net/http answers a bad escape with a
- * bare 400, Apache an encoded slash before .htaccess): then only the refusal matters. Every answer
- * to a well-formed request, and anything served with 200, carries the API's headers.
+ * What of an answer's headers and body is judged besides its status. A malformed or traversing
+ * request may be refused by the server before any config is read (Go's net/http answers a bad
+ * escape with a bare 400, Apache an encoded slash before .htaccess): then only the refusal matters.
+ * Every answer to a well-formed request, and anything served with 200, carries the API's headers.
  */
-export function headerRowsFor(c: ConformanceCase, status: number): ConformanceRow[] {
+function headerChecksFor(c: ConformanceCase, status: number): HeaderCheck[] {
   if ((c.expect.kind === "safe" || c.expect.kind === "refused") && status !== 200) return [];
-  const rows: ConformanceRow[] = ["cors"];
-  if ((status === 200 || status === 404 || status === 405) && c.method !== "OPTIONS") rows.push("content-type");
-  if (status === 404 && c.method !== "HEAD") rows.push("error-body");
-  return rows;
+  const checks: HeaderCheck[] = ["cors"];
+  if ((status === 200 || status === 404 || status === 405) && c.method !== "OPTIONS") checks.push("content-type");
+  if (status === 404 && c.method !== "HEAD") checks.push("error-body");
+  return checks;
+}
+
+/** The row a header check of a case counts in: the site's own row for a site URL, else the check's. */
+function rowOf(c: ConformanceCase, check: HeaderCheck): ConformanceRow {
+  return c.row === "site" ? "site" : check;
+}
+
+/** The rows about headers and bodies that an answer is judged on. */
+export function headerRowsFor(c: ConformanceCase, status: number): ConformanceRow[] {
+  return [...new Set(headerChecksFor(c, status).map((check) => rowOf(c, check)))];
 }
 
 /** What is wrong with one response, as failures per row (none when it is right). */
@@ -132,23 +144,23 @@ export function judge(
     if (status !== 405) fail(c.row, `status ${status}, expected 405`);
   }
 
-  const rows = headerRowsFor(c, status);
+  const checks = headerChecksFor(c, status);
   // A site file has its own type; everything else, a 404 at a site URL included, is the API's JSON.
   const type = expect.kind === "file" && status === 200 ? contentTypeOf(expect.file) : RESPONSE_HEADERS["Content-Type"];
-  if (rows.includes("content-type") && mediaType(res.headers) !== type) {
+  if (checks.includes("content-type") && mediaType(res.headers) !== type) {
     fail(
-      "content-type",
+      rowOf(c, "content-type"),
       `Content-Type is ${res.headers["content-type"] === undefined ? "missing" : JSON.stringify(res.headers["content-type"])}, expected ${type}`,
     );
   }
-  if (rows.includes("cors") && res.headers["access-control-allow-origin"] !== "*") {
+  if (checks.includes("cors") && res.headers["access-control-allow-origin"] !== "*") {
     fail(
-      "cors",
+      rowOf(c, "cors"),
       `Access-Control-Allow-Origin is ${res.headers["access-control-allow-origin"] === undefined ? "missing" : JSON.stringify(res.headers["access-control-allow-origin"])}`,
     );
   }
-  if (rows.includes("error-body") && !isErrorBody(res.body))
-    fail("error-body", `404 body ${describeBody(res.body)} is not the JSON error object`);
+  if (checks.includes("error-body") && !isErrorBody(res.body))
+    fail(rowOf(c, "error-body"), `404 body ${describeBody(res.body)} is not the JSON error object`);
   return failures;
 }
 

@@ -59,9 +59,9 @@ export function matchRequest(table: PortableRoutes, method: string, target: stri
   ) {
     if (parts[last] === "") parts[last] = site.index;
     for (let s = 1; s <= last; s++) if (!name.test(parts[s]!)) return { status: 404 };
-    const file = parts.slice(1).join("/");
-    return site.extensions.indexOf(parts[last]!.split(".").pop()!) >= 0
-      ? { status: 200, route: "site", file: file }
+    const dot = parts[last]!.lastIndexOf(".");
+    return dot > 0 && site.extensions.indexOf(parts[last]!.slice(dot + 1)) >= 0
+      ? { status: 200, route: "site", file: parts.slice(1).join("/") }
       : { status: 404 };
   }
 

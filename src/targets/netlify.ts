@@ -162,6 +162,7 @@ export const netlify: Target = {
       "an empty filter value counts as sent: ?coder= answers [] and ?query= a 404 rather than the whole list",
     "not-found":
       "a rule's query condition reads one value, so a repeated parameter answers the last one, and ?package with no = counts as absent and answers the list",
+    site: "_headers types by path and applies to a 404 too, so a script under /assets/ that the build does not have answers the JSON 404 typed text/javascript; every page and asset of the build is served right",
   },
   config: (_options, names) => netlifyFiles(names),
   deployFiles: netlifyFiles,

@@ -236,8 +236,7 @@ export const vercel: Target = {
     "trailing-slash": "the trailing-slash form of ?coder= has the limits of ?coder=",
     "not-found":
       "a has condition reads the last of a repeated parameter and counts an empty one as absent, so ?package=a&package=a answers a and ?package= the whole list; /404.json, a file of the build, answers 200 (files come before rewrites)",
-    "content-type":
-      "a header's source matches the URL, not what answers it, and a URL of the site's pages and assets must carry its file's type: where the build has no such file, the 404 (404.html, the JSON error body) is text/html",
+    site: "a header's source matches the URL, not what answers it, and a URL of the site's pages and assets must carry its file's type: where the build has no such file, the 404 (404.html, the JSON error body) is text/html; every page and asset of the build is served right",
   },
   config: (_options, names) => vercelFiles(names),
   deployFiles: vercelFiles,
