@@ -52,12 +52,12 @@ const NOT_API = [".nojekyll", "404.html"];
 const apiFiles = (dist: string) => [...readTree(dist).keys()].filter((path) => !NOT_API.includes(path));
 
 /**
- * The upload phase of an object, told by its path alone: package files and the 404 body; then the
- * lists (each host's list, its filtered lists by category, coder or both, and its empty list); then
- * the host list; the deploy's record last.
+ * The upload phase of an object, told by its path alone: package files, the 404 body and the
+ * OpenAPI document; then the lists (each host's list, its filtered lists by category, coder or both,
+ * and its empty list); then the host list; the deploy's record last.
  */
 function phaseOfKey(path: string): number {
-  if (path === "404.json" || /^v1\/[^/]+\/package\/[^/]+$/.test(path)) return 0;
+  if (path === "404.json" || path === "openapi.json" || /^v1\/[^/]+\/package\/[^/]+$/.test(path)) return 0;
   if (/^v1\/[^/]+\/((category\/[^/]+\/)?(coder\/[0-9a-f]+\/)?packages|empty)$/.test(path)) return 1;
   if (path === "v1/hosts") return 2;
   if (path === STATE_FILE) return 3;
@@ -381,6 +381,7 @@ describe("shopfront deploy (the binary)", () => {
     const phases = [
       [
         "404.json",
+        "openapi.json",
         "v1/primary/package/240pTest",
         "v1/primary/package/ZapShot",
         "v1/primary/package/snake",
@@ -410,7 +411,7 @@ describe("shopfront deploy (the binary)", () => {
     // The plan is the whole build.
     expect([...phases.flat()].sort()).toEqual(apiFiles(p.dist));
     expect(dry.stdout.split("\n")).toEqual([
-      ...["package files and the 404 body", "package lists", "host list"].flatMap((title, i) => [
+      ...["package files, the 404 body and the OpenAPI document", "package lists", "host list"].flatMap((title, i) => [
         `${title}:`,
         ...phases[i]!.map((path) => `  upload cli/${path} (not in the bucket)`),
       ]),

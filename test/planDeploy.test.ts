@@ -183,6 +183,7 @@ describe("phaseOf", () => {
   it("knows the API's files by the route table", () => {
     expect(phaseOf("v1/primary/package/snake")).toBe(0);
     expect(phaseOf("404.json")).toBe(0);
+    expect(phaseOf("openapi.json")).toBe(0);
     expect(phaseOf("v1/primary/packages")).toBe(1);
     expect(phaseOf("v1/hosts")).toBe(2);
   });

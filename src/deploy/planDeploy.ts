@@ -14,7 +14,7 @@
 // Everything else is uploaded. Without a record (first deploy, or a bucket filled by another tool)
 // that is every file: the metadata of what is there cannot be known from the listing. The record
 // only says what is known about the bucket; what exists is decided by the build alone.
-import { NOT_FOUND_FILE, RESPONSE_HEADERS, routeOfFile, type RouteId } from "../routes/routeTable.js";
+import { NOT_FOUND_FILE, OPENAPI_FILE, RESPONSE_HEADERS, routeOfFile, type RouteId } from "../routes/routeTable.js";
 import { keyPrefix, objectKey, type S3Location } from "./s3Location.js";
 
 /** As GitHub Pages and crates.io's index: clients see a deploy within ten minutes. */
@@ -74,7 +74,7 @@ export interface Upload extends LocalFile {
  * gets a list that names a package whose file is not there yet, or a host list naming a host
  * whose list is missing.
  */
-export const PHASES = ["package files and the 404 body", "package lists", "host list"] as const;
+export const PHASES = ["package files, the 404 body and the OpenAPI document", "package lists", "host list"] as const;
 
 const PHASE_OF_ROUTE: Record<RouteId, number> = {
   package: 0,
@@ -118,7 +118,7 @@ export interface DeployPlan {
 
 /** The upload phase of a file of the build, or undefined for one that is not part of the API. */
 export function phaseOf(path: string): number | undefined {
-  if (path === NOT_FOUND_FILE) return 0;
+  if (path === NOT_FOUND_FILE || path === OPENAPI_FILE) return 0;
   const route = routeOfFile(path);
   return route === undefined ? undefined : PHASE_OF_ROUTE[route];
 }
