@@ -106,7 +106,8 @@ function headerRefs(headers: Record<string, string>): JsonObject {
 }
 
 function headerComponents(): JsonObject {
-  const component = (value: string, description: string) => ({ description, required: true, schema: { const: value } });
+  // Not `required`: a host that cannot set headers (see docs/hosting.md) still serves the API.
+  const component = (value: string, description: string) => ({ description, schema: { const: value } });
   return Object.fromEntries([
     ...Object.entries(RESPONSE_HEADERS)
       .filter(([name]) => name !== "Content-Type")
@@ -147,32 +148,30 @@ function pathsOf(routes: readonly Route[]): PathRoutes[] {
 
 /** How a request to the path is answered: the query forms in the order they are tried, and search. */
 function describePath({ path, queried, plain }: PathRoutes, slash: boolean): string {
-  const lines: string[] = [];
-  if (slash) lines.push(`The same as \`${path}\`, with one trailing slash; answered as it is, without a redirect.`);
-  if (queried.length > 0) {
-    const names = [
-      ...new Set(
-        queried.flatMap((r) => r.query!).flatMap((q) => (PARAM_KINDS[q.param] === "name" ? [`\`${q.key}\``] : [])),
-      ),
-    ];
-    lines.push(
-      "",
-      "One path takes several query forms. The first of these whose parameters the request has answers:",
-      "",
-      ...queried.map(
+  const paragraphs: string[] = [];
+  if (slash)
+    paragraphs.push(`The same as \`${path}\`, with one trailing slash; answered as it is, without a redirect.`);
+  if (queried.length === 0) return [...paragraphs, capitalize(`${plain!.returns}.`)].join("\n\n");
+  const names = [
+    ...new Set(
+      queried.flatMap((r) => r.query!).flatMap((q) => (PARAM_KINDS[q.param] === "name" ? [`\`${q.key}\``] : [])),
+    ),
+  ];
+  return [
+    ...paragraphs,
+    "One path takes several query forms. The first of these whose parameters the request has answers:",
+    queried
+      .map(
         (r, i) =>
           `${i + 1}. \`${describeRoute(r).slice(path.length)}\`: ${r.returns}` +
           (r.search
             ? ". Only hosts that run code at request time answer it (which ones: shopfront's docs/hosting.md); every other host answers 404, never a wrong list."
             : "."),
-      ),
-      "",
-      plain ? `Without any of them: ${plain.returns}.` : "Without any of them: 404.",
-      "",
-      `Each parameter counts once: sent twice, the answer is 404. An empty value counts as absent${names.length > 0 ? `, but for a name (${names.join(", ")}): that is 404` : ""}. Other parameters are ignored.`,
-    );
-  } else if (plain) lines.push(capitalize(`${plain.returns}.`));
-  return lines.join("\n").trim();
+      )
+      .join("\n"),
+    plain ? `Without any of them: ${plain.returns}.` : "Without any of them: 404.",
+    `Each parameter counts once: sent twice, the answer is 404. An empty value counts as absent${names.length > 0 ? `, but for a name (${names.join(", ")}): that is 404` : ""}. Other parameters are ignored.`,
+  ].join("\n\n");
 }
 
 function operationsOf(entry: PathRoutes, slash: boolean, found: Set<SchemaName>): JsonObject {
