@@ -32,12 +32,13 @@ describe("the output of the basic fixture", () => {
   });
   const text = (path: string) => tree.get(path)!.toString("latin1");
 
-  it("holds exactly the v1 files and the 404 body: lists, filtered lists under each coder's hex, each host's empty list", () => {
+  it("holds exactly the v1 files, the 404 body and the OpenAPI document: lists, filtered lists under each coder's hex, each host's empty list", () => {
     expect(result.problems).toEqual([]);
     // Coders are stored under the lowercase hex of their UTF-8 bytes: "Fixture Coder", "Zoë Ærø", "Themer".
     const [fixture, zoe, themer] = ["4669787475726520436f646572", "5a6fc3ab20c38672c3b8", "5468656d6572"];
     expect([...tree.keys()]).toEqual([
       "404.json",
+      "openapi.json",
       "v1/hosts",
       `v1/primary/category/games/coder/${fixture}/packages`,
       `v1/primary/category/games/coder/${zoe}/packages`,
@@ -62,11 +63,11 @@ describe("the output of the basic fixture", () => {
     expect(result.built).toEqual({
       hosts: 2,
       packages: 5,
-      files: 21,
+      files: 22,
       mode: "full",
       reason: "no previous build",
       changedPackages: 5,
-      filesWritten: 21,
+      filesWritten: 22,
     });
   });
 

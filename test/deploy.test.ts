@@ -15,7 +15,7 @@ import { buildCatalogue } from "../src/build/buildCatalogue.js";
 import { deployToS3, type DeployOptions, type DeployResult } from "../src/deploy/deployToS3.js";
 import { showCloudFrontSetup } from "../src/cli/formatDeploy.js";
 import { DEFAULT_CACHE_CONTROL, STATE_FILE } from "../src/deploy/planDeploy.js";
-import { contentTypeOf } from "../src/routes/routeTable.js";
+import { contentTypeOf, OPENAPI_FILE } from "../src/routes/routeTable.js";
 import { UsageError } from "../src/util/errors.js";
 import { copyFixture, manifest, readTree, shopfrontAsync, tempDir, writeFiles } from "./helpers.js";
 import { S3_ENV, startFaultProxy, startS3Store, storeClient, TEST_BUCKET, type S3Store } from "./servers/s3.js";
@@ -54,12 +54,12 @@ const NOT_API = [".nojekyll", "404.html"];
 const apiFiles = (dist: string) => [...readTree(dist).keys()].filter((path) => !NOT_API.includes(path));
 
 /**
- * The upload phase of an object, told by its path alone: package files and the 404 body; then the
- * lists (each host's list, its filtered lists by category, coder or both, and its empty list); then
- * the host list; the deploy's record last.
+ * The upload phase of an object, told by its path alone: package files, the 404 body and the
+ * OpenAPI document; then the lists (each host's list, its filtered lists by category, coder or both,
+ * and its empty list); then the host list; the deploy's record last.
  */
 function phaseOfKey(path: string): number {
-  if (path === "404.json" || /^v1\/[^/]+\/package\/[^/]+$/.test(path)) return 0;
+  if (path === "404.json" || path === "openapi.json" || /^v1\/[^/]+\/package\/[^/]+$/.test(path)) return 0;
   if (/^v1\/[^/]+\/((category\/[^/]+\/)?(coder\/[0-9a-f]+\/)?packages|empty)$/.test(path)) return 1;
   if (path === "v1/hosts") return 2;
   if (path === STATE_FILE) return 3;
@@ -267,9 +267,12 @@ describe("shopfront deploy to a local S3 server", () => {
     await proxy.close();
     expect(result.plan.skipped).toEqual([]);
     const puts = proxy.requests.filter((r) => r.method === "PUT").map((r) => r.key.replace(/^browse\//, ""));
-    const firstSite = puts.findIndex((key) => site.has(key));
-    expect(puts.slice(0, firstSite).sort()).toEqual(apiFiles(p.dist).filter((path) => !site.has(path)));
-    expect(puts.slice(-3)).toEqual(expect.arrayContaining(["index.html", "openapi.json", STATE_FILE]));
+    // The OpenAPI document goes with the API's first phase: it names no package, list or host.
+    const isPage = (key: string) => site.has(key) && key !== OPENAPI_FILE;
+    const firstSite = puts.findIndex(isPage);
+    expect(puts.slice(0, firstSite).sort()).toEqual(apiFiles(p.dist).filter((path) => !isPage(path)));
+    expect(puts.indexOf(OPENAPI_FILE)).toBeLessThan(firstSite);
+    expect(puts.slice(-2)).toEqual(["index.html", STATE_FILE]);
     for (const [path, text] of site) {
       const got = await client.send(new GetObjectCommand({ Bucket: TEST_BUCKET, Key: `browse/${path}` }));
       expect({ path, type: got.ContentType, cache: got.CacheControl }).toEqual({
@@ -411,6 +414,7 @@ describe("shopfront deploy (the binary)", () => {
     const phases = [
       [
         "404.json",
+        "openapi.json",
         "v1/primary/package/240pTest",
         "v1/primary/package/ZapShot",
         "v1/primary/package/snake",
@@ -440,7 +444,7 @@ describe("shopfront deploy (the binary)", () => {
     // The plan is the whole build.
     expect([...phases.flat()].sort()).toEqual(apiFiles(p.dist));
     expect(dry.stdout.split("\n")).toEqual([
-      ...["package files and the 404 body", "package lists", "host list"].flatMap((title, i) => [
+      ...["package files, the 404 body and the OpenAPI document", "package lists", "host list"].flatMap((title, i) => [
         `${title}:`,
         ...phases[i]!.map((path) => `  upload cli/${path} (not in the bucket)`),
       ]),

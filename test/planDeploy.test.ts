@@ -81,11 +81,12 @@ function plan(input: Partial<PlanInput>) {
 const uploadKeys = (p: ReturnType<typeof plan>) => p.phases.map((phase) => phase.map((u) => u.key));
 
 describe("planDeploy", () => {
-  it("uploads per-package files and the 404 body first, then the lists, then the host list, then the site and its home page, each phase sorted", () => {
+  it("uploads per-package files, the 404 body and the OpenAPI document first, then the lists, then the host list, then the site and its home page, each phase sorted", () => {
     const p = plan({});
     expect(uploadKeys(p)).toEqual([
       [
         "api/404.json",
+        "api/openapi.json",
         "api/v1/primary/package/ZapShot",
         "api/v1/primary/package/snake",
         "api/v1/themes/package/dark-blue",
@@ -93,7 +94,7 @@ describe("planDeploy", () => {
       ["api/v1/primary/packages", "api/v1/themes/packages"],
       ["api/v1/hosts"],
       ["api/assets/search.js", "api/assets/site.css", "api/browse/primary/package/snake/index.html"],
-      ["api/index.html", "api/openapi.json"],
+      ["api/index.html"],
     ]);
     expect(p.phases.flat().every((u) => u.reason === "new" && u.cacheControl === DEFAULT_CACHE_CONTROL)).toBe(true);
   });
@@ -226,15 +227,15 @@ describe("phaseOf", () => {
   it("knows the API's files by the route table", () => {
     expect(phaseOf("v1/primary/package/snake")).toBe(0);
     expect(phaseOf("404.json")).toBe(0);
+    expect(phaseOf("openapi.json")).toBe(0);
     expect(phaseOf("v1/primary/packages")).toBe(1);
     expect(phaseOf("v1/hosts")).toBe(2);
   });
 
-  it("puts the site after the API, its files at the root last", () => {
+  it("puts the site after the API, its home page last", () => {
     expect(phaseOf("assets/site.css")).toBe(3);
     expect(phaseOf("browse/primary/package/chart.js/index.html")).toBe(3);
     expect(phaseOf("index.html")).toBe(4);
-    expect(phaseOf("openapi.json")).toBe(4);
   });
 
   it.each([

@@ -19,7 +19,14 @@
 // the browse site or the OpenAPI document the type of its extension. All share one Cache-Control:
 // the site's assets keep their names from build to build, so a longer life for them would pair a
 // new page with an old script.
-import { contentTypeOf, isSiteFile, NOT_FOUND_FILE, routeOfFile, type RouteId } from "../routes/routeTable.js";
+import {
+  contentTypeOf,
+  isSiteFile,
+  NOT_FOUND_FILE,
+  OPENAPI_FILE,
+  routeOfFile,
+  type RouteId,
+} from "../routes/routeTable.js";
 import { keyPrefix, objectKey, type S3Location } from "./s3Location.js";
 
 /** As GitHub Pages and crates.io's index: clients see a deploy within ten minutes. */
@@ -81,11 +88,11 @@ export interface Upload extends LocalFile {
  * last of all.
  */
 export const PHASES = [
-  "package files and the 404 body",
+  "package files, the 404 body and the OpenAPI document",
   "package lists",
   "host list",
   "the browse site's assets and pages",
-  "the home page and the OpenAPI document",
+  "the home page",
 ] as const;
 
 const PHASE_OF_ROUTE: Record<RouteId, number> = {
@@ -130,8 +137,9 @@ export interface DeployPlan {
 
 /** The upload phase of a file of the build, or undefined for one that is neither the API nor the site. */
 export function phaseOf(path: string): number | undefined {
-  if (path === NOT_FOUND_FILE) return 0;
-  // A file in a site folder, then one at the root (the home page, the OpenAPI document).
+  // The OpenAPI document names no package, list or host.
+  if (path === NOT_FOUND_FILE || path === OPENAPI_FILE) return 0;
+  // A file in a site folder, then the home page.
   if (isSiteFile(path)) return path.includes("/") ? 3 : 4;
   const route = routeOfFile(path);
   return route === undefined ? undefined : PHASE_OF_ROUTE[route];

@@ -2,6 +2,7 @@
 // output layout, the 404 body, the preview server, the edge functions and every host config are
 // derived from this one list.
 import { assertValidName, isValidName, NAME_PATTERN } from "../catalogue/names.js";
+import type { SchemaName } from "../catalogue/schemas.js";
 import { coderKey, utf8Bytes } from "./filterValue.js";
 import { escapeRegex, fillTemplate, paramOf, segmentsOf } from "./routeSyntax.js";
 
@@ -71,7 +72,12 @@ export interface Route {
   search?: boolean;
   /** What the route returns, for documentation and error bodies. */
   returns: string;
+  /** The schema (schemas/) of its 200 body, for the OpenAPI document. */
+  schema: ResponseSchema;
 }
+
+/** The schemas of schemas/ that a route's 200 body follows. */
+export type ResponseSchema = Extract<SchemaName, "hosts" | "packages" | "package">;
 
 const EMPTY = "v1/{host}/empty";
 const CATEGORY_LIST = "v1/{host}/category/{category}/packages";
@@ -79,16 +85,29 @@ const CODER_LIST = "v1/{host}/coder/{coder}/packages";
 const CATEGORY_CODER_LIST = "v1/{host}/category/{category}/coder/{coder}/packages";
 
 export const ROUTES: readonly Route[] = [
-  { id: "hosts", path: "/v1/hosts", file: "v1/hosts", returns: "the host list" },
-  { id: "v2-hosts", path: "/v2/hosts", file: "v1/hosts", returns: "the host list" },
-  { id: "packages", path: "/v1/{host}/packages", file: "v1/{host}/packages", returns: "every package of a host" },
-  { id: "package", path: "/v1/{host}/package/{name}", file: "v1/{host}/package/{name}", returns: "one package" },
+  { id: "hosts", path: "/v1/hosts", file: "v1/hosts", returns: "the host list", schema: "hosts" },
+  { id: "v2-hosts", path: "/v2/hosts", file: "v1/hosts", returns: "the host list", schema: "hosts" },
+  {
+    id: "packages",
+    path: "/v1/{host}/packages",
+    file: "v1/{host}/packages",
+    returns: "every package of a host",
+    schema: "packages",
+  },
+  {
+    id: "package",
+    path: "/v1/{host}/package/{name}",
+    file: "v1/{host}/package/{name}",
+    returns: "one package",
+    schema: "package",
+  },
   {
     id: "category",
     path: "/v1/{host}/category/{category}/packages",
     file: CATEGORY_LIST,
     fallback: EMPTY,
     returns: "the packages of a category",
+    schema: "packages",
   },
   {
     id: "coder",
@@ -96,6 +115,7 @@ export const ROUTES: readonly Route[] = [
     file: CODER_LIST,
     fallback: EMPTY,
     returns: "the packages of a coder",
+    schema: "packages",
   },
   {
     id: "category-coder",
@@ -103,6 +123,7 @@ export const ROUTES: readonly Route[] = [
     file: CATEGORY_CODER_LIST,
     fallback: EMPTY,
     returns: "the packages of a coder in a category",
+    schema: "packages",
   },
   {
     id: "v2-search",
@@ -112,6 +133,7 @@ export const ROUTES: readonly Route[] = [
     fallback: EMPTY,
     search: true,
     returns: "the packages whose internal_name contains the query, of a category and coder when sent",
+    schema: "packages",
   },
   {
     id: "v2-category-coder",
@@ -123,6 +145,7 @@ export const ROUTES: readonly Route[] = [
     file: CATEGORY_CODER_LIST,
     fallback: EMPTY,
     returns: "the packages of a coder in a category",
+    schema: "packages",
   },
   {
     id: "v2-coder",
@@ -131,6 +154,7 @@ export const ROUTES: readonly Route[] = [
     file: CODER_LIST,
     fallback: EMPTY,
     returns: "the packages of a coder",
+    schema: "packages",
   },
   {
     id: "v2-category",
@@ -139,6 +163,7 @@ export const ROUTES: readonly Route[] = [
     file: CATEGORY_LIST,
     fallback: EMPTY,
     returns: "the packages of a category",
+    schema: "packages",
   },
   {
     id: "v2-package",
@@ -146,8 +171,15 @@ export const ROUTES: readonly Route[] = [
     query: [{ key: "package", param: "name" }],
     file: "v1/{host}/package/{name}",
     returns: "one package",
+    schema: "package",
   },
-  { id: "v2-packages", path: "/v2/{host}/packages", file: "v1/{host}/packages", returns: "every package of a host" },
+  {
+    id: "v2-packages",
+    path: "/v2/{host}/packages",
+    file: "v1/{host}/packages",
+    returns: "every package of a host",
+    schema: "packages",
+  },
 ];
 
 /** Headers of every API response (200 and 404), forced wherever the host allows it. */
@@ -174,6 +206,9 @@ export const PREFLIGHT_HEADERS = {
 /** The body of every 404, served where the host allows it. */
 export const NOT_FOUND_FILE = "404.json";
 
+/** The OpenAPI document of the API (src/openapi/renderOpenApi.ts), in the output root beside the 404 body. */
+export const OPENAPI_FILE = "openapi.json";
+
 /**
  * The browse site and the OpenAPI document: plain files of the build, served as they are beside the
  * API and typed by their extension. `/` answers with the home page; a URL in one of the folders
@@ -186,7 +221,7 @@ export const SITE = {
   /** What `/` and every site folder URL ending in `/` answer with. */
   index: "index.html",
   /** Files at the root, each answering the URL of its own name. */
-  files: ["openapi.json"],
+  files: [OPENAPI_FILE],
   /** Folders at the root whose every file answers the URL of its path. */
   folders: ["assets", "browse"],
 } as const;
