@@ -1,0 +1,107 @@
+// The browse site in a rebuild: from the API files a rebuild plan writes, the site pages they touch,
+// rendered by the same functions as a full build, so the output stays byte for byte a full build's.
+// A package written or removed rewrites or removes its page and the pages of its category and coder
+// (before and after); a host list written rewrites the host's own listing and search index; the host
+// list (v1/hosts) or any host's list rewrites the home page. Only pages whose bytes differ are
+// written; pages past a listing's new end are removed.
+import type { Package } from "../catalogue/fields.js";
+import type { LiveFiles, RebuildPlan } from "../rebuild/planRebuild.js";
+import { contentText, type OutputFile } from "../render/renderApi.js";
+import { fileFor } from "../routes/routeTable.js";
+import { renderHomePage, renderPackagePage, type SiteHost } from "./renderPages.js";
+import { filterListings, hostsOfList, renderHostListing, renderListing } from "./renderSite.js";
+import { HOME_PAGE, listingFolder, packagePage, pageIn, type Listing } from "./sitePaths.js";
+
+/** The plan with the site's changes added to its writes, and its counts of files brought up to date. */
+export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolean): RebuildPlan {
+  if (!site) return plan;
+  const text = (path: string): string | undefined => {
+    const written = plan.writes.get(path);
+    return written === undefined ? live.text(path) : written === null ? undefined : contentText(written);
+  };
+  const hostsWritten = plan.writes.has(fileFor("hosts"));
+  const hosts = hostsOfList(text(fileFor("hosts"))!);
+  const dirty = hosts.filter((h) => hostsWritten || plan.writes.has(fileFor("packages", { host: h.id })));
+  if (dirty.length === 0) return plan;
+
+  const writes = new Map<string, OutputFile["content"] | null>();
+  let added = 0;
+  const put = (file: OutputFile) => {
+    const before = live.text(file.path);
+    if (before === file.content) return;
+    writes.set(file.path, file.content);
+    if (before === undefined) added++;
+  };
+  const remove = (path: string) => {
+    if (!live.exists(path)) return;
+    writes.set(path, null);
+    added--;
+  };
+  /** A listing's pages: the new ones written where they differ, the old ones past its new end removed. */
+  const putListing = (files: readonly OutputFile[], listing: Listing) => {
+    files.forEach(put);
+    const folder = listingFolder(listing);
+    for (let n = files.length + 1; live.exists(pageIn(folder, n)); n++) remove(pageIn(folder, n));
+  };
+
+  for (const host of dirty) {
+    const listFile = fileFor("packages", { host: host.id });
+    const packages = JSON.parse(text(listFile)!) as Package[];
+    const own = renderHostListing(host, packages);
+    putListing(own.slice(0, -1), { kind: "host", host: host.id });
+    put(own[own.length - 1]!);
+    if (plan.writes.has(listFile)) putPackages(plan, host, packages, live, { put, remove, putListing });
+  }
+  const counts = new Map(hosts.map((h) => [h.id, plan.state.packages[h.id]?.names.length ?? 0]));
+  put({ path: HOME_PAGE, content: renderHomePage(hosts, counts) });
+
+  const all = new Map([...plan.writes, ...writes]);
+  return {
+    ...plan,
+    writes: all,
+    state: { ...plan.state, files: plan.state.files + added },
+    summary: {
+      ...plan.summary,
+      files: plan.summary.files + added,
+      filesWritten: all.size,
+      mode: all.size === 0 ? "unchanged" : "incremental",
+    },
+  };
+}
+
+interface Put {
+  put(file: OutputFile): void;
+  remove(path: string): void;
+  putListing(files: readonly OutputFile[], listing: Listing): void;
+}
+
+/** The pages of a host's packages that the plan added, changed or removed, and of their categories and coders. */
+function putPackages(plan: RebuildPlan, host: SiteHost, packages: readonly Package[], live: LiveFiles, out: Put): void {
+  const byName = new Map(packages.map((p) => [p.internal_name, p]));
+  const categories = new Set<string>();
+  const coders = new Set<string>();
+  const touch = (p: Pick<Package, "category" | "coder">) => {
+    categories.add(p.category);
+    coders.add(p.coder);
+  };
+  for (const { name } of [...plan.removed, ...plan.changed, ...plan.added].filter((p) => p.host === host.id)) {
+    const before = live.text(fileFor("package", { host: host.id, name }));
+    if (before !== undefined) touch(JSON.parse(before) as Package);
+    const now = byName.get(name);
+    if (now) {
+      touch(now);
+      out.put({ path: packagePage(host.id, name), content: renderPackagePage(host.id, now) });
+    } else out.remove(packagePage(host.id, name));
+  }
+  const listings = new Map(
+    filterListings(host.id, packages).map(([listing, members]) => [listingFolder(listing), { listing, members }]),
+  );
+  const touched: Listing[] = [
+    ...[...categories].map((category): Listing => ({ kind: "category", host: host.id, category })),
+    ...[...coders].map((coder): Listing => ({ kind: "coder", host: host.id, coder })),
+  ];
+  for (const listing of touched) {
+    const now = listings.get(listingFolder(listing));
+    out.putListing(now ? renderListing(host, now.listing, now.members) : [], listing);
+  }
+}
