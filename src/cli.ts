@@ -151,7 +151,7 @@ const out: Setting = (config) => config.out;
 
 /** Per command, the options whose default comes from shopfront.json, and the setting that gives it. */
 const CONFIGURED: Record<string, Record<string, Setting>> = {
-  build: { catalogue, out, target: (config) => config.targets },
+  build: { catalogue, out, target: (config) => config.targets, site: (config) => config.site },
   validate: { catalogue },
   serve: { dir: out, catalogue, out },
   config: { catalogue, root: out },
@@ -185,7 +185,7 @@ const program = new Command()
   .showHelpAfterError()
   .addHelpText(
     "after",
-    `\nThe options naming the catalogue, the output folder and the targets take their defaults from ${CONFIG_FILE}\nin the working folder when it has one; an option given on the command line wins.`,
+    `\nThe options naming the catalogue, the output folder, the targets and the site take their defaults from ${CONFIG_FILE}\nin the working folder when it has one; an option given on the command line wins.`,
   )
   .hook("preAction", (_program, command) => applyConfig(command));
 
@@ -195,11 +195,12 @@ program
   .option("--catalogue <dir>", "the catalogue folder", "catalogue")
   .option("--out <dir>", "the output folder (made a link to the live build)", "dist")
   .addOption(targetOption("--target <target...>", "also write the config files this host reads from the deploy root"))
+  .option("--no-site", "write the API without the browse site")
   .option("--force", "ignore the previous build and write every file")
   .addOption(maxProblemsOption())
   .option("--quiet", "print nothing but problems")
   .addOption(formatOption())
-  .action(async (options: CatalogueOptions & { out: string; target?: TargetId[]; force?: boolean }) => {
+  .action(async (options: CatalogueOptions & { out: string; target?: TargetId[]; site: boolean; force?: boolean }) => {
     const started = performance.now();
     const limit = parseMaxProblems(options.maxProblems);
     const bar = options.quiet || options.format !== "text" ? undefined : progressBar();
@@ -207,6 +208,7 @@ program
       catalogueDir: options.catalogue,
       outDir: options.out,
       targets: options.target ?? [],
+      site: options.site,
       force: options.force ?? false,
       ...(bar ? { onProgress: bar } : {}),
     });
