@@ -27,13 +27,14 @@ export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolea
   const writes = new Map<string, OutputFile["content"] | null>();
   let added = 0;
   const put = (file: OutputFile) => {
+    if (writes.has(file.path)) return;
     const before = live.text(file.path);
     if (before === file.content) return;
     writes.set(file.path, file.content);
     if (before === undefined) added++;
   };
   const remove = (path: string) => {
-    if (!live.exists(path)) return;
+    if (writes.has(path) || !live.exists(path)) return;
     writes.set(path, null);
     added--;
   };
@@ -51,6 +52,10 @@ export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolea
     putListing(own.slice(0, -1), { kind: "host", host: host.id });
     put(own[own.length - 1]!);
     if (plan.writes.has(listFile)) putPackages(plan, host, packages, live, { put, remove, putListing });
+    // Every listing names its host: a new name rewrites them all.
+    if (hostsWritten)
+      for (const [listing, members] of filterListings(host.id, packages))
+        putListing(renderListing(host, listing, members), listing);
   }
   const counts = new Map(hosts.map((h) => [h.id, plan.state.packages[h.id]?.names.length ?? 0]));
   put({ path: HOME_PAGE, content: renderHomePage(hosts, counts) });
