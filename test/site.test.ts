@@ -15,6 +15,8 @@ import { linkTo } from "../src/site/sitePaths.js";
 import {
   copyFixture,
   GEN_CATALOGUE,
+  HOSTILE_TEXT,
+  hostileManifest,
   manifest,
   memoryTempDir,
   readJson,
@@ -28,20 +30,6 @@ async function build(catalogueDir: string, outDir: string, extra: Partial<BuildO
   const result = await buildCatalogue({ catalogueDir, outDir, ...extra });
   if (!result.built) throw new Error(`build failed: ${JSON.stringify(result.problems)}`);
   return result.built;
-}
-
-/** A package whose every text field tries to break out of the page. */
-export const HOSTILE_TEXT = {
-  display_name: `"><img src=x onerror=alert(1)>`,
-  coder: `<script>alert(1)</script> & "co'"`,
-  short_description: `<a href="javascript:alert(1)">click</a>`,
-  long_description: `<script>alert(1)</script>\n"><img src=x onerror=alert(1)>\n  javascript:alert(1)\n\n<a href="javascript:alert(1)">x</a>`,
-  version: `1.0</td><script>alert(1)</script>`,
-  contributors: `'><svg onload=alert(1)>`,
-};
-
-export function hostileManifest(name = "evil"): Record<string, unknown> {
-  return manifest(name, HOSTILE_TEXT);
 }
 
 const hostilePackage = { ...hostileManifest(), downloads: 3, rating: "<b>5</b>" } as unknown as Package;
