@@ -153,7 +153,7 @@ const out: Setting = (config) => config.out;
 const CONFIGURED: Record<string, Record<string, Setting>> = {
   build: { catalogue, out, target: (config) => config.targets, site: (config) => config.site },
   validate: { catalogue },
-  serve: { dir: out, catalogue, out },
+  serve: { dir: out, catalogue, out, site: (config) => config.site },
   config: { catalogue, root: out },
   // check is about one host: the setting names it only when it lists one.
   check: { catalogue, target: (config) => (config.targets?.length === 1 ? config.targets[0] : undefined) },
@@ -256,6 +256,7 @@ program
   .option("--watch", "build the catalogue into --out, serve it, and build again on every change")
   .option("--catalogue <dir>", "with --watch: the catalogue folder (default: catalogue)")
   .option("--out <dir>", "with --watch: the output folder (default: dist)")
+  .option("--no-site", "with --watch: build without the browse site")
   .action(async (options: ServeOptions, command: Command) => {
     // shopfront.json may set all three; only what the command line says can be out of place.
     const given = (option: string) => command.getOptionValueSource(option) === "cli";
@@ -272,6 +273,7 @@ program
     }
     if (given("catalogue") || given("out"))
       throw new UsageError("--catalogue and --out go with --watch; without it, serve serves --dir as it is");
+    if (given("site")) throw new UsageError("--no-site goes with --watch; without it, serve serves --dir as it is");
     const { servePreview } = await import("./serve/servePreview.js");
     const server = await servePreview({
       dir: options.dir,
@@ -291,6 +293,7 @@ interface ServeOptions {
   watch?: boolean;
   catalogue?: string;
   out?: string;
+  site: boolean;
 }
 
 /**
@@ -310,6 +313,7 @@ async function serveWatched(options: Omit<ServeOptions, "port"> & { port: number
   const handle = await watchCatalogue({
     catalogueDir,
     outDir,
+    site: options.site,
     host: options.host,
     port: options.port,
     log: (line) => process.stdout.write(`${line}\n`),
