@@ -7,8 +7,9 @@
 // included) in the same run, on catalogues with real-shaped coder names (gen-catalogue.mjs
 // --coders=real) unless told otherwise, so the noise of a shared machine hits both: runs alternate,
 // and the table shows medians and ratios. The floor and its generator are the project's shared
-// benchmark kit in --floor-dir (../shared/bench beside the checkout), so that figures compare across implementations; without it, catalogues come from scripts/gen-catalogue.mjs
-// and the table has absolute figures only. For each catalogue size and each file system:
+// benchmark kit in --floor-dir (../shared/bench beside the checkout), so that figures compare
+// across implementations; without it, catalogues come from scripts/gen-catalogue.mjs and the table
+// has absolute figures only. For each catalogue size and each file system:
 //   cold      an empty output folder, ours against the floor
 //   no-op     a rebuild with nothing changed
 //   one edit  a rebuild after one manifest was edited (first one after a cold build, and the median
