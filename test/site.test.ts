@@ -176,8 +176,8 @@ describe("the site in a rebuild", () => {
         "a display name",
         () =>
           writeFiles(catalogue, {
-            [`${host}/${names()[3]}.json`]: {
-              ...(readJson(file(names()[3]!)) as object),
+            [`${host}/${names()[150]}.json`]: {
+              ...(readJson(file(names()[150]!)) as object),
               display_name: "Now <b>bold</b>",
             },
           }),
@@ -186,8 +186,8 @@ describe("the site in a rebuild", () => {
         "a new coder and category",
         () =>
           writeFiles(catalogue, {
-            [`${host}/${names()[5]}.json`]: {
-              ...(readJson(file(names()[5]!)) as object),
+            [`${host}/${names()[230]}.json`]: {
+              ...(readJson(file(names()[230]!)) as object),
               coder: "Brand New / Coder",
               category: "media",
             },

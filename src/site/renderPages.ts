@@ -132,7 +132,7 @@ export function renderListingPage(
     pages > 1 && markup`, ${count(first)}&#8211;${count(first + shown.length - 1)} on page ${n} of ${pages}`;
   const main = markup`<h1>${title}</h1>
 <p class="lead">${listing.kind === "host" && `${host.description} `}${count(packages.length)} ${plural(packages.length, "package")}${range}.</p>
-${summary && filters(path, host.id, summary)}<section aria-labelledby="list" class="list" id="all">
+${summary && searchBox(path, host.id)}${summary && n === 1 && filterLinks(path, host.id, summary)}<section aria-labelledby="list" class="list" id="all">
 <h2 id="list">${pages > 1 ? `Packages, page ${n} of ${pages}` : "Packages"}</h2>
 <table>
 <thead><tr><th scope="col">Package</th><th scope="col">Version</th><th scope="col">Category</th><th scope="col">Coder</th><th scope="col">Released</th><th scope="col" class="num">Size</th>${downloads && markup`<th scope="col" class="num">Downloads</th>`}</tr></thead>
@@ -158,8 +158,29 @@ function packageRow(path: string, host: string, p: Package, downloads: boolean):
   return markup`<tr><td><a href="${link(packagePage(host, p.internal_name))}" class="name">${p.display_name}</a> <span class="id">${p.internal_name}</span><br><span class="short">${p.short_description}</span></td><td data-label="Version">${p.version}</td><td data-label="Category"><a href="${category}">${p.category}</a></td><td data-label="Coder"><a href="${coder}">${p.coder}</a></td><td data-label="Released">${isoDate(p.release_date)}</td><td data-label="Size" class="num">${humanSize(p.zip_size)}</td>${downloads && markup`<td data-label="Downloads" class="num">${count(p.downloads)}</td>`}</tr>\n`;
 }
 
-/** The search box (hidden until assets/search.js brings it to life), and the host's categories and top coders as links. */
-function filters(path: string, host: string, summary: HostSummary): Html {
+/** The search box, hidden until assets/search.js brings it to life (without the script it could do nothing). */
+function searchBox(path: string, host: string): Html {
+  return markup`<form class="search" role="search" hidden data-index="${linkTo(path, searchIndex(host))}">
+<div class="field"><label for="q">Search packages</label>
+<input type="search" id="q" name="q" autocomplete="off" spellcheck="false" aria-describedby="search-status"></div>
+<div class="field"><label for="category">Category</label>
+<select id="category" name="category"><option value="">Any</option></select></div>
+<div class="field"><label for="coder">Coder</label>
+<select id="coder" name="coder"><option value="">Any</option></select></div>
+<p id="search-status" class="status" role="status" aria-live="polite"></p>
+</form>
+<section aria-labelledby="results" class="results" id="results-section" hidden>
+<h2 id="results">Matching packages</h2>
+<ul id="results-list" class="results-list"></ul>
+</section>
+`;
+}
+
+/**
+ * The host's categories and most prolific coders as links, on the first page of its list only: the
+ * other pages then depend only on their own packages, and a rebuild rewrites only the pages it must.
+ */
+function filterLinks(path: string, host: string, summary: HostSummary): Html {
   const link = (to: string) => linkTo(path, to);
   const categories = summary.categories.map(
     (c) =>
@@ -173,20 +194,7 @@ function filters(path: string, host: string, summary: HostSummary): Html {
     summary.coders > summary.topCoders.length
       ? `Coders with the most packages (${count(summary.topCoders.length)} of ${count(summary.coders)})`
       : "Coders";
-  return markup`<form class="search" role="search" hidden data-index="${link(searchIndex(host))}">
-<div class="field"><label for="q">Search packages</label>
-<input type="search" id="q" name="q" autocomplete="off" spellcheck="false" aria-describedby="search-status"></div>
-<div class="field"><label for="category">Category</label>
-<select id="category" name="category"><option value="">Any</option></select></div>
-<div class="field"><label for="coder">Coder</label>
-<select id="coder" name="coder"><option value="">Any</option></select></div>
-<p id="search-status" class="status" role="status" aria-live="polite"></p>
-</form>
-<section aria-labelledby="results" class="results" id="results-section" hidden>
-<h2 id="results">Matching packages</h2>
-<ul id="results-list" class="results-list"></ul>
-</section>
-<nav aria-labelledby="categories" class="filters">
+  return markup`<nav aria-labelledby="categories" class="filters">
 <h2 id="categories">Categories</h2>
 <ul>${categories}</ul>
 <h2 id="coders">${codersTitle}</h2>

@@ -60,26 +60,42 @@ export function hostsOfList(json: string): SiteHost[] {
   return list.repos.map((id) => ({ id, ...list.repositories[id]! }));
 }
 
-/** A host's own listing (with its filters and search box) and its search index. */
-export function renderHostListing(host: SiteHost, packages: readonly Package[]): OutputFile[] {
+/**
+ * A host's own listing (with its filters and search box), or only the pages `only` picks, and its
+ * search index last.
+ */
+export function renderHostListing(
+  host: SiteHost,
+  packages: readonly Package[],
+  only?: (page: number) => boolean,
+): OutputFile[] {
   return [
-    ...renderListing(host, { kind: "host", host: host.id }, packages, summarize(packages)),
+    ...renderListing(host, { kind: "host", host: host.id }, packages, summarize(packages), only),
     { path: searchIndex(host.id), content: renderSearchIndex(packages) },
   ];
 }
 
-/** Every page of a listing; `packages` are its members in name order. */
+/** How many pages a listing of `count` packages has. */
+export function pageCount(count: number): number {
+  return Math.max(1, Math.ceil(count / PAGE_SIZE));
+}
+
+/** Every page of a listing (or those `only` picks); `packages` are its members in name order. */
 export function renderListing(
   host: SiteHost,
   listing: Listing,
   packages: readonly Package[],
   summary?: HostSummary,
+  only: (page: number) => boolean = () => true,
 ): OutputFile[] {
-  const pages = Math.max(1, Math.ceil(packages.length / PAGE_SIZE));
-  return Array.from({ length: pages }, (_, i) => ({
-    path: listingPage(listing, i + 1),
-    content: renderListingPage(host, listing, packages, i + 1, PAGE_SIZE, summary),
-  }));
+  const files: OutputFile[] = [];
+  for (let n = 1; n <= pageCount(packages.length); n++)
+    if (only(n))
+      files.push({
+        path: listingPage(listing, n),
+        content: renderListingPage(host, listing, packages, n, PAGE_SIZE, summary),
+      });
+  return files;
 }
 
 /** The category and coder listings of a host's packages, each with its members in the host's order. */

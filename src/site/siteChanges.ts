@@ -9,8 +9,8 @@ import type { LiveFiles, RebuildPlan } from "../rebuild/planRebuild.js";
 import { contentText, type OutputFile } from "../render/renderApi.js";
 import { fileFor } from "../routes/routeTable.js";
 import { renderHomePage, renderPackagePage, type SiteHost } from "./renderPages.js";
-import { filterListings, hostsOfList, renderHostListing, renderListing } from "./renderSite.js";
-import { HOME_PAGE, listingFolder, packagePage, pageIn, type Listing } from "./sitePaths.js";
+import { filterListings, hostsOfList, pageCount, renderHostListing, renderListing } from "./renderSite.js";
+import { HOME_PAGE, listingFolder, packagePage, pageIn, PAGE_SIZE, type Listing } from "./sitePaths.js";
 
 /** The plan with the site's changes added to its writes, and its counts of files brought up to date. */
 export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolean): RebuildPlan {
@@ -39,17 +39,17 @@ export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolea
     added--;
   };
   /** A listing's pages: the new ones written where they differ, the old ones past its new end removed. */
-  const putListing = (files: readonly OutputFile[], listing: Listing) => {
+  const putListing = (files: readonly OutputFile[], listing: Listing, pages = files.length) => {
     files.forEach(put);
     const folder = listingFolder(listing);
-    for (let n = files.length + 1; live.exists(pageIn(folder, n)); n++) remove(pageIn(folder, n));
+    for (let n = pages + 1; live.exists(pageIn(folder, n)); n++) remove(pageIn(folder, n));
   };
 
   for (const host of dirty) {
     const listFile = fileFor("packages", { host: host.id });
     const packages = JSON.parse(text(listFile)!) as Package[];
-    const own = renderHostListing(host, packages);
-    putListing(own.slice(0, -1), { kind: "host", host: host.id });
+    const own = renderHostListing(host, packages, hostPagesToRender(plan, host.id, packages, hostsWritten));
+    putListing(own.slice(0, -1), { kind: "host", host: host.id }, pageCount(packages.length));
     put(own[own.length - 1]!);
     if (plan.writes.has(listFile)) putPackages(plan, host, packages, live, { put, remove, putListing });
     // Every listing names its host: a new name rewrites them all.
@@ -74,10 +74,33 @@ export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolea
   };
 }
 
+/**
+ * Which pages of a host's own list can differ from the last build's. Each page shows the host's
+ * name, its package count and the downloads column when any package has downloads; page 1 also its
+ * categories and top coders: when none of the first three can have moved (only packages edited in place, and a package whose
+ * downloads were not edited still has some), only page 1 and the pages of the edited packages.
+ */
+function hostPagesToRender(
+  plan: RebuildPlan,
+  host: string,
+  packages: readonly Package[],
+  hostsWritten: boolean,
+): (page: number) => boolean {
+  const all = () => true;
+  if (hostsWritten || plan.removed.some((p) => p.host === host) || plan.added.some((p) => p.host === host)) return all;
+  const changed = new Set(plan.changed.filter((p) => p.host === host).map((p) => p.name));
+  if (!packages.some((p) => p.downloads > 0 && !changed.has(p.internal_name))) return all;
+  const pages = new Set([1]);
+  packages.forEach((p, i) => {
+    if (changed.has(p.internal_name)) pages.add(Math.floor(i / PAGE_SIZE) + 1);
+  });
+  return (page) => pages.has(page);
+}
+
 interface Put {
   put(file: OutputFile): void;
   remove(path: string): void;
-  putListing(files: readonly OutputFile[], listing: Listing): void;
+  putListing(files: readonly OutputFile[], listing: Listing, pages?: number): void;
 }
 
 /** The pages of a host's packages that the plan added, changed or removed, and of their categories and coders. */

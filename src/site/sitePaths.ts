@@ -61,11 +61,15 @@ export function searchIndex(host: string): string {
  * under any sub-path.
  */
 export function linkTo(from: string, to: string): string {
-  const fromDir = from.split("/").slice(0, -1);
-  const target = to.endsWith("/index.html") || to === "index.html" ? to.slice(0, -"index.html".length) : to;
-  const parts = target.split("/");
-  let common = 0;
-  while (common < fromDir.length && common < parts.length - 1 && fromDir[common] === parts[common]) common++;
-  const link = "../".repeat(fromDir.length - common) + parts.slice(common).join("/");
+  const target = to === "index.html" || to.endsWith("/index.html") ? to.slice(0, -"index.html".length) : to;
+  const fromDir = from.slice(0, from.lastIndexOf("/") + 1);
+  // The folders both share, then one ".." for each folder of `from` beyond them. (Written for speed:
+  // a build makes several links per package on every list page.)
+  let shared = 0;
+  for (let i = 0; i < fromDir.length && i < target.length && fromDir[i] === target[i]; i++)
+    if (fromDir[i] === "/") shared = i + 1;
+  let up = 0;
+  for (let i = shared; i < fromDir.length; i++) if (fromDir[i] === "/") up++;
+  const link = "../".repeat(up) + target.slice(shared);
   return link === "" ? "./" : link;
 }
