@@ -75,10 +75,10 @@ export function renderHomePage(hosts: readonly SiteHost[], counts: ReadonlyMap<s
   const routes = ROUTES.map((r) => describeRoute(r)).filter((r, i, all) => all.indexOf(r) === i);
   const rows = hosts.map(
     (h) =>
-      markup`<tr><td><a href="${link(listingPage({ kind: "host", host: h.id }, 1))}">${h.name}</a></td><td>${h.description}</td><td class="num">${count(counts.get(h.id) ?? 0)}</td><td>${h.host}</td></tr>\n`,
+      markup`<tr><td><a href="${link(listingPage({ kind: "host", host: h.id }, 1))}" class="name">${h.name}</a></td><td data-label="Description">${h.description}</td><td data-label="Packages" class="num">${count(counts.get(h.id) ?? 0)}</td><td data-label="Domain">${h.host}</td></tr>\n`,
   );
   const main = markup`<h1>Package catalogue</h1>
-<section aria-labelledby="hosts">
+<section aria-labelledby="hosts" class="list">
 <h2 id="hosts">Hosts</h2>
 <table>
 <thead><tr><th scope="col">Host</th><th scope="col">Description</th><th scope="col" class="num">Packages</th><th scope="col">Domain</th></tr></thead>

@@ -223,9 +223,10 @@ describe("the browse site in chromium", () => {
     const pageWeight = [...bytes.values()].reduce((a, b) => a + b, 0);
     const htmlBytes = bytes.get(`/browse/${largeHost}/`)!;
     // The index is fetched on first use.
+    const index = page.waitForResponse((r) => r.url().endsWith("/search.json"));
     await page.getByLabel("Search packages").focus();
+    const indexBytes = (await (await index).body()).length;
     await expect.poll(() => page.locator("#coder option").count()).toBeGreaterThan(1);
-    const indexBytes = bytes.get(`/browse/${largeHost}/search.json`)!;
     const timings = (await page.evaluate(
       async (queries: string[]) => {
         const input = document.getElementById("q");
