@@ -2,13 +2,14 @@
 // npm run bench [-- --sizes 10000,100000] [--fs disk,shm] [--runs 3] [--hosts 2] [--coders real|synthetic] [--log-mb 1024]
 //                [--floor-dir ../shared/bench]
 //
-// Compares shopfront's build with floor.mjs --filtered (the least work that writes the same API
-// files, category and coder lists included) in the same run, on catalogues with real-shaped coder
-// names (gen-catalogue.mjs --coders=real) unless told otherwise, so the noise of a shared machine
-// hits both: runs alternate, and the table shows medians and ratios. The floor and its generator are
-// the project's shared benchmark kit in --floor-dir (../shared/bench beside the checkout), so that
-// figures compare across implementations; without it, catalogues come from scripts/gen-catalogue.mjs
-// and the table has absolute figures only. For each catalogue size and each file system:
+// Compares shopfront's build (without the browse site, which the floor does not write) with
+// floor.mjs --filtered (the least work that writes the same API files, category and coder lists
+// included) in the same run, on catalogues with real-shaped coder names (gen-catalogue.mjs
+// --coders=real) unless told otherwise, so the noise of a shared machine hits both: runs alternate,
+// and the table shows medians and ratios. The floor and its generator are the project's shared
+// benchmark kit in --floor-dir (../shared/bench beside the checkout), so that figures compare
+// across implementations; without it, catalogues come from scripts/gen-catalogue.mjs and the table
+// has absolute figures only. For each catalogue size and each file system:
 //   cold      an empty output folder, ours against the floor
 //   no-op     a rebuild with nothing changed
 //   one edit  a rebuild after one manifest was edited (first one after a cold build, and the median
@@ -180,7 +181,7 @@ for (const place of places) {
         } else {
           removeOutput(ours);
           const t = mustSucceed(
-            timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", ours]),
+            timed(CLI, ["build", "--quiet", "--no-site", "--catalogue", catalogue, "--out", ours]),
             "shopfront build",
           );
           cold.ours.push(t.seconds);
@@ -191,7 +192,10 @@ for (const place of places) {
     rmSync(floorOut, { recursive: true, force: true });
     // The last cold build of ours is in place: rebuild with nothing changed, then after edits.
     const build = () =>
-      mustSucceed(timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", ours]), "shopfront rebuild");
+      mustSucceed(
+        timed(CLI, ["build", "--quiet", "--no-site", "--catalogue", catalogue, "--out", ours]),
+        "shopfront rebuild",
+      );
     const noop = Array.from({ length: runs }, build);
     const edits = Array.from({ length: runs + 1 }, (_, i) => {
       editManifest(catalogue, i + 1);

@@ -151,9 +151,9 @@ const out: Setting = (config) => config.out;
 
 /** Per command, the options whose default comes from shopfront.json, and the setting that gives it. */
 const CONFIGURED: Record<string, Record<string, Setting>> = {
-  build: { catalogue, out, target: (config) => config.targets },
+  build: { catalogue, out, target: (config) => config.targets, site: (config) => config.site },
   validate: { catalogue },
-  serve: { dir: out, catalogue, out },
+  serve: { dir: out, catalogue, out, site: (config) => config.site },
   config: { catalogue, root: out },
   // check is about one host: the setting names it only when it lists one.
   check: { catalogue, target: (config) => (config.targets?.length === 1 ? config.targets[0] : undefined) },
@@ -185,7 +185,7 @@ const program = new Command()
   .showHelpAfterError()
   .addHelpText(
     "after",
-    `\nThe options naming the catalogue, the output folder and the targets take their defaults from ${CONFIG_FILE}\nin the working folder when it has one; an option given on the command line wins.`,
+    `\nThe options naming the catalogue, the output folder, the targets and the site take their defaults from ${CONFIG_FILE}\nin the working folder when it has one; an option given on the command line wins.`,
   )
   .hook("preAction", (_program, command) => applyConfig(command));
 
@@ -195,11 +195,12 @@ program
   .option("--catalogue <dir>", "the catalogue folder", "catalogue")
   .option("--out <dir>", "the output folder (made a link to the live build)", "dist")
   .addOption(targetOption("--target <target...>", "also write the config files this host reads from the deploy root"))
+  .option("--no-site", "write the API without the browse site")
   .option("--force", "ignore the previous build and write every file")
   .addOption(maxProblemsOption())
   .option("--quiet", "print nothing but problems")
   .addOption(formatOption())
-  .action(async (options: CatalogueOptions & { out: string; target?: TargetId[]; force?: boolean }) => {
+  .action(async (options: CatalogueOptions & { out: string; target?: TargetId[]; site: boolean; force?: boolean }) => {
     const started = performance.now();
     const limit = parseMaxProblems(options.maxProblems);
     const bar = options.quiet || options.format !== "text" ? undefined : progressBar();
@@ -207,6 +208,7 @@ program
       catalogueDir: options.catalogue,
       outDir: options.out,
       targets: options.target ?? [],
+      site: options.site,
       force: options.force ?? false,
       ...(bar ? { onProgress: bar } : {}),
     });
@@ -254,6 +256,7 @@ program
   .option("--watch", "build the catalogue into --out, serve it, and build again on every change")
   .option("--catalogue <dir>", "with --watch: the catalogue folder (default: catalogue)")
   .option("--out <dir>", "with --watch: the output folder (default: dist)")
+  .option("--no-site", "with --watch: build without the browse site")
   .action(async (options: ServeOptions, command: Command) => {
     // shopfront.json may set all three; only what the command line says can be out of place.
     const given = (option: string) => command.getOptionValueSource(option) === "cli";
@@ -270,6 +273,7 @@ program
     }
     if (given("catalogue") || given("out"))
       throw new UsageError("--catalogue and --out go with --watch; without it, serve serves --dir as it is");
+    if (given("site")) throw new UsageError("--no-site goes with --watch; without it, serve serves --dir as it is");
     const { servePreview } = await import("./serve/servePreview.js");
     const server = await servePreview({
       dir: options.dir,
@@ -289,6 +293,7 @@ interface ServeOptions {
   watch?: boolean;
   catalogue?: string;
   out?: string;
+  site: boolean;
 }
 
 /**
@@ -308,6 +313,7 @@ async function serveWatched(options: Omit<ServeOptions, "port"> & { port: number
   const handle = await watchCatalogue({
     catalogueDir,
     outDir,
+    site: options.site,
     host: options.host,
     port: options.port,
     log: (line) => process.stdout.write(`${line}\n`),

@@ -10,8 +10,8 @@ import { PACKAGE_FIELDS } from "../src/catalogue/fields.js";
 import { copyFixture, GEN_CATALOGUE, manifest, readJson, readTree, tempDir, writeFiles } from "./helpers.js";
 import { renderReference } from "./reference/renderReference.js";
 
-async function build(catalogueDir: string, outDir = join(tempDir(), "dist")) {
-  const result = await buildCatalogue({ catalogueDir, outDir });
+async function build(catalogueDir: string, outDir = join(tempDir(), "dist"), site = true) {
+  const result = await buildCatalogue({ catalogueDir, outDir, site });
   return { ...result, outDir };
 }
 
@@ -26,7 +26,8 @@ describe("the output of the basic fixture", () => {
   let tree: Map<string, Buffer>;
   beforeAll(async () => {
     catalogueDir = copyFixture("basic");
-    result = await build(catalogueDir);
+    // The API alone: test/site.test.ts holds the browse site.
+    result = await build(catalogueDir, join(tempDir(), "dist"), false);
     outDir = result.outDir;
     tree = readTree(outDir);
   });

@@ -30,7 +30,8 @@ async function project(): Promise<{ catalogue: string; dist: string }> {
 }
 
 async function rebuild(p: { catalogue: string; dist: string }): Promise<void> {
-  const result = await buildCatalogue({ catalogueDir: p.catalogue, outDir: p.dist });
+  // The API alone: the deploy uploads every file as JSON, which the site's pages are not.
+  const result = await buildCatalogue({ catalogueDir: p.catalogue, outDir: p.dist, site: false });
   if (!result.built) throw new Error(`the fixture did not build: ${JSON.stringify(result.problems)}`);
 }
 

@@ -142,3 +142,17 @@ export function undeclaredFailures(
     .filter((f) => !(row in cannot) || (row === "v2-query" && !/^status 404,/.test(f.reason)))
     .map((f) => `${f.method} ${f.target}: ${f.reason}`);
 }
+
+/** A package whose every text field tries to break out of the page. */
+export const HOSTILE_TEXT = {
+  display_name: `"><img src=x onerror=alert(1)>`,
+  coder: `<script>alert(1)</script> & "co'"`,
+  short_description: `<a href="javascript:alert(1)">click</a>`,
+  long_description: `<script>alert(1)</script>\n"><img src=x onerror=alert(1)>\n  javascript:alert(1)\n\n<a href="javascript:alert(1)">x</a>`,
+  version: `1.0</td><script>alert(1)</script>`,
+  contributors: `'><svg onload=alert(1)>`,
+};
+
+export function hostileManifest(name = "evil"): Record<string, unknown> {
+  return manifest(name, HOSTILE_TEXT);
+}

@@ -9,6 +9,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { GEN_CATALOGUE, memoryTempDir, readTree, ROOT } from "./helpers.js";
 
 const BIN = join(ROOT, "lib", "cli.js");
+// Builds write the API alone: the site's pages go through the same writer, and would only double
+// each build's time (test/site.test.ts holds the site).
 const MOMENTS = 12;
 const PACKAGES = 2000;
 
@@ -20,12 +22,12 @@ function digest(dir: string): string {
 
 function build(catalogue: string, out: string): number {
   const started = performance.now();
-  execFileSync(process.execPath, [BIN, "build", "--quiet", "--catalogue", catalogue, "--out", out]);
+  execFileSync(process.execPath, [BIN, "build", "--quiet", "--no-site", "--catalogue", catalogue, "--out", out]);
   return performance.now() - started;
 }
 
 function run(catalogue: string, out: string): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, "build", "--quiet", "--catalogue", catalogue, "--out", out]);
+  const child = spawn(process.execPath, [BIN, "build", "--quiet", "--no-site", "--catalogue", catalogue, "--out", out]);
   let stderr = "";
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
   // "close", not "exit": only then has all of stderr been read.
@@ -34,9 +36,13 @@ function run(catalogue: string, out: string): Promise<{ code: number | null; std
 
 /** Starts a build, kills it after `ms` and says whether the kill landed before it finished. */
 async function killedBuild(catalogue: string, out: string, ms: number): Promise<boolean> {
-  const child = spawn(process.execPath, [BIN, "build", "--quiet", "--catalogue", catalogue, "--out", out], {
-    stdio: "ignore",
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, "build", "--quiet", "--no-site", "--catalogue", catalogue, "--out", out],
+    {
+      stdio: "ignore",
+    },
+  );
   const timer = setTimeout(() => child.kill("SIGKILL"), ms);
   const signal = await new Promise<string | null>((r) => child.once("close", (_, s) => r(s)));
   clearTimeout(timer);

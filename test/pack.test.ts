@@ -2,7 +2,7 @@
 // downloads its dependencies from the registry, and runs no prepare script), then used as a
 // maintainer starts: `npx shopfront init`, `npx shopfront build`. It proves that package.json's
 // `files` holds everything the installed tool reads: lib with its precompiled validators, the
-// schemas, and the workflow init writes.
+// schemas, the browse site's stylesheet and script, and the workflow init writes.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -39,6 +39,8 @@ describe("the packed package", () => {
       "lib/cli.js",
       "lib/validators.cjs",
       "schemas/config.schema.json",
+      "site-assets/site.css",
+      "site-assets/search.js",
       ".github/workflows/pages.yml",
     ])
       expect(existsSync(join(installed, file)), file).toBe(true);
@@ -55,5 +57,6 @@ describe("the packed package", () => {
     expect(build.stdout).toMatch(/^built 2 hosts, 1 package, \d+ files in \d+\.\d s into dist/);
     expect(readJson(join(project, "dist", "v1", "hosts"))).toHaveProperty("repos");
     expect(existsSync(join(project, "dist", ".nojekyll"))).toBe(true);
+    expect(existsSync(join(project, "dist", "assets", "search.js"))).toBe(true);
   });
 });

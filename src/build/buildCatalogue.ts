@@ -5,6 +5,7 @@ import type { Problem } from "../catalogue/problems.js";
 import { buildKey, forgetState, hostStateOf, readState, writeState, type BuildState } from "../rebuild/buildState.js";
 import { rebuildCatalogue } from "../rebuild/rebuildCatalogue.js";
 import { renderApi } from "../render/renderApi.js";
+import { renderSite } from "../site/renderSite.js";
 import { targetById } from "../targets/index.js";
 import type { CatalogueNames, TargetId } from "../targets/target.js";
 import type { OutputFile } from "../render/renderApi.js";
@@ -17,6 +18,8 @@ export interface BuildOptions {
   outDir: string;
   /** Hosts whose config files belong in the output root (`build --target`). */
   targets?: readonly TargetId[];
+  /** Also write the browse site (docs/site.md); on unless false. */
+  site?: boolean;
   /** Ignore what the previous build left and write everything. */
   force?: boolean;
   onProgress?: BuildProgress;
@@ -58,7 +61,8 @@ export interface BuildResult {
 export async function buildCatalogue(options: BuildOptions): Promise<BuildResult> {
   const targets = options.targets ?? [];
   for (const id of targets) targetById(id);
-  const key = buildKey(options.catalogueDir, targets);
+  const site = options.site ?? true;
+  const key = buildKey(options.catalogueDir, targets, site);
   return withOutput(options.outDir, async (output) => {
     const state = output.live ? readState(output.layout.home) : undefined;
     // A state describes the live output only while it names it; then it knows its targets.
@@ -66,7 +70,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     const previous = options.force ? { reason: "--force" } : usableState(output, key, state);
     if ("reason" in previous) return buildFully(options, output, key, previous.reason, dropped);
     const rebuilt = await rebuildCatalogue(
-      { catalogueDir: options.catalogueDir, targets, now: options.now ?? Date.now },
+      { catalogueDir: options.catalogueDir, targets, site, now: options.now ?? Date.now },
       output,
       previous.state,
     );
@@ -102,7 +106,11 @@ async function buildFully(
   if (!catalogue || !sources) return { problems };
 
   const names = catalogueNames(catalogue);
-  const files = [...renderApi(catalogue), ...targetFiles(options.targets ?? [], names)];
+  const files = [
+    ...renderApi(catalogue),
+    ...(options.site === false ? [] : renderSite(catalogue)),
+    ...targetFiles(options.targets ?? [], names),
+  ];
   forgetState(output.layout.home);
   writeFresh(output, files, phase(options.onProgress, "writing"));
   publish(output);

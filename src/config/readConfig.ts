@@ -17,6 +17,7 @@ export interface ProjectConfig {
   catalogue?: string;
   out?: string;
   targets?: TargetId[];
+  site?: boolean;
 }
 
 export interface ConfigResult {

@@ -11,6 +11,7 @@ import type { Problem } from "../catalogue/problems.js";
 import type { Signature } from "../read/signature.js";
 import type { RenderedPackage } from "../render/renderApi.js";
 import { schemaTexts } from "../catalogue/schemas.js";
+import { siteAssets } from "../site/renderSite.js";
 import { VERSION } from "../util/version.js";
 import type { Slot } from "../write/writeOutput.js";
 import type { TargetId } from "../targets/target.js";
@@ -297,9 +298,13 @@ export function toolKey(): string {
   return toolHash;
 }
 
-/** The key of a build: the tool, the catalogue folder and the targets. */
-export function buildKey(catalogueDir: string, targets: readonly string[]): string {
+/**
+ * The key of a build: the tool, the catalogue folder, the targets and whether it writes the browse
+ * site, with the site's stylesheet and script (files of the tool that are not code).
+ */
+export function buildKey(catalogueDir: string, targets: readonly string[], site: boolean): string {
+  const assets = site ? siteAssets().map((f) => f.content) : false;
   return createHash("sha256")
-    .update(JSON.stringify([toolKey(), resolve(catalogueDir), [...new Set(targets)].sort()]))
+    .update(JSON.stringify([toolKey(), resolve(catalogueDir), [...new Set(targets)].sort(), assets]))
     .digest("hex");
 }

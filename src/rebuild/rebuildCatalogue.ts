@@ -18,6 +18,7 @@ import {
   type ManifestRef,
 } from "../validate/catalogueRules.js";
 import { hostStatsOf, statsFileOf, type HostStats } from "../stats/statsFile.js";
+import { withSiteChanges } from "../site/siteChanges.js";
 import { publish, slotDir, writeChanges, type LockedOutput } from "../write/writeOutput.js";
 import { forgetState, signatureUnchanged, statsAt, writeState, type BuildState } from "./buildState.js";
 import { planRebuild, type LiveFiles, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
@@ -26,6 +27,8 @@ import { statOrNothing, surveyCatalogue, type RereadStats, type Survey } from ".
 export interface RebuildOptions {
   catalogueDir: string;
   targets: readonly TargetId[];
+  /** Whether the output has the browse site. */
+  site: boolean;
   /** The wall clock. */
   now: () => number;
 }
@@ -62,7 +65,8 @@ export async function rebuildCatalogue(
     problems,
     targets: options.targets,
   };
-  const plan = planRebuild(state, survey, inputs, liveFiles(slotDir(output, output.live!)));
+  const live = liveFiles(slotDir(output, output.live!));
+  const plan = withSiteChanges(planRebuild(state, survey, inputs, live), live, options.site);
   const home = output.layout.home;
   if (plan.writes.size > 0) {
     forgetState(home);

@@ -16,6 +16,8 @@ export interface WatchOptions {
   /** 0 picks a free port. */
   port: number;
   targets?: readonly TargetId[];
+  /** Whether each build writes the browse site; on unless false. */
+  site?: boolean;
   /** How long the catalogue must stay still before a build starts: an editor's save or a checkout is a burst of changes. */
   quietMs?: number;
   onEvent: (event: WatchEvent) => void;
@@ -54,6 +56,7 @@ export async function watchCatalogue(options: WatchOptions): Promise<WatchHandle
       catalogueDir: options.catalogueDir,
       outDir: options.outDir,
       targets: options.targets ?? [],
+      site: options.site ?? true,
     });
     const ms = performance.now() - started;
     options.onEvent(

@@ -1,0 +1,142 @@
+// The search box of a host's list page (progressive enhancement: without this script the page is a
+// complete paged list). On first use it fetches the host's search.json and, as one types or picks a
+// category or coder, shows the matching packages in place of the paged list. Manifest text only
+// ever reaches the page as textContent, never as markup.
+const MAX_SHOWN = 100;
+
+const form = document.querySelector("form.search");
+if (form) enhance(form);
+
+function enhance(form) {
+  const input = form.querySelector("#q");
+  const category = form.querySelector("#category");
+  const coder = form.querySelector("#coder");
+  const status = form.querySelector("#search-status");
+  const section = document.getElementById("results-section");
+  const list = document.getElementById("results-list");
+  const all = document.getElementById("all");
+  const indexUrl = new URL(form.dataset.index, document.baseURI);
+  // Pages of the host are linked from its folder, where search.json is.
+  const hostUrl = new URL(".", indexUrl);
+  let index;
+  let loading;
+
+  form.hidden = false;
+  form.addEventListener("submit", (event) => event.preventDefault());
+  // The index is fetched on first use, so the list page itself stays light.
+  form.addEventListener("focusin", () => load());
+  form.addEventListener("pointerdown", () => load());
+  for (const control of [input, category, coder]) control.addEventListener("input", () => load().then(update));
+
+  function load() {
+    loading ??= fetch(indexUrl)
+      .then((response) => {
+        if (!response.ok) throw new Error(`${response.status}`);
+        return response.json();
+      })
+      .then((data) => {
+        index = prepare(data);
+        fill(
+          category,
+          data.categories.map((c, i) => [String(i), c]),
+        );
+        fill(
+          coder,
+          data.coders.map(([c], i) => [String(i), c]),
+        );
+        update();
+      })
+      .catch(() => {
+        status.textContent = "Search is not available right now; the list below is complete.";
+      });
+    return loading;
+  }
+
+  function update() {
+    if (!index) return;
+    const terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const wantCategory = category.value === "" ? -1 : Number(category.value);
+    const wantCoder = coder.value === "" ? -1 : Number(coder.value);
+    if (terms.length === 0 && wantCategory < 0 && wantCoder < 0) {
+      section.hidden = true;
+      all.hidden = false;
+      status.textContent = "";
+      return;
+    }
+    const matches = [];
+    for (const entry of index.packages) {
+      if (wantCategory >= 0 && entry.category !== wantCategory) continue;
+      if (wantCoder >= 0 && entry.coder !== wantCoder) continue;
+      if (terms.every((t) => entry.text.includes(t))) matches.push(entry);
+    }
+    list.replaceChildren(...matches.slice(0, MAX_SHOWN).map((entry) => item(entry, index)));
+    status.textContent =
+      matches.length === 0
+        ? "No package matches."
+        : matches.length > MAX_SHOWN
+          ? `${matches.length} packages match; the first ${MAX_SHOWN} are shown.`
+          : `${matches.length} ${matches.length === 1 ? "package matches" : "packages match"}.`;
+    section.hidden = false;
+    all.hidden = true;
+  }
+
+  function item(entry, index) {
+    const li = document.createElement("li");
+    const name = link(`package/${encodeURIComponent(entry.name)}/`, entry.display);
+    name.className = "name";
+    const id = span("id", entry.name);
+    const by = document.createElement("span");
+    by.className = "by";
+    const [coderName, coderKey] = index.coders[entry.coder];
+    by.append(
+      "by ",
+      link(`coder/${coderKey}/`, coderName),
+      " in ",
+      link(`category/${encodeURIComponent(index.categories[entry.category])}/`, index.categories[entry.category]),
+    );
+    li.append(
+      name,
+      " ",
+      id,
+      document.createElement("br"),
+      span("short", entry.short),
+      document.createElement("br"),
+      by,
+    );
+    return li;
+  }
+
+  function link(path, text) {
+    const a = document.createElement("a");
+    a.href = new URL(path, hostUrl).href;
+    a.textContent = text;
+    return a;
+  }
+}
+
+function span(className, text) {
+  const s = document.createElement("span");
+  s.className = className;
+  s.textContent = text;
+  return s;
+}
+
+function fill(select, options) {
+  for (const [value, label] of options) select.append(new Option(label, value));
+}
+
+/** Each package with its searchable text lowercased once. */
+function prepare(data) {
+  return {
+    categories: data.categories,
+    coders: data.coders,
+    packages: data.packages.map(([name, display, coder, category, short]) => ({
+      name,
+      display,
+      coder,
+      category,
+      short,
+      text: [name, display, data.coders[coder][0], short].join("\n").toLowerCase(),
+    })),
+  };
+}

@@ -1,0 +1,135 @@
+// The browse site in a rebuild: from the API files a rebuild plan writes, the site pages they touch,
+// rendered by the same functions as a full build, so the output stays byte for byte a full build's.
+// A package written or removed rewrites or removes its page and the pages of its category and coder
+// (before and after); a host list written rewrites the host's own listing and search index; the host
+// list (v1/hosts) or any host's list rewrites the home page. Only pages whose bytes differ are
+// written; pages past a listing's new end are removed.
+import type { Package } from "../catalogue/fields.js";
+import type { LiveFiles, RebuildPlan } from "../rebuild/planRebuild.js";
+import { contentText, type OutputFile } from "../render/renderApi.js";
+import { fileFor } from "../routes/routeTable.js";
+import { renderHomePage, renderPackagePage, type SiteHost } from "./renderPages.js";
+import { filterListings, hostsOfList, pageCount, renderHostListing, renderListing } from "./renderSite.js";
+import { HOME_PAGE, listingFolder, packagePage, pageIn, PAGE_SIZE, type Listing } from "./sitePaths.js";
+
+/** The plan with the site's changes added to its writes, and its counts of files brought up to date. */
+export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolean): RebuildPlan {
+  if (!site) return plan;
+  const text = (path: string): string | undefined => {
+    const written = plan.writes.get(path);
+    return written === undefined ? live.text(path) : written === null ? undefined : contentText(written);
+  };
+  const hostsWritten = plan.writes.has(fileFor("hosts"));
+  const hosts = hostsOfList(text(fileFor("hosts"))!);
+  const dirty = hosts.filter((h) => hostsWritten || plan.writes.has(fileFor("packages", { host: h.id })));
+  if (dirty.length === 0) return plan;
+
+  const writes = new Map<string, OutputFile["content"] | null>();
+  let added = 0;
+  const put = (file: OutputFile) => {
+    if (writes.has(file.path)) return;
+    const before = live.text(file.path);
+    if (before === file.content) return;
+    writes.set(file.path, file.content);
+    if (before === undefined) added++;
+  };
+  const remove = (path: string) => {
+    if (writes.has(path) || !live.exists(path)) return;
+    writes.set(path, null);
+    added--;
+  };
+  /** A listing's pages: the new ones written where they differ, the old ones past its new end removed. */
+  const putListing = (files: readonly OutputFile[], listing: Listing, pages = files.length) => {
+    files.forEach(put);
+    const folder = listingFolder(listing);
+    for (let n = pages + 1; live.exists(pageIn(folder, n)); n++) remove(pageIn(folder, n));
+  };
+
+  for (const host of dirty) {
+    const listFile = fileFor("packages", { host: host.id });
+    const packages = JSON.parse(text(listFile)!) as Package[];
+    const own = renderHostListing(host, packages, hostPagesToRender(plan, host.id, packages, hostsWritten));
+    putListing(own.slice(0, -1), { kind: "host", host: host.id }, pageCount(packages.length));
+    put(own[own.length - 1]!);
+    if (plan.writes.has(listFile)) putPackages(plan, host, packages, live, { put, remove, putListing });
+    // Every listing names its host: a new name rewrites them all.
+    if (hostsWritten)
+      for (const [listing, members] of filterListings(host.id, packages))
+        putListing(renderListing(host, listing, members), listing);
+  }
+  const counts = new Map(hosts.map((h) => [h.id, plan.state.packages[h.id]?.names.length ?? 0]));
+  put({ path: HOME_PAGE, content: renderHomePage(hosts, counts) });
+
+  const all = new Map([...plan.writes, ...writes]);
+  return {
+    ...plan,
+    writes: all,
+    state: { ...plan.state, files: plan.state.files + added },
+    summary: {
+      ...plan.summary,
+      files: plan.summary.files + added,
+      filesWritten: all.size,
+      mode: all.size === 0 ? "unchanged" : "incremental",
+    },
+  };
+}
+
+/**
+ * Which pages of a host's own list can differ from the last build's. Each page shows the host's
+ * name, its package count and the downloads column when any package has downloads; page 1 also its
+ * categories and top coders: when none of the first three can have moved (only packages edited in place, and a package whose
+ * downloads were not edited still has some), only page 1 and the pages of the edited packages.
+ */
+function hostPagesToRender(
+  plan: RebuildPlan,
+  host: string,
+  packages: readonly Package[],
+  hostsWritten: boolean,
+): (page: number) => boolean {
+  const all = () => true;
+  if (hostsWritten || plan.removed.some((p) => p.host === host) || plan.added.some((p) => p.host === host)) return all;
+  const changed = new Set(plan.changed.filter((p) => p.host === host).map((p) => p.name));
+  if (!packages.some((p) => p.downloads > 0 && !changed.has(p.internal_name))) return all;
+  const pages = new Set([1]);
+  packages.forEach((p, i) => {
+    if (changed.has(p.internal_name)) pages.add(Math.floor(i / PAGE_SIZE) + 1);
+  });
+  return (page) => pages.has(page);
+}
+
+interface Put {
+  put(file: OutputFile): void;
+  remove(path: string): void;
+  putListing(files: readonly OutputFile[], listing: Listing, pages?: number): void;
+}
+
+/** The pages of a host's packages that the plan added, changed or removed, and of their categories and coders. */
+function putPackages(plan: RebuildPlan, host: SiteHost, packages: readonly Package[], live: LiveFiles, out: Put): void {
+  const byName = new Map(packages.map((p) => [p.internal_name, p]));
+  const categories = new Set<string>();
+  const coders = new Set<string>();
+  const touch = (p: Pick<Package, "category" | "coder">) => {
+    categories.add(p.category);
+    coders.add(p.coder);
+  };
+  for (const { name } of [...plan.removed, ...plan.changed, ...plan.added].filter((p) => p.host === host.id)) {
+    const before = live.text(fileFor("package", { host: host.id, name }));
+    if (before !== undefined) touch(JSON.parse(before) as Package);
+    const now = byName.get(name);
+    if (now) {
+      touch(now);
+      out.put({ path: packagePage(host.id, name), content: renderPackagePage(host.id, now) });
+    } else out.remove(packagePage(host.id, name));
+  }
+  const listings = new Map(
+    filterListings(host.id, packages).map(([listing, members]) => [listingFolder(listing), { listing, members }]),
+  );
+  const touched: Listing[] = [
+    ...[...categories].map((category): Listing => ({ kind: "category", host: host.id, category })),
+    ...[...coders].map((coder): Listing => ({ kind: "coder", host: host.id, coder })),
+  ];
+  for (const listing of touched) {
+    const now = listings.get(listingFolder(listing));
+    out.putListing(now ? renderListing(host, now.listing, now.members) : [], listing);
+  }
+}

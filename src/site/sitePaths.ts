@@ -1,0 +1,75 @@
+// Where each page of the browse site lives in the output tree, and the relative links between them.
+// A path is built only from host ids, package names and categories (which pass the name rule,
+// checked here again) and from coders' keys (hex, as the API's coder folders): manifest text never
+// names a file or a URL.
+import { assertValidName } from "../catalogue/names.js";
+import { coderKey, utf8Bytes } from "../routes/filterValue.js";
+
+/** Packages per page of a list: a host of 10,000 packages is 100 light pages, each under ~100 kB. */
+export const PAGE_SIZE = 100;
+
+export const HOME_PAGE = "index.html";
+export const STYLESHEET = "assets/site.css";
+export const SEARCH_SCRIPT = "assets/search.js";
+export const OPENAPI_DOCUMENT = "openapi.json";
+
+/** A list of packages that the site shows in pages: a host's, a category's or a coder's. */
+export type Listing =
+  | { kind: "host"; host: string }
+  | { kind: "category"; host: string; category: string }
+  | { kind: "coder"; host: string; coder: string };
+
+/** The folder of a host's pages. */
+export function hostFolder(host: string): string {
+  return `browse/${assertValidName(host, "host")}`;
+}
+
+/** The folder of a listing's first page; its page n (from 2) is in `page/n/` under it. */
+export function listingFolder(listing: Listing): string {
+  const host = hostFolder(listing.host);
+  switch (listing.kind) {
+    case "host":
+      return host;
+    case "category":
+      return `${host}/category/${assertValidName(listing.category, "category")}`;
+    case "coder":
+      return `${host}/coder/${coderKey(utf8Bytes(listing.coder))}`;
+  }
+}
+
+/** The file of page `n` (1-based) of a listing. */
+export function listingPage(listing: Listing, n: number): string {
+  return pageIn(listingFolder(listing), n);
+}
+
+/** The file of page `n` of the listing whose first page is in `folder`. */
+export function pageIn(folder: string, n: number): string {
+  return n === 1 ? `${folder}/index.html` : `${folder}/page/${n}/index.html`;
+}
+
+export function packagePage(host: string, name: string): string {
+  return `${hostFolder(host)}/package/${assertValidName(name, "package")}/index.html`;
+}
+
+export function searchIndex(host: string): string {
+  return `${hostFolder(host)}/search.json`;
+}
+
+/**
+ * The relative URL from the page `from` to the file `to` (both paths of the output tree): a folder's
+ * index.html is linked as the folder (`../snake/`), so URLs stay directory-style and the site works
+ * under any sub-path.
+ */
+export function linkTo(from: string, to: string): string {
+  const target = to === "index.html" || to.endsWith("/index.html") ? to.slice(0, -"index.html".length) : to;
+  const fromDir = from.slice(0, from.lastIndexOf("/") + 1);
+  // The folders both share, then one ".." for each folder of `from` beyond them. (Written for speed:
+  // a build makes several links per package on every list page.)
+  let shared = 0;
+  for (let i = 0; i < fromDir.length && i < target.length && fromDir[i] === target[i]; i++)
+    if (fromDir[i] === "/") shared = i + 1;
+  let up = 0;
+  for (let i = shared; i < fromDir.length; i++) if (fromDir[i] === "/") up++;
+  const link = "../".repeat(up) + target.slice(shared);
+  return link === "" ? "./" : link;
+}

@@ -1,0 +1,281 @@
+// The browse site in a real browser: Debian's chromium (/usr/bin/chromium, never a downloaded one)
+// driven by playwright-core. From the home page to a host, a search that narrows as one types, a
+// package; no console or page error, no serious axe-core violation, keyboard reachable, untrusted
+// text inert. Screenshots at desktop and phone widths go to test-output/screenshots/, and the
+// weight and search speed of a 10,000-package host are printed (docs/site.md quotes them).
+import { execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+import { createServer } from "http-server";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { GEN_CATALOGUE, hostileManifest, memoryTempDir, ROOT, tempDir, writeFiles } from "../helpers.js";
+import fse from "fs-extra";
+
+// The code passed to page.evaluate runs in the browser; the test project has no DOM types, so these few are declared here.
+declare const document: any;
+declare const MutationObserver: any;
+declare function requestAnimationFrame(callback: () => void): number;
+
+const SCREENSHOTS = join(ROOT, "test-output", "screenshots");
+const axeSource = (createRequire(import.meta.url)("axe-core") as { source: string }).source;
+
+/**
+ * Serves a built output over HTTP for the browser. A plain static server for now: the preview
+ * server (`shopfront serve`) answers only the API's routes until it learns the site's paths.
+ */
+function serveSite(dir: string): Promise<{ url: string; close: () => void }> {
+  const server = createServer({ root: dir, cache: -1, showDotfiles: false });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.server.address() as AddressInfo;
+      resolve({ url: `http://127.0.0.1:${port}/`, close: () => server.close() });
+    }),
+  );
+}
+
+async function built(catalogue: string): Promise<string> {
+  const out = join(tempDir(), "dist");
+  const result = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
+  if (!result.built) throw new Error(JSON.stringify(result.problems));
+  return out;
+}
+
+let browser: Browser;
+let site: { url: string; close: () => void };
+let large: { url: string; close: () => void };
+let largeHost: string;
+
+beforeAll(async () => {
+  const catalogue = join(tempDir(), "catalogue");
+  fse.copySync(join(ROOT, "catalogue"), catalogue);
+  writeFiles(catalogue, { "primary/evil.json": hostileManifest() });
+  site = await serveSite(await built(catalogue));
+  const big = join(memoryTempDir(), "catalogue");
+  execFileSync(process.execPath, [GEN_CATALOGUE, big, "10000", "1", "3", "--coders=real", "--stats"]);
+  largeHost = (fse.readJsonSync(join(big, "hosts.json")) as { hosts: { id: string }[] }).hosts[0]!.id;
+  large = await serveSite(await built(big));
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  site?.close();
+  large?.close();
+});
+
+/** A page that records every console error, page error and dialog. */
+async function watchedPage(width = 1280, height = 800): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({ viewport: { width, height } });
+  const problems: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("dialog", (d) => {
+    problems.push(`dialog: ${d.message()}`);
+    void d.dismiss();
+  });
+  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
+  page.on("response", (r) => {
+    if (r.status() >= 400) problems.push(`${r.status()}: ${r.url()}`);
+  });
+  return { page, problems };
+}
+
+/** axe-core's serious and critical violations on the page as it is now. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: axeSource });
+  const result = (await page.evaluate("axe.run()")) as {
+    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+  };
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+describe("the browse site in chromium", () => {
+  it("goes from the home page to a host, narrows a search as one types, and opens a package", async () => {
+    const { page, problems } = await watchedPage();
+    await page.goto(site.url);
+    expect(await page.locator("h1").textContent()).toBe("Package catalogue");
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole("link", { name: "Shopfront Homebrew" }).click();
+    await page.waitForURL(/\/browse\/primary\/$/);
+    const rows = page.locator("#all tbody tr");
+    expect(await rows.count()).toBe(33);
+    const box = page.getByLabel("Search packages");
+    await box.pressSequentially("sn", { delay: 30 });
+    const results = page.locator("#results-list li");
+    await expect.poll(() => results.count()).toBeGreaterThan(0);
+    const few = await results.count();
+    await box.pressSequentially("ake", { delay: 30 });
+    await expect.poll(() => results.count()).toBeLessThan(few);
+    expect(await page.locator("#all").isHidden()).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByLabel("Search packages").fill("");
+    await expect.poll(() => page.locator("#all").isVisible()).toBe(true);
+    // The category filter narrows too.
+    await page.getByLabel("Category").selectOption({ label: "demos" });
+    await expect.poll(() => results.count()).toBe(5);
+    await page.getByLabel("Category").selectOption({ label: "Any" });
+    await page.locator("#all").getByRole("link", { name: "3D Minigolf Deluxe" }).click();
+    await page.waitForURL(/\/browse\/primary\/package\/3DMinigolf\/$/);
+    expect(await page.locator("h1").textContent()).toBe("3D Minigolf Deluxe");
+    expect(await seriousViolations(page)).toEqual([]);
+    // The API links are relative and answer.
+    const api = await page.getByRole("link", { name: "GET /v1/primary/package/3DMinigolf" }).getAttribute("href");
+    expect(api).toBe("../../../../v1/primary/package/3DMinigolf");
+    expect((await page.request.get(new URL(api!, page.url()).href)).status()).toBe(200);
+    expect(problems).toEqual([]);
+  });
+
+  it("shows hostile text as text: no dialog, no img, in the page and in search results", async () => {
+    const { page, problems } = await watchedPage();
+    await page.goto(`${site.url}browse/primary/package/evil/`);
+    expect(await page.locator("h1").textContent()).toBe(`"><img src=x onerror=alert(1)>`);
+    expect(await page.locator(".long").first().textContent()).toContain("<script>alert(1)</script>\n");
+    expect(await page.locator("img, svg").count()).toBe(0);
+    expect(await page.locator("script").count()).toBe(0);
+    expect(await page.locator('a[href^="javascript:"]').count()).toBe(0);
+    await page.goto(`${site.url}browse/primary/`);
+    await page.getByLabel("Search packages").pressSequentially("evil");
+    await expect.poll(() => page.locator("#results-list li").count()).toBe(1);
+    expect(await page.locator("#results-list").textContent()).toContain(`"><img src=x onerror=alert(1)>`);
+    expect(await page.locator("img, svg").count()).toBe(0);
+    await page.waitForTimeout(200);
+    expect(problems).toEqual([]);
+  });
+
+  it("is usable from the keyboard: Tab reaches the skip link, the search box and the list's links", async () => {
+    const { page, problems } = await watchedPage();
+    await page.goto(`${site.url}browse/primary/`);
+    await page.locator("form.search:not([hidden])").waitFor();
+    const focused: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press("Tab");
+      focused.push(
+        await page.evaluate(() => {
+          const e = document.activeElement;
+          return `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ""}:${(e.textContent ?? "").trim().slice(0, 20)}`;
+        }),
+      );
+    }
+    expect(focused[0]).toBe("a:Skip to content");
+    expect(focused).toContain("input#q:");
+    expect(focused.filter((f) => f.startsWith("a:")).length).toBeGreaterThan(3);
+    // Typing a query and pressing Enter keeps the page (the form never submits).
+    await page.getByLabel("Search packages").focus();
+    await page.keyboard.type("tracker");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("#results-list li").count()).toBe(1);
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("category");
+    expect(problems).toEqual([]);
+  });
+
+  it("saves screenshots of the home, host and package pages at desktop and phone widths", async () => {
+    for (const [device, width, height] of [
+      ["desktop", 1280, 800],
+      ["phone", 390, 844],
+    ] as const) {
+      const { page, problems } = await watchedPage(width, height);
+      for (const [name, path] of [
+        ["home", ""],
+        ["host", "browse/primary/"],
+        ["package", "browse/primary/package/4k_Lighthouse/"],
+        ["package-hostile", "browse/primary/package/evil/"],
+      ]) {
+        await page.goto(`${site.url}${path}`);
+        await page.screenshot({ path: join(SCREENSHOTS, `${name}-${device}.png`), fullPage: true });
+      }
+      await page.goto(`${site.url}browse/primary/`);
+      await page.getByLabel("Search packages").pressSequentially("box");
+      await expect.poll(() => page.locator("#results-list li").count()).toBeGreaterThan(0);
+      await page.screenshot({ path: join(SCREENSHOTS, `search-${device}.png`) });
+      expect(problems).toEqual([]);
+      await page.close();
+    }
+  });
+
+  it("keeps a 10,000-package host light and its search quick (figures printed for docs/site.md)", async () => {
+    const { page, problems } = await watchedPage();
+    const bytes = new Map<string, number>();
+    page.on("response", async (r) => {
+      bytes.set(new URL(r.url()).pathname, (await r.body()).length);
+    });
+    await page.goto(`${large.url}browse/${largeHost}/`);
+    expect(await page.locator("#all tbody tr").count()).toBe(100);
+    const pageWeight = [...bytes.values()].reduce((a, b) => a + b, 0);
+    const htmlBytes = bytes.get(`/browse/${largeHost}/`)!;
+    // The index is fetched on first use.
+    const index = page.waitForResponse((r) => r.url().endsWith("/search.json"));
+    await page.getByLabel("Search packages").focus();
+    const indexBytes = (await (await index).body()).length;
+    await expect.poll(() => page.locator("#coder option").count()).toBeGreaterThan(1);
+    const timings = (await page.evaluate(
+      async (queries: string[]) => {
+        const input = document.getElementById("q");
+        const status = document.getElementById("search-status")!;
+        const out: { query: string; update: number; painted: number; shown: number }[] = [];
+        for (const query of queries) {
+          const changed = new Promise<void>((resolve) => {
+            const observer = new MutationObserver(() => {
+              observer.disconnect();
+              resolve();
+            });
+            observer.observe(status, { childList: true, characterData: true, subtree: true });
+          });
+          const start = performance.now();
+          input.value = query;
+          input.dispatchEvent(new Event("input", { bubbles: true }));
+          await changed;
+          const update = performance.now() - start;
+          await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+          const painted = performance.now() - start;
+          out.push({ query, update, painted, shown: document.querySelectorAll("#results-list li").length });
+        }
+        return out;
+      },
+      ["a", "ab", "abc", "e", "em", "emu", "z", "zz", "q", "qu"],
+    )) as {
+      query: string;
+      update: number;
+      painted: number;
+      shown: number;
+    }[];
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const figures = {
+      packages: 10_000,
+      hostPageHtmlKB: +(htmlBytes / 1000).toFixed(1),
+      hostPageTotalKB: +(pageWeight / 1000).toFixed(1),
+      searchIndexKB: +(indexBytes / 1000).toFixed(1),
+      keystrokeToListMs: {
+        median: +median(timings.map((t) => t.update)).toFixed(1),
+        max: +Math.max(...timings.map((t) => t.update)).toFixed(1),
+      },
+      keystrokeToPaintMs: {
+        median: +median(timings.map((t) => t.painted)).toFixed(1),
+        max: +Math.max(...timings.map((t) => t.painted)).toFixed(1),
+      },
+    };
+    console.log(`site figures: ${JSON.stringify(figures)}`);
+    expect(htmlBytes).toBeLessThan(200_000);
+    expect(figures.keystrokeToListMs.max).toBeLessThan(500);
+    expect(problems).toEqual([]);
+  });
+});
