@@ -156,7 +156,11 @@ const CONFIGURED: Record<string, Record<string, Setting>> = {
   serve: { dir: out, catalogue, out, site: (config) => config.site },
   config: { catalogue, root: out },
   // check is about one host: the setting names it only when it lists one.
-  check: { catalogue, target: (config) => (config.targets?.length === 1 ? config.targets[0] : undefined) },
+  check: {
+    catalogue,
+    target: (config) => (config.targets?.length === 1 ? config.targets[0] : undefined),
+    site: (config) => config.site,
+  },
   deploy: { dir: out },
   new: { catalogue },
   "import hbb": { catalogue },
@@ -370,6 +374,7 @@ program
 interface CheckCliOptions {
   catalogue: string;
   target?: TargetId;
+  site: boolean;
   concurrency: string;
   format: Format;
 }
@@ -382,6 +387,7 @@ program
   .addOption(
     targetOption("--target <target>", "the host it is deployed on: what that host cannot do is reported, not failed"),
   )
+  .option("--no-site", "the deployment was built without the browse site (build --no-site)")
   .option("--concurrency <n>", "requests in flight at once", "16")
   .addOption(formatOption())
   .action(async (baseUrl: string, options: CheckCliOptions) => {
@@ -395,6 +401,7 @@ program
     const { problems, report } = await checkDeployment({
       baseUrl,
       catalogueDir: options.catalogue,
+      site: options.site,
       concurrency,
       ...(target ? { target } : {}),
       ...(onProgress ? { onProgress } : {}),

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalogue } from "../src/build/loadCatalogue.js";
 import { conformanceCases, CONFORMANCE_ROWS, expectedApi, type ConformanceRow } from "../src/check/conformance.js";
 import { runConformance, type RunResult } from "../src/check/runConformance.js";
-import { renderApi } from "../src/render/renderApi.js";
+import { renderOutput } from "../src/build/renderOutput.js";
 import { servePreview } from "../src/serve/servePreview.js";
 import type { TargetId } from "../src/targets/target.js";
 import { targetById } from "../src/targets/index.js";
@@ -58,7 +58,7 @@ describe.each(SERVERS)("$name", ({ target, targets, start }) => {
   beforeAll(async () => {
     const site = await buildSite(targets);
     const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-    const api = expectedApi(renderApi(catalogue!), catalogue!.packages);
+    const api = expectedApi(renderOutput(catalogue!, { site: true }), catalogue!.packages);
     server = await start(site);
     result = await runConformance({ baseUrl: server.url, api, cases: conformanceCases(api), concurrency: 8 });
   });

@@ -93,7 +93,7 @@ const PAGE = "(?:page/[1-9][0-9]*/)?index\\.html";
 const SITE_LAYOUT = new RegExp(
   `^(?:index\\.html|assets/[a-z]+\\.(?:css|js)|browse/${N}/(?:${PAGE}|search\\.json|package/${N}/index\\.html|category/${N}/${PAGE}|coder/[0-9a-f]+(?:/[0-9a-f]+)*/${PAGE}))$`,
 );
-const API_FILE = /^(?:v1\/|404\.json$)/;
+const API_FILE = /^(?:v1\/|404\.json$|openapi\.json$)/;
 
 /** Every link and script source of every page, resolved against the tree: what does not land on a file. */
 function brokenLinks(tree: ReadonlyMap<string, Buffer>): string[] {

@@ -4,13 +4,12 @@
 import type { Problem } from "../catalogue/problems.js";
 import { buildKey, forgetState, hostStateOf, readState, writeState, type BuildState } from "../rebuild/buildState.js";
 import { rebuildCatalogue } from "../rebuild/rebuildCatalogue.js";
-import { renderApi } from "../render/renderApi.js";
-import { renderSite } from "../site/renderSite.js";
 import { targetById } from "../targets/index.js";
 import type { CatalogueNames, TargetId } from "../targets/target.js";
 import type { OutputFile } from "../render/renderApi.js";
 import { publish, withOutput, writeFresh, type LockedOutput } from "../write/writeOutput.js";
 import { catalogueNames, loadCatalogue } from "./loadCatalogue.js";
+import { renderOutput } from "./renderOutput.js";
 import { targetFiles } from "./targetFiles.js";
 
 export interface BuildOptions {
@@ -107,8 +106,7 @@ async function buildFully(
 
   const names = catalogueNames(catalogue);
   const files = [
-    ...renderApi(catalogue),
-    ...(options.site === false ? [] : renderSite(catalogue)),
+    ...renderOutput(catalogue, { site: options.site !== false }),
     ...targetFiles(options.targets ?? [], names),
   ];
   forgetState(output.layout.home);

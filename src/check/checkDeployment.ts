@@ -6,7 +6,7 @@ import { runConformance, type Failure, type HttpResponse, type RunResult } from 
 import { reachDeployment } from "./reachDeployment.js";
 import { UsageError } from "../util/errors.js";
 import type { Problem } from "../catalogue/problems.js";
-import { renderApi } from "../render/renderApi.js";
+import { renderOutput } from "../build/renderOutput.js";
 import type { Target } from "../targets/target.js";
 
 export interface CheckOptions {
@@ -14,6 +14,8 @@ export interface CheckOptions {
   catalogueDir: string;
   /** The host the API is deployed on: its known limits are reported as "cannot", not as failures. */
   target?: Target;
+  /** Whether the build has the browse site (build --no-site leaves it out); on unless false. */
+  site?: boolean;
   concurrency?: number;
   onProgress?: (done: number, total: number) => void;
 }
@@ -64,7 +66,7 @@ export async function checkDeployment(options: CheckOptions): Promise<{ problems
 
   const { problems, catalogue } = await loadCatalogue(options.catalogueDir);
   if (!catalogue) return { problems };
-  const api = expectedApi(renderApi(catalogue), catalogue.packages);
+  const api = expectedApi(renderOutput(catalogue, { site: options.site !== false }), catalogue.packages);
   const cases = conformanceCases(api);
   const hosts = await reachDeployment(url);
   const result = await runConformance({

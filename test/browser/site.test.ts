@@ -5,10 +5,9 @@
 // weight and search speed of a 10,000-package host are printed (docs/site.md quotes them).
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createRequire } from "node:module";
-import { createServer } from "http-server";
+import { servePreview } from "../../src/serve/servePreview.js";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/build/buildCatalogue.js";
@@ -27,14 +26,10 @@ const axeSource = (createRequire(import.meta.url)("axe-core") as { source: strin
  * Serves a built output over HTTP for the browser. A plain static server for now: the preview
  * server (`shopfront serve`) answers only the API's routes until it learns the site's paths.
  */
-function serveSite(dir: string): Promise<{ url: string; close: () => void }> {
-  const server = createServer({ root: dir, cache: -1, showDotfiles: false });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.server.address() as AddressInfo;
-      resolve({ url: `http://127.0.0.1:${port}/`, close: () => server.close() });
-    }),
-  );
+/** The built folder, served as `shopfront serve` serves it: by the route table, site and API alike. */
+async function serveSite(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = await servePreview({ dir, host: "127.0.0.1", port: 0 });
+  return { url: `${server.url}/`, close: server.close };
 }
 
 async function built(catalogue: string): Promise<string> {
@@ -74,8 +69,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  site?.close();
-  large?.close();
+  await site?.close();
+  await large?.close();
 });
 
 /** A page that records every console error, page error and dialog. */
