@@ -219,6 +219,9 @@ for (const place of places) {
       const t = mustSucceed(timed(CLI, ["build", "--catalogue", catalogue, "--out", ours]), "shopfront rebuild");
       return { ...t, files: filesWritten(t.stdout) };
     });
+    // The clone's files are new: a build this close to them reads them again (git's "racy" rule).
+    // Wait that out, so the no-op below is what it is after any other build.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2500);
     // Then rebuild with nothing changed, then after edits.
     const build = () =>
       mustSucceed(timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", ours]), "shopfront rebuild");
