@@ -25,12 +25,12 @@ export function diffOutput(dir: string, files: readonly OutputFile[]): Map<strin
   return changes;
 }
 
-/** The paths of the files in `folder` of `root` and below, relative to `root`, with "/" between names. */
-function listFiles(root: string, folder: string): string[] {
-  const paths: string[] = [];
+/** Adds the paths of the files in `folder` of `root` and below to `paths`, relative to `root`, with "/" between names. */
+function listFiles(root: string, folder: string, paths: string[] = []): string[] {
   for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {
     const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
-    if (entry.isDirectory()) paths.push(...listFiles(root, path));
+    // Not pushed by spreading: a folder of 100,000 files is more arguments than a call can take.
+    if (entry.isDirectory()) listFiles(root, path, paths);
     else paths.push(path);
   }
   return paths;
