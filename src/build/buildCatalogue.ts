@@ -1,6 +1,9 @@
 // The `build` command: load the catalogue, render it, write it into the spare slot, publish it and
 // remember what was built. When a previous build left a state this build can trust, the rebuild
-// (src/rebuild/) takes over and reads and writes only what changed. It returns data; the CLI prints.
+// (src/rebuild/) takes over and reads and writes only what changed; when it must read nearly every
+// input again (a fresh clone with the last build restored), the full build compares its files with
+// the live output and writes only those that differ. It returns data; the CLI prints.
+import { existsSync } from "node:fs";
 import type { Problem } from "../catalogue/problems.js";
 import { buildKey, forgetState, hostStateOf, readState, writeState, type BuildState } from "../rebuild/buildState.js";
 import { rebuildCatalogue } from "../rebuild/rebuildCatalogue.js";
@@ -9,7 +12,6 @@ import { targetById } from "../targets/index.js";
 import type { CatalogueNames, TargetId } from "../targets/target.js";
 import type { OutputFile, RenderedCatalogue } from "../render/renderApi.js";
 import { fileFor } from "../routes/routeTable.js";
-import { existsSync } from "node:fs";
 import { diffOutput } from "../write/diffOutput.js";
 import {
   publish,
