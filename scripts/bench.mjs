@@ -11,6 +11,10 @@
 // across implementations; without it, catalogues come from scripts/gen-catalogue.mjs and the table
 // has absolute figures only. For each catalogue size and each file system:
 //   cold      an empty output folder, ours against the floor
+//   clone     a CI job's build: a fresh copy of the catalogue (new dates and inodes) with one manifest
+//             edited and the last build's output and state kept, as a cache restores them: its time,
+//             against the floor's and our cold build, and the files it wrote (first one after a cold
+//             build, and the median of the following ones)
 //   no-op     a rebuild with nothing changed
 //   one edit  a rebuild after one manifest was edited (first one after a cold build, and the median
 //             of the following ones, which find the spare slot up to date)
@@ -20,10 +24,11 @@
 //   stats     a rebuild after a first stats file (every package gets an entry), then the median of
 //             daily counts (a tenth of the packages' downloads change; the first after the first stats
 //             file is reported apart, as it also brings the spare slot up to date)
+//   with site the default build, API and browse site: cold, and after one edit
 // with the peak RSS of each. Then scripts/bench-stats.mjs times `stats count` on a generated combined
 // log of --log-mb (0 skips it). Writes the results as JSON to bench-results/.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -71,7 +76,7 @@ function timed(script, args) {
   // measure.mjs reports on exit; after a crash Node still prints its version below that line.
   const { maxRssKb } = JSON.parse(lines.findLast((l) => l.startsWith('{"maxRssKb":')) ?? '{"maxRssKb":null}');
   const failed = run.status !== 0 ? (lines.find((l) => /Error/.test(l)) ?? `exit ${run.status}`).trim() : undefined;
-  return { seconds, rssMb: maxRssKb / 1024, failed };
+  return { seconds, rssMb: maxRssKb / 1024, failed, stdout: run.stdout };
 }
 
 /** Ours must never fail; the floor may (it builds each list as one string, which V8 caps near 512 MB). */
@@ -135,6 +140,24 @@ const FOLDER_EDITS = {
   },
 };
 
+/**
+ * Makes the catalogue a fresh copy of itself at the same path, as a CI job's fresh clone is: every
+ * manifest and folder has new dates and inodes. The output and its state stay, as a cache restores them.
+ */
+function freshClone(catalogue) {
+  rmSync(`${catalogue}.clone`, { recursive: true, force: true });
+  cpSync(catalogue, `${catalogue}.clone`, { recursive: true });
+  rmSync(catalogue, { recursive: true });
+  renameSync(`${catalogue}.clone`, catalogue);
+}
+
+/** The files a build wrote, from its summary line ("nothing changed" is none; a full build's are all its files). */
+function filesWritten(stdout) {
+  if (/\(nothing changed/.test(stdout)) return 0;
+  const match = / (\d+) files? written/.exec(stdout) ?? /, (\d+) files? in /.exec(stdout);
+  return match ? Number(match[1]) : NaN;
+}
+
 const { serializeStats } = await import(join(ROOT, "lib", "stats", "statsFile.js"));
 
 /** Writes every host's stats file: each package gets an entry; `changed` of them (a fraction) new downloads. */
@@ -190,7 +213,21 @@ for (const place of places) {
       }
     }
     rmSync(floorOut, { recursive: true, force: true });
-    // The last cold build of ours is in place: rebuild with nothing changed, then after edits.
+    // The last cold build of ours is in place: a CI job's fresh clone with one manifest edited (a
+    // commit's change) and the output restored, once after the cold build and `runs` times more.
+    const clones = Array.from({ length: runs + 1 }, (_, i) => {
+      freshClone(catalogue);
+      editManifest(catalogue, 100 + i);
+      const t = mustSucceed(
+        timed(CLI, ["build", "--no-site", "--catalogue", catalogue, "--out", ours]),
+        "shopfront rebuild",
+      );
+      return { ...t, files: filesWritten(t.stdout) };
+    });
+    // The clone's files are new: a build this close to them reads them again (git's "racy" rule).
+    // Wait that out, so the no-op below is what it is after any other build.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2500);
+    // Then rebuild with nothing changed, then after edits.
     const build = () =>
       mustSucceed(
         timed(CLI, ["build", "--quiet", "--no-site", "--catalogue", catalogue, "--out", ours]),
@@ -217,6 +254,23 @@ for (const place of places) {
       writeStats(catalogue, i + 1, 0.1);
       return build();
     });
+    // The browse site's cost: what `shopfront build` does by default, the API and the site, cold
+    // and after one edit (the floor writes only the API, so the figures above leave the site out).
+    const siteOut = join(base, "site-dist");
+    const withSite = () =>
+      mustSucceed(
+        timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", siteOut]),
+        "shopfront build (with the site)",
+      );
+    const siteCold = Array.from({ length: runs }, () => {
+      removeOutput(siteOut);
+      return withSite();
+    });
+    const siteEdits = Array.from({ length: runs + 1 }, (_, i) => {
+      editManifest(catalogue, 200 + i);
+      return withSite();
+    });
+    removeOutput(siteOut);
     const floorCold = median(cold.floor);
     const row = {
       fs: place.name,
@@ -226,6 +280,12 @@ for (const place of places) {
       ...(cold.floorFailed ? { floorFailed: cold.floorFailed } : {}),
       oursColdS: median(cold.ours),
       coldRatio: median(cold.ours) / floorCold,
+      firstCloneS: clones[0].seconds,
+      cloneS: median(clones.slice(1).map((t) => t.seconds)),
+      cloneOfFloorCold: median(clones.slice(1).map((t) => t.seconds)) / floorCold,
+      cloneOfOursCold: median(clones.slice(1).map((t) => t.seconds)) / median(cold.ours),
+      cloneFilesWritten: median(clones.slice(1).map((t) => t.files)),
+      cloneRssMb: median(clones.slice(1).map((t) => t.rssMb)),
       noopS: median(noop.map((t) => t.seconds)),
       noopOfFloorCold: median(noop.map((t) => t.seconds)) / floorCold,
       firstEditS: edits[0].seconds,
@@ -243,9 +303,15 @@ for (const place of places) {
       statsDayS: median(days.slice(1).map((t) => t.seconds)),
       statsDayOfFloorCold: median(days.slice(1).map((t) => t.seconds)) / floorCold,
       statsDayRssMb: median(days.slice(1).map((t) => t.rssMb)),
+      siteColdS: median(siteCold.map((t) => t.seconds)),
+      siteColdRatio: median(siteCold.map((t) => t.seconds)) / floorCold,
+      siteEditS: median(siteEdits.slice(1).map((t) => t.seconds)),
+      siteEditOfFloorCold: median(siteEdits.slice(1).map((t) => t.seconds)) / floorCold,
+      siteColdRssMb: median(siteCold.map((t) => t.rssMb)),
       runs,
       samples: {
         cold,
+        clones: clones.map((t) => ({ seconds: t.seconds, files: t.files })),
         noop: noop.map((t) => t.seconds),
         edits: edits.map((t) => t.seconds),
         stats: [firstStats, ...days].map((t) => t.seconds),
@@ -268,6 +334,10 @@ const header = [
   "floor cold",
   "ours cold",
   "ratio",
+  "1st clone",
+  "clone",
+  "of floor/ours",
+  "clone writes",
   "no-op",
   "of floor",
   "1st edit",
@@ -278,7 +348,9 @@ const header = [
   "1st day",
   "day",
   "of floor",
-  "RSS floor/cold/no-op/edit/day MB",
+  "with site: cold",
+  "edit",
+  "RSS floor/cold/clone/no-op/edit/day/site MB",
 ];
 const table = [
   header,
@@ -288,6 +360,10 @@ const table = [
     floorS(r.floorColdS),
     s(r.oursColdS),
     Number.isFinite(r.coldRatio) ? `${r.coldRatio.toFixed(2)}x` : "-",
+    s(r.firstCloneS),
+    s(r.cloneS),
+    `${pct(r.cloneOfFloorCold)}/${pct(r.cloneOfOursCold)}`,
+    String(r.cloneFilesWritten),
     s(r.noopS),
     pct(r.noopOfFloorCold),
     s(r.firstEditS),
@@ -298,7 +374,9 @@ const table = [
     s(r.firstDayS),
     s(r.statsDayS),
     pct(r.statsDayOfFloorCold),
-    [r.floorRssMb, r.oursColdRssMb, r.noopRssMb, r.editRssMb, r.statsDayRssMb]
+    `${s(r.siteColdS)} (${Number.isFinite(r.siteColdRatio) ? `${r.siteColdRatio.toFixed(2)}x` : "-"})`,
+    `${s(r.siteEditS)} (${pct(r.siteEditOfFloorCold)})`,
+    [r.floorRssMb, r.oursColdRssMb, r.cloneRssMb, r.noopRssMb, r.editRssMb, r.statsDayRssMb, r.siteColdRssMb]
       .map((m) => (Number.isFinite(m) ? m.toFixed(0) : "-"))
       .join("/"),
   ]),
@@ -306,9 +384,12 @@ const table = [
 const widths = header.map((_, c) => Math.max(...table.map((row) => row[c].length)));
 console.log(table.map((row) => row.map((cell, c) => cell.padEnd(widths[c])).join("  ")).join("\n"));
 console.log(
-  `medians of ${runs} runs; cold = empty output folder; edit = one manifest changed (median of ${runs}; 1st edit = the first after a cold build); ` +
+  `medians of ${runs} runs; cold = empty output folder; clone = a fresh copy of the catalogue (new dates and inodes, as a CI clone) ` +
+    `with one manifest edited and the output and state kept (as a CI cache restores them), with its share of the floor's and our cold build ` +
+    `and the files it wrote (median of ${runs}; 1st clone = the first after a cold build, whose spare slot is remade from links); edit = one manifest changed (median of ${runs}; 1st edit = the first after a cold build); ` +
     `replaced/added/removed = one manifest renamed over (as git checkout), added, removed, with their share of the floor's cold build; ` +
-    `1st stats = every package gets a stats entry; day = a tenth of the downloads change (median of ${runs}; 1st day = the first after 1st stats)`,
+    `1st stats = every package gets a stats entry; day = a tenth of the downloads change (median of ${runs}; 1st day = the first after 1st stats); ` +
+    `with site = the default build, the API and the browse site (the columns before it build with --no-site, as the floor writes only the API): cold against the floor's cold build, and one edit (median of ${runs}) with its share of it`,
 );
 if (!hasFloor) console.log(`no floor in ${FLOOR_DIR}: these are absolute figures, not compared with the floor`);
 for (const r of results) if (r.floorFailed) console.log(`the floor failed at ${r.fs} ${r.packages}: ${r.floorFailed}`);

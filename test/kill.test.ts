@@ -1,9 +1,10 @@
-// Builds killed with SIGKILL at moments spread over their whole run, full and incremental: the
-// output is always exactly the old tree or the new one, and the next build succeeds and is right.
+// Builds killed with SIGKILL at moments spread over their whole run, full, incremental and by content
+// (a fresh clone with the last build restored): the output is always exactly the old tree or the new
+// one, and the next build succeeds and is right.
 // Two builds started at once into one output: one fails clearly; the output is never a mix.
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GEN_CATALOGUE, memoryTempDir, readTree, ROOT } from "./helpers.js";
@@ -49,8 +50,8 @@ async function killedBuild(catalogue: string, out: string, ms: number): Promise<
   return signal === "SIGKILL";
 }
 
-const moments = (duration: number) =>
-  Array.from({ length: MOMENTS }, (_, i) => Math.round(((i + 0.5) / MOMENTS) * duration));
+const moments = (duration: number, count = MOMENTS) =>
+  Array.from({ length: count }, (_, i) => Math.round(((i + 0.5) / count) * duration));
 
 let a: string;
 let b: string;
@@ -134,6 +135,86 @@ describe("a killed build", () => {
     }
     expect(landed).toBeGreaterThan(MOMENTS / 2);
   });
+});
+
+describe("a killed build by content", () => {
+  // Past 10,000 manifests to read, and more than half the catalogue, a rebuild reads and renders it
+  // all, then writes only the files whose bytes differ from the live output's.
+  const LARGE = 10_000;
+  let c: string;
+  let d: string;
+
+  beforeAll(() => {
+    const dir = memoryTempDir("shopfront-kill-content-");
+    c = join(dir, "c");
+    execFileSync(process.execPath, [GEN_CATALOGUE, c, String(LARGE), "2", "6", "--coders=real"]);
+    // d: one commit's worth of changes: every 50th manifest edited, one removed, one added.
+    d = join(dir, "d");
+    cpSync(c, d, { recursive: true });
+    const files = readdirSync(join(d, "primary")).sort();
+    files.forEach((f, i) => {
+      if (i % 50 === 0)
+        writeFileSync(
+          join(d, "primary", f),
+          readFileSync(join(d, "primary", f), "utf8").replace('"version": "', '"version": "edited-'),
+        );
+    });
+    rmSync(join(d, "primary", files[1]!));
+    cpSync(join(d, "primary", files[2]!), join(d, "primary", "added_one.json"));
+    writeFileSync(
+      join(d, "primary", "added_one.json"),
+      readFileSync(join(d, "primary", "added_one.json"), "utf8").replace(
+        /"internal_name": "[^"]*"/,
+        '"internal_name": "added_one"',
+      ),
+    );
+    for (const catalogue of [c, d]) {
+      const out = join(dir, `ref-${catalogue === c ? "c" : "d"}`);
+      build(catalogue, out);
+      digests.set(catalogue, digest(out));
+    }
+    expect(digests.get(c)).not.toBe(digests.get(d));
+  }, 120_000);
+
+  /** Makes `to` a fresh copy of `from` at the same path, as a CI job's clone: every file has a new date and inode. */
+  function cloneInto(to: string, from: string): void {
+    cpSync(from, `${to}.clone`, { recursive: true });
+    rmSync(to, { recursive: true });
+    renameSync(`${to}.clone`, to);
+  }
+
+  // Fewer moments than above: each one copies and builds a catalogue five times as large.
+  const COUNT = MOMENTS / 2;
+
+  it(
+    `leaves the old or the new tree at ${COUNT} moments, and the next build is right`,
+    { timeout: 300_000 },
+    async () => {
+      const catalogue = join(memoryTempDir(), "catalogue");
+      cpSync(c, catalogue, { recursive: true });
+      const out = join(memoryTempDir(), "dist");
+      build(catalogue, out);
+      cloneInto(catalogue, d);
+      const started = performance.now();
+      const line = execFileSync(process.execPath, [BIN, "build", "--catalogue", catalogue, "--out", out], {
+        encoding: "utf8",
+      });
+      const duration = performance.now() - started;
+      expect(line).toContain("files written; rebuilt by content");
+      let from = d;
+      let landed = 0;
+      for (const ms of moments(duration, COUNT)) {
+        const to = from === c ? d : c;
+        cloneInto(catalogue, to);
+        if (await killedBuild(catalogue, out, ms)) landed++;
+        expect([digests.get(from), digests.get(to)], `killed after ${ms} ms`).toContain(digest(out));
+        build(catalogue, out);
+        expect(digest(out)).toBe(digests.get(to));
+        from = to;
+      }
+      expect(landed).toBeGreaterThan(COUNT / 2);
+    },
+  );
 });
 
 describe("two builds started at once into one output", () => {

@@ -1,6 +1,7 @@
 // The GitHub Pages workflow cannot run here, so it is read: it parses as YAML, has the triggers
 // and permissions Pages needs and no more, uses the real actions, runs the commands that
-// docs/publishing.md documents, in order, and prints problems as annotations on the manifests' lines.
+// docs/publishing.md documents, in order, prints problems as annotations on the manifests' lines, and
+// restores the last build from a cache that a new shopfront never reuses.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -77,6 +78,22 @@ describe(".github/workflows/pages.yml", () => {
       "npx shopfront build --target github-pages --format github",
     ]);
     expect(build!.steps.at(-1)).toEqual({ uses: "actions/upload-pages-artifact@v4", with: { path: "dist" } });
+  });
+
+  it("restores the last build's output and state before building, keyed so that another shopfront never reuses it", () => {
+    const cache = build!.steps.findIndex((s) => s.uses?.startsWith("actions/cache@"));
+    expect(build!.steps[cache]).toEqual({
+      uses: "actions/cache@v4",
+      with: {
+        path: "dist\n.dist.shopfront\n",
+        key: "shopfront-${{ runner.os }}-${{ hashFiles('package-lock.json') }}-${{ github.sha }}",
+        "restore-keys": "shopfront-${{ runner.os }}-${{ hashFiles('package-lock.json') }}-\n",
+      },
+    });
+    expect(build!.steps.findIndex((s) => s.run?.startsWith("npx shopfront build"))).toBeGreaterThan(cache);
+    // The output shopfront.json names, which `init` writes and ignores in git.
+    expect(publishing).toContain("`dist` and `.dist.shopfront`");
+    expect(uses(validate!)).not.toContain("actions/cache@v4");
   });
 
   it("prints every problem of every shopfront command as a GitHub annotation", () => {

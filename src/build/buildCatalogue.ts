@@ -1,13 +1,26 @@
 // The `build` command: load the catalogue, render it, write it into the spare slot, publish it and
 // remember what was built. When a previous build left a state this build can trust, the rebuild
-// (src/rebuild/) takes over and reads and writes only what changed. It returns data; the CLI prints.
+// (src/rebuild/) takes over and reads and writes only what changed; when it must read nearly every
+// input again (a fresh clone with the last build restored), the full build compares its files with
+// the live output and writes only those that differ. It returns data; the CLI prints.
+import { existsSync } from "node:fs";
 import type { Problem } from "../catalogue/problems.js";
 import { buildKey, forgetState, hostStateOf, readState, writeState, type BuildState } from "../rebuild/buildState.js";
 import { rebuildCatalogue } from "../rebuild/rebuildCatalogue.js";
 import { targetById } from "../targets/index.js";
 import type { CatalogueNames, TargetId } from "../targets/target.js";
-import type { OutputFile } from "../render/renderApi.js";
-import { publish, withOutput, writeFresh, type LockedOutput } from "../write/writeOutput.js";
+import type { OutputFile, RenderedCatalogue } from "../render/renderApi.js";
+import { fileFor } from "../routes/routeTable.js";
+import { diffOutput } from "../write/diffOutput.js";
+import {
+  publish,
+  slotDir,
+  withOutput,
+  writeChanges,
+  writeFresh,
+  type LockedOutput,
+  type Slot,
+} from "../write/writeOutput.js";
 import { catalogueNames, loadCatalogue } from "./loadCatalogue.js";
 import { renderOutput } from "./renderOutput.js";
 import { targetFiles } from "./targetFiles.js";
@@ -35,8 +48,13 @@ export interface BuildSummary {
   files: number;
   /** How the build went: everything written, only changes written, or nothing to write. */
   mode: "full" | "incremental" | "unchanged";
-  /** For a full build, why it was one. */
+  /** For a full build, why it was one; for a build compared by content, why it read every input. */
   reason?: string;
+  /**
+   * Every input was read and rendered, then compared with the live output by its bytes: only the
+   * files that differ were written (a fresh clone with the last build's output and state restored).
+   */
+  byContent?: true;
   /** Packages whose output was added, changed or removed (for incremental builds). */
   changedPackages: number;
   /** Files written or removed. */
@@ -73,7 +91,9 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
       output,
       previous.state,
     );
-    return "fullBuild" in rebuilt ? buildFully(options, output, key, rebuilt.fullBuild, dropped) : rebuilt;
+    return "fullBuild" in rebuilt
+      ? buildFully(options, output, key, rebuilt.fullBuild, dropped, previous.state)
+      : rebuilt;
   });
 }
 
@@ -89,13 +109,17 @@ function usableState(
   return { state };
 }
 
-/** Loads and renders the whole catalogue, writes it into the spare slot, publishes it and remembers it. */
+/**
+ * Loads and renders the whole catalogue, writes it into the spare slot, publishes it and remembers it.
+ * With the state of the live output (`live`), only the files whose bytes differ are written.
+ */
 async function buildFully(
   options: BuildOptions,
   output: LockedOutput,
   key: string,
   reason: string,
   dropped: readonly TargetId[],
+  live?: BuildState,
 ): Promise<BuildResult> {
   const snapshotMs = (options.now ?? Date.now)();
   const { problems, catalogue, sources } = await loadCatalogue(
@@ -109,16 +133,14 @@ async function buildFully(
     ...renderOutput(catalogue, { site: options.site !== false }),
     ...targetFiles(options.targets ?? [], names),
   ];
-  forgetState(output.layout.home);
-  writeFresh(output, files, phase(options.onProgress, "writing"));
-  publish(output);
+  const written = writeBuild(output, files, live, phase(options.onProgress, "writing"));
 
   const hosts = catalogue.hosts.map((h) => h.id);
   writeState(output.layout.home, {
     key,
     targets: [...new Set(options.targets ?? [])],
-    live: output.spare,
-    spare: null,
+    live: written.live,
+    spare: written.spare,
     snapshotMs,
     hostsFile: sources.hostsFile,
     folders: sources.folders,
@@ -145,13 +167,70 @@ async function buildFully(
       hosts: hosts.length,
       packages,
       files: files.length,
-      mode: "full",
+      mode: written.mode,
       reason,
-      changedPackages: packages,
-      filesWritten: files.length,
+      ...(written.mode === "full" ? {} : { byContent: true }),
+      changedPackages: written.changes ? changedPackages(written.changes, catalogue, live!) : packages,
+      filesWritten: written.changes?.size ?? files.length,
       ...droppedTargets(dropped, names, files),
     },
   };
+}
+
+/** How a full build's files were written, and what the state records of the slots after it. */
+interface Written {
+  mode: BuildSummary["mode"];
+  /** The files written or deleted, when only the changes were. */
+  changes?: ReadonlyMap<string, unknown>;
+  live: Slot;
+  spare: string[] | null;
+}
+
+/**
+ * Writes a full build's files into the spare slot and publishes it. Given the state of the live
+ * output, first compares the files with the live ones by their bytes: when nothing differs, nothing
+ * is written; when up to half of them differ, the spare slot is brought up to date with the live one
+ * (hard links, or only the paths the state names) and takes only those. Reading a small file costs
+ * less than creating it, on disk or in memory, and a fresh clone changes few.
+ */
+function writeBuild(
+  output: LockedOutput,
+  files: readonly OutputFile[],
+  live: BuildState | undefined,
+  onFile: ((done: number, total: number) => void) | undefined,
+): Written {
+  const home = output.layout.home;
+  if (live) {
+    const changes = diffOutput(slotDir(output, output.live!), files);
+    if (changes.size === 0) return { mode: "unchanged", changes, live: output.live!, spare: live.spare };
+    if (changes.size * 2 <= files.length) {
+      forgetState(home);
+      // A spare slot that is not there (a cache that kept only the live one) is remade from links.
+      writeChanges(output, existsSync(slotDir(output, output.spare)) ? live.spare : null, changes);
+      publish(output);
+      return { mode: "incremental", changes, live: output.spare, spare: [...changes.keys()] };
+    }
+  }
+  forgetState(home);
+  writeFresh(output, files, onFile);
+  publish(output);
+  return { mode: "full", live: output.spare, spare: null };
+}
+
+/** Packages whose file a build compared by content wrote or deleted. */
+function changedPackages(
+  changes: ReadonlyMap<string, unknown>,
+  catalogue: RenderedCatalogue,
+  live: BuildState,
+): number {
+  const paths = new Set<string>();
+  for (const [host, list] of catalogue.packages)
+    for (const p of list) paths.add(fileFor("package", { host, name: p.name }));
+  for (const host of live.hosts)
+    for (const name of live.packages[host]!.names) paths.add(fileFor("package", { host, name }));
+  let changed = 0;
+  for (const path of changes.keys()) if (paths.has(path)) changed++;
+  return changed;
 }
 
 /** The targets the previous build had and this one has not, when the output lost files of theirs. */

@@ -3,12 +3,16 @@ import type { BuildSummary } from "../build/buildCatalogue.js";
 import { listed, plural } from "./formatProblems.js";
 import { CONFIG_FILE } from "../config/readConfig.js";
 
-/** `built 2 hosts, 100000 packages (3 changed, 4 files written) in 0.6 s into dist` */
+/**
+ * `built 2 hosts, 100000 packages (3 changed, 4 files written) in 0.6 s into dist`, or with
+ * `; rebuilt by content, as most packages must be read again` after the counts.
+ */
 export function formatBuildSummary(built: BuildSummary, time: string, out: string): string {
   const what = `built ${plural(built.hosts, "host")}, ${plural(built.packages, "package")}`;
-  if (built.mode === "unchanged") return `${what} (nothing changed) in ${time}; ${out} is up to date`;
+  const how = built.byContent ? `; rebuilt by content, as ${built.reason}` : "";
+  if (built.mode === "unchanged") return `${what} (nothing changed${how}) in ${time}; ${out} is up to date`;
   if (built.mode === "incremental")
-    return `${what} (${built.changedPackages} changed, ${plural(built.filesWritten, "file")} written) in ${time} into ${out}`;
+    return `${what} (${built.changedPackages} changed, ${plural(built.filesWritten, "file")} written${how}) in ${time} into ${out}`;
   return `${what}, ${plural(built.files, "file")} in ${time} into ${out} (full build: ${built.reason})`;
 }
 
