@@ -56,9 +56,9 @@ function catalogueRepository(packages: number): { origin: string; first: string;
 }
 
 /** A full build of the catalogue, into a fresh folder. */
-async function fullTree(catalogueDir: string): Promise<Map<string, Buffer>> {
+async function fullTree(catalogueDir: string, site = true): Promise<Map<string, Buffer>> {
   const out = join(memoryTempDir(), "dist");
-  await buildCatalogue({ catalogueDir, outDir: out });
+  await buildCatalogue({ catalogueDir, outDir: out, site });
   return readTree(out);
 }
 
@@ -184,7 +184,9 @@ describe("a large catalogue in git, built in CI with the last build restored", (
     { timeout: 300_000 },
     async () => {
       const checkout = join(memoryTempDir(), "checkout");
-      const run = () => shopfront(checkout, "build", "--catalogue", "catalogue", "--out", "dist");
+      // The API alone: the site's pages are compared like any other file (the small catalogue above
+      // has them), and would double the files of five builds.
+      const run = () => shopfront(checkout, "build", "--no-site", "--catalogue", "catalogue", "--out", "dist");
       freshClone(repo.origin, checkout, repo.first);
       expect(run().code).toBe(0);
       const first = readTree(join(checkout, "dist"));
@@ -202,21 +204,22 @@ describe("a large catalogue in git, built in CI with the last build restored", (
 
       freshClone(repo.origin, checkout, repo.second);
       restoreCache(cache, checkout);
-      const second = await fullTree(join(checkout, "catalogue"));
+      const second = await fullTree(join(checkout, "catalogue"), false);
       const changed = differing(first, second);
       expect(run().stdout).toMatch(
         new RegExp(
           `^built 2 hosts, 10400 packages \\(8 changed, ${changed} files written; rebuilt by content, as most packages must be read again\\) in `,
         ),
       );
-      expect(readTree(join(checkout, "dist"))).toEqual(second);
+      // Compared with Buffer.equals: a deep equality of 20,000 buffers walks them byte by byte.
+      expect(differing(readTree(join(checkout, "dist")), second)).toBe(0);
 
       // Back to the first commit, from a cache whose spare slot is the first build's.
       cache = saveCache(checkout);
       freshClone(repo.origin, checkout, repo.first);
       restoreCache(cache, checkout);
       expect(run().stdout).toMatch(new RegExp(`\\(8 changed, ${changed} files written; rebuilt by content`));
-      expect(readTree(join(checkout, "dist"))).toEqual(first);
+      expect(differing(readTree(join(checkout, "dist")), first)).toBe(0);
     },
   );
 });
