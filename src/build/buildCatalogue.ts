@@ -190,8 +190,8 @@ interface Written {
  * Writes a full build's files into the spare slot and publishes it. Given the state of the live
  * output, first compares the files with the live ones by their bytes: when nothing differs, nothing
  * is written; when up to half of them differ, the spare slot is brought up to date with the live one
- * (hard links, or only the paths the state names) and takes only those. Reading a small file costs
- * less than creating it, on disk or in memory, and a fresh clone changes few.
+ * (hard links, or only the paths the state names) and takes only those. A fresh clone changes few,
+ * and on a disk reading a small file costs far less than creating it (docs/speed.md).
  */
 function writeBuild(
   output: LockedOutput,
