@@ -196,7 +196,7 @@ describe("a killed build by content", () => {
       build(catalogue, out);
       cloneInto(catalogue, d);
       const started = performance.now();
-      const line = execFileSync(process.execPath, [BIN, "build", "--catalogue", catalogue, "--out", out], {
+      const line = execFileSync(process.execPath, [BIN, "build", "--no-site", "--catalogue", catalogue, "--out", out], {
         encoding: "utf8",
       });
       const duration = performance.now() - started;
