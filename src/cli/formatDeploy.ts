@@ -1,22 +1,11 @@
 // What `shopfront deploy` prints, as lines: the plan (for --dry-run), the summary, and the
 // CloudFront steps that put the bucket behind the routing function. The CLI prints them.
+import { formatBytes } from "../util/formatBytes.js";
 import { plural } from "./formatProblems.js";
 import { NOT_FOUND_FILE, RESPONSE_HEADERS } from "../routes/routeTable.js";
 import type { DeployResult } from "../deploy/deployToS3.js";
 import { PHASES, UPLOAD_REASONS } from "../deploy/planDeploy.js";
 import { formatS3Url, type S3Location } from "../deploy/s3Location.js";
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  const units = ["kB", "MB", "GB"];
-  let value = bytes / 1000;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}
 
 /** Every action of the plan in the order it runs, one line each. */
 export function formatPlan(result: DeployResult): string[] {

@@ -3,6 +3,7 @@
 // which escapes it; every link is relative (linkTo) to a path from sitePaths.
 import { PACKAGE_FIELDS, type Package } from "../catalogue/fields.js";
 import { describeRoute, fileFor, pathFor, ROUTES } from "../routes/routeTable.js";
+import { formatBytes } from "../util/formatBytes.js";
 import { markup, type Html, type HtmlValue } from "./html.js";
 import {
   HOME_PAGE,
@@ -155,7 +156,7 @@ function packageRow(path: string, host: string, p: Package, downloads: boolean):
   const link = (to: string) => linkTo(path, to);
   const category = link(listingPage({ kind: "category", host, category: p.category }, 1));
   const coder = link(listingPage({ kind: "coder", host, coder: p.coder }, 1));
-  return markup`<tr><td><a href="${link(packagePage(host, p.internal_name))}" class="name">${p.display_name}</a> <span class="id">${p.internal_name}</span><br><span class="short">${p.short_description}</span></td><td data-label="Version">${p.version}</td><td data-label="Category"><a href="${category}">${p.category}</a></td><td data-label="Coder"><a href="${coder}">${p.coder}</a></td><td data-label="Released">${isoDate(p.release_date)}</td><td data-label="Size" class="num">${humanSize(p.zip_size)}</td>${downloads && markup`<td data-label="Downloads" class="num">${count(p.downloads)}</td>`}</tr>\n`;
+  return markup`<tr><td><a href="${link(packagePage(host, p.internal_name))}" class="name">${p.display_name}</a> <span class="id">${p.internal_name}</span><br><span class="short">${p.short_description}</span></td><td data-label="Version">${p.version}</td><td data-label="Category"><a href="${category}">${p.category}</a></td><td data-label="Coder"><a href="${coder}">${p.coder}</a></td><td data-label="Released">${isoDate(p.release_date)}</td><td data-label="Size" class="num">${formatBytes(p.zip_size)}</td>${downloads && markup`<td data-label="Downloads" class="num">${count(p.downloads)}</td>`}</tr>\n`;
 }
 
 /** The search box, hidden until assets/search.js brings it to life (without the script it could do nothing). */
@@ -243,7 +244,7 @@ export function renderPackagePage(host: string, p: Package): string {
 <div><dt>Coder</dt><dd><a href="${link(listingPage({ kind: "coder", host, coder: p.coder }, 1))}">${p.coder}</a></dd></div>
 <div><dt>Category</dt><dd><a href="${link(listingPage({ kind: "category", host, category: p.category }, 1))}">${p.category}</a></dd></div>
 <div><dt>Released</dt><dd>${isoDate(p.release_date)}</dd></div>
-<div><dt>Download</dt><dd>${humanSize(p.zip_size)} (${humanSize(p.extracted)} extracted)</dd></div>
+<div><dt>Download</dt><dd>${formatBytes(p.zip_size)} (${formatBytes(p.extracted)} extracted)</dd></div>
 ${p.downloads > 0 && markup`<div><dt>Downloads</dt><dd>${count(p.downloads)}</dd></div>\n`}</dl>
 <section aria-labelledby="description">
 <h2 id="description">Description</h2>
@@ -278,7 +279,7 @@ function fieldValue(key: keyof Package, value: string | number): HtmlValue {
     if (key === "release_date" || key === "updated")
       return markup`${value} <span class="note">(${isoDate(value)})</span>`;
     if (key === "zip_size" || key === "extracted")
-      return markup`${value} <span class="note">(${humanSize(value)})</span>`;
+      return markup`${value} <span class="note">(${formatBytes(value)})</span>`;
     return String(value);
   }
   if (value === "") return markup`<span class="note">(empty)</span>`;
@@ -289,19 +290,6 @@ function fieldValue(key: keyof Package, value: string | number): HtmlValue {
 export function isoDate(seconds: number): string {
   const date = new Date(seconds * 1000);
   return Number.isNaN(date.getTime()) ? String(seconds) : date.toISOString().slice(0, 10);
-}
-
-/** Bytes in SI units with one decimal: 14680064 -> "14.7 MB". */
-export function humanSize(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  const units = ["kB", "MB", "GB", "TB"];
-  let value = bytes / 1000;
-  let unit = 0;
-  while (value >= 999.95 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
 }
 
 /** A count with thousands separators, the same on every machine. */
