@@ -19,6 +19,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { FailureError } from "./errors.js";
+import { readProcess } from "./readProcess.js";
 
 /** How often a held lock's modification time is renewed. */
 export const LOCK_REFRESH_MS = 30_000;
@@ -106,7 +107,7 @@ function judgeHolder(holder: LockHolder, path: string): Held | undefined {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EPERM") return undefined;
     }
-    const start = processStart(holder.pid);
+    const start = readProcess(holder.pid)?.start;
     if (holder.start !== undefined && start !== undefined && start !== holder.start) return undefined;
     return { running: true };
   }
@@ -138,7 +139,7 @@ function sameHolder(a: LockHolder, b: LockHolder | undefined): boolean {
 
 function thisProcess(): LockHolder {
   const boot = bootId();
-  const start = processStart(process.pid);
+  const start = readProcess(process.pid)?.start;
   return {
     pid: process.pid,
     host: hostname(),
@@ -167,17 +168,6 @@ function readLock(path: string): LockHolder | undefined {
 function bootId(): string | undefined {
   try {
     return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** When process `pid` started, in clock ticks since boot (field 22 of /proc/PID/stat, Linux). */
-function processStart(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) is in parentheses and may hold spaces and parentheses itself.
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return undefined;
   }
