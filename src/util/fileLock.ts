@@ -88,7 +88,7 @@ export function acquireLock(
         rmSync(aside, { force: true });
       }
       throw new FailureError(
-        `another ${writer} (pid ${moved.pid}) started writing ${target} at the same time; run again when it has finished`,
+        `another ${writer} (pid ${moved.pid}) started writing ${target} at the same time; run again when it has finished (its lock file is ${path})`,
       );
     }
     rmSync(aside, { force: true });
