@@ -20,6 +20,19 @@ export interface MetaXml {
 
 export type MetaXmlResult = { ok: true; meta: MetaXml; warnings: string[] } | { ok: false; reason: string };
 
+// Windows-1252's 0x80-0x9F; the five bytes it leaves undefined keep their Latin-1 meaning. Written
+// out because Node's TextDecoder("windows-1252") decodes this range as Latin-1's control characters
+// (https://github.com/nodejs/node/issues/56542).
+const CP1252_HIGH =
+  "\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f" +
+  "\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178";
+
+function decodeWindows1252(bytes: Uint8Array): string {
+  let out = "";
+  for (const b of bytes) out += b >= 0x80 && b < 0xa0 ? CP1252_HIGH[b - 0x80] : String.fromCharCode(b);
+  return out;
+}
+
 /** Decodes the bytes as UTF-8 when they are valid UTF-8, else as Windows-1252 (a superset of Latin-1). */
 export function decodeMetaXmlBytes(bytes: Uint8Array): { text: string; encoding: MetaXml["encoding"] } {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
@@ -30,7 +43,7 @@ export function decodeMetaXmlBytes(bytes: Uint8Array): { text: string; encoding:
   try {
     return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), encoding: "utf-8" };
   } catch {
-    return { text: new TextDecoder("windows-1252").decode(bytes), encoding: "windows-1252" };
+    return { text: decodeWindows1252(bytes), encoding: "windows-1252" };
   }
 }
 
