@@ -83,6 +83,19 @@ describe("inspectPackageZip on hostile archives", () => {
     expect(lowered.findings.map((f) => f.code)).toEqual(["ZIP_BOMB", "ICON_MISSING"]);
   });
 
+  it("stops before reading entries beyond the entry limit, and refuses a meta.xml beyond its limit", async () => {
+    const fewEntries = await inspect("no-icon.zip", { ...DEFAULT_ZIP_LIMITS, maxEntries: 1 });
+    expect(fewEntries.findings.map((f) => [f.code, f.message])).toEqual([
+      ["ZIP_BOMB", "2 entries, more than the limit of 1"],
+    ]);
+    const smallMeta = await inspect("no-icon.zip", { ...DEFAULT_ZIP_LIMITS, maxMetaXml: 10 });
+    expect(smallMeta.findings.map((f) => [f.code, f.message])).toEqual([
+      ["ICON_MISSING", "apps/snake/ holds no icon.png; the placeholder icon is served"],
+      ["META_UNREADABLE", "apps/snake/meta.xml is larger than 10 bytes"],
+    ]);
+    expect(smallMeta.derived?.meta).toBe(undefined);
+  });
+
   it("accepts META.XML, Icon.Png and BOOT.DOL in other cases and derives from them", async () => {
     const { derived } = await inspect("lenient-case.zip");
     expect(derived).toMatchObject({
