@@ -2,7 +2,8 @@
 // zip that is the same bytes on every machine: entries in code-point order of their full path, every
 // folder as an explicit entry (so an empty folder an app expects survives), the DOS epoch as every
 // time, fixed Unix modes, deflate by fflate (pure JavaScript, pinned: Node's zlib differs between
-// builds) at level 9 with a fixed memory level, no extra fields, no comments.
+// builds) at level 9 with a fixed memory level, no extra fields, no comments. Names are written in
+// Unicode NFC, so that a file name macOS hands over decomposed (NFD) gives the same entry.
 import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Zip, ZipDeflate, ZipPassThrough, type ZipInputFile } from "fflate";
@@ -67,8 +68,13 @@ export async function listPackageFolder(dir: string): Promise<{ entries: FolderE
     }
   };
   await walk("");
-  entries.sort((a, b) => compareCodePoints(a.path, b.path));
+  entries.sort((a, b) => compareCodePoints(entryName(a), entryName(b)));
   return { entries, findings };
+}
+
+/** The entry's name in the archive. */
+export function entryName(entry: FolderEntry): string {
+  return entry.path.normalize("NFC");
 }
 
 function fixedEntry<T extends ZipInputFile>(file: T, kind: FolderEntry["kind"]): T {
@@ -102,13 +108,16 @@ export async function writeFolderZip(
   };
   for (const entry of entries) {
     if (entry.kind === "directory") {
-      const folder = fixedEntry(new ZipPassThrough(entry.path), "directory");
+      const folder = fixedEntry(new ZipPassThrough(entryName(entry)), "directory");
       zip.add(folder);
       folder.push(new Uint8Array(0), true);
       await flush();
       continue;
     }
-    const file = fixedEntry(new ZipDeflate(entry.path, { level: ZIP_SETTINGS.level, mem: ZIP_SETTINGS.mem }), "file");
+    const file = fixedEntry(
+      new ZipDeflate(entryName(entry), { level: ZIP_SETTINGS.level, mem: ZIP_SETTINGS.mem }),
+      "file",
+    );
     zip.add(file);
     const handle = await open(join(dir, entry.path), "r");
     try {

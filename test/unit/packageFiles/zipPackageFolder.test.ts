@@ -173,6 +173,15 @@ describe("zipPackageFolder", () => {
     ]);
   });
 
+  it("writes names in NFC, whatever the file system gave", async () => {
+    const [nfc, nfd] = [temp(), temp()];
+    writeFileSync(join(nfc, "caf\u00e9.txt"), "x");
+    writeFileSync(join(nfd, "cafe\u0301.txt"), "x");
+    const zip = await zipOf(nfd);
+    expect(centralDirectory(zip).map((e) => e.name)).toEqual(["caf\u00e9.txt"]);
+    expect(zip.equals(await zipOf(nfc))).toBe(true);
+  });
+
   it("refuses a symbolic link, without following it, and writes nothing", async () => {
     const dir = join(temp(), "snake");
     cpSync(SNAKE, dir, { recursive: true });
