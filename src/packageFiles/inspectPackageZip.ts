@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import yauzl from "yauzl";
+import { crc32 } from "./crc32.js";
 import { checkZipEntries, packageFinding, type PackageFinding, type ZipEntryInfo } from "./checkZipEntries.js";
 import { readMetaXml, type MetaXml } from "./readMetaXml.js";
 import { ICON_HEIGHT, ICON_WIDTH, PNG_HEADER_BYTES, readPngSize } from "./readPngSize.js";
@@ -106,7 +107,7 @@ interface Unpacked {
 
 /**
  * Unpacks one entry, counting its bytes: more than declared stops it at once (ZIP_BOMB), fewer is
- * ZIP_CORRUPT. `keep` bytes are kept from its start; `hash` hashes it as it streams.
+ * ZIP_CORRUPT, and so is a CRC-32 other than the declared one. `keep` bytes are kept from its start; `hash` hashes it as it streams.
  */
 async function unpackEntry(
   zipfile: yauzl.ZipFile,
@@ -119,6 +120,7 @@ async function unpackEntry(
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let size = 0;
+  let crc = 0;
   try {
     const stream = await zipfile.openReadStreamPromise(entry);
     for await (const chunk of stream) {
@@ -134,6 +136,7 @@ async function unpackEntry(
           ),
         };
       }
+      crc = crc32(bytes, crc);
       md5?.update(bytes);
       sha256?.update(bytes);
       if (keptBytes < options.keep) {
@@ -154,6 +157,16 @@ async function unpackEntry(
       finding: packageFinding(
         "ZIP_CORRUPT",
         `${info.name} unpacks to ${size} bytes, not the ${info.uncompressedSize} it declares`,
+        info.name,
+      ),
+    };
+  }
+  if (crc !== entry.crc32) {
+    const hex = (n: number): string => n.toString(16).padStart(8, "0");
+    return {
+      finding: packageFinding(
+        "ZIP_CORRUPT",
+        `${info.name} has the checksum ${hex(crc)}, not the ${hex(entry.crc32)} it declares`,
         info.name,
       ),
     };

@@ -29,6 +29,7 @@ describe("inspectPackageZip on hostile archives", () => {
     ["bomb-total.zip", ["ZIP_BOMB", "ZIP_BOMB", "ZIP_BOMB", "ZIP_BOMB"]],
     ["bomb-lying.zip", ["ZIP_BOMB"]],
     ["short-entry.zip", ["ZIP_CORRUPT"]],
+    ["bad-checksum.zip", ["ZIP_CORRUPT"]],
     ["nested-app.zip", ["PACKAGE_NO_APP_FOLDER"]],
     ["other-app.zip", ["PACKAGE_NO_APP_FOLDER"]],
     ["extra-app.zip", ["PACKAGE_EXTRA_APP_FOLDER"]],
@@ -73,6 +74,12 @@ describe("inspectPackageZip on hostile archives", () => {
       entry: "apps/snake/small.bin",
       message: "apps/snake/small.bin unpacks to more than the 1000 bytes it declares",
     });
+  });
+
+  it("checks each entry's CRC-32", async () => {
+    expect((await inspect("bad-checksum.zip")).findings[0]!.message).toBe(
+      "apps/snake/data.bin has the checksum ed82cd11, not the 12345678 it declares",
+    );
   });
 
   it("counts the declared total against the limit, which a caller may lower", async () => {
