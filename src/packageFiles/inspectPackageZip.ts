@@ -122,6 +122,20 @@ async function unpackEntry(
   let size = 0;
   let crc = 0;
   try {
+    // An archiver that extracts by the local headers would write another file than the one checked.
+    const local = await zipfile.readLocalFileHeaderPromise(entry);
+    if (!local.fileName.equals(entry.fileNameRaw) || local.compressionMethod !== entry.compressionMethod) {
+      const what = local.fileName.equals(entry.fileNameRaw)
+        ? `compression method ${local.compressionMethod}`
+        : JSON.stringify(local.fileName.toString("latin1"));
+      return {
+        finding: packageFinding(
+          "ZIP_CORRUPT",
+          `${info.name}: its local header says ${what}, unlike the central directory`,
+          info.name,
+        ),
+      };
+    }
     const stream = await zipfile.openReadStreamPromise(entry);
     for await (const chunk of stream) {
       const bytes = chunk as Buffer;

@@ -30,6 +30,7 @@ describe("inspectPackageZip on hostile archives", () => {
     ["bomb-lying.zip", ["ZIP_BOMB"]],
     ["short-entry.zip", ["ZIP_CORRUPT"]],
     ["bad-checksum.zip", ["ZIP_CORRUPT"]],
+    ["two-names.zip", ["ZIP_CORRUPT"]],
     ["nested-app.zip", ["PACKAGE_NO_APP_FOLDER"]],
     ["other-app.zip", ["PACKAGE_NO_APP_FOLDER"]],
     ["extra-app.zip", ["PACKAGE_EXTRA_APP_FOLDER"]],
@@ -74,6 +75,12 @@ describe("inspectPackageZip on hostile archives", () => {
       entry: "apps/snake/small.bin",
       message: "apps/snake/small.bin unpacks to more than the 1000 bytes it declares",
     });
+  });
+
+  it("compares each local header with the central directory", async () => {
+    expect((await inspect("two-names.zip")).findings[0]!.message).toBe(
+      `apps/snake/readme.txt: its local header says "apps/snake/boot.dol", unlike the central directory`,
+    );
   });
 
   it("checks each entry's CRC-32", async () => {
