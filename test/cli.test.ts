@@ -1,10 +1,11 @@
 // The real binary, as a maintainer runs it: exit codes, messages relative to the working folder,
 // the summary line, and an untouched output after a failed build.
+import { spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { copyFixture, manifest, readTree, shopfront, writeFiles } from "./helpers.js";
+import { BIN, copyFixture, manifest, readTree, shopfront, writeFiles } from "./helpers.js";
 
 /** A project folder holding a copy of the basic fixture as `catalogue/`. */
 function project(): string {
@@ -242,6 +243,41 @@ describe("shopfront (the binary)", () => {
         /^error: option '--from-files <dir>' cannot be used with option '--concurrency <n>'\n/,
       ),
     });
+  });
+
+  it("serve --watch prints each build's summary, or its problems and what is still served", async () => {
+    const cwd = project();
+    const child = spawn(process.execPath, [BIN, "serve", "--watch", "--port", "0"], {
+      cwd,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    const output = { stdout: "", stderr: "" };
+    child.stdout.on("data", (chunk: Buffer) => (output.stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output.stderr += chunk.toString()));
+    const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
+    const until = async (stream: "stdout" | "stderr", pattern: RegExp) => {
+      const deadline = Date.now() + 15_000;
+      while (!pattern.test(output[stream])) {
+        if (Date.now() > deadline) throw new Error(`no ${pattern} in ${stream}: ${JSON.stringify(output)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    try {
+      await until("stdout", /rebuilt on every change to catalogue \(Ctrl-C to stop\)\n/);
+      expect(output.stdout).toMatch(
+        /^built 2 hosts, 5 packages, \d+ files in \d+\.\d s into dist \(full build: no previous build\)\nserving dist at http:\/\/127\.0\.0\.1:\d+, rebuilt/,
+      );
+      writeFiles(join(cwd, "catalogue"), { "primary/snake.json": manifest("snake", { zip_size: "12" }) });
+      await until("stderr", /fix the catalogue\n/);
+      expect(output.stderr).toBe(
+        'catalogue/primary/snake.json: /zip_size must be integer (is string "12")\n' +
+          "1 error in 1 file; nothing was written\n" +
+          "still serving the last good build; fix the catalogue\n",
+      );
+    } finally {
+      child.kill("SIGINT");
+    }
+    expect(await closed).toBe(0);
   });
 
   it("prints its version", () => {
