@@ -2,6 +2,7 @@
 // what is served meanwhile.
 import type { WatchEvent } from "../serve/watchCatalogue.js";
 import { formatBuildSummary } from "./formatBuild.js";
+import { seconds } from "./report.js";
 
 /** The line after a build: to stdout when it built, to stderr when it did not. */
 export function formatWatchBuild(
@@ -9,7 +10,7 @@ export function formatWatchBuild(
   out: string,
 ): { stream: "stdout" | "stderr"; line: string } {
   if (event.kind === "built")
-    return { stream: "stdout", line: formatBuildSummary(event.built, `${(event.ms / 1000).toFixed(1)} s`, out) };
+    return { stream: "stdout", line: formatBuildSummary(event.built, seconds(event.ms), out) };
   return {
     stream: "stderr",
     line: event.served

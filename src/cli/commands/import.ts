@@ -73,8 +73,9 @@ async function importApiCommand(
 ) {
   const { importApi } = await import("../../import/importCatalogue.js");
   const onProgress = url !== undefined ? progressLine("fetched") : undefined;
+  let report: ImportReport;
   try {
-    const report = await importApi({
+    report = await importApi({
       ...(url !== undefined ? { url } : {}),
       ...(options.fromFiles !== undefined ? { fromFiles: options.fromFiles } : {}),
       concurrency: options.concurrency,
@@ -83,12 +84,11 @@ async function importApiCommand(
       force: !!options.force,
       ...(onProgress ? { onProgress } : {}),
     });
-    return await printImport(report, options.catalogue);
-  } catch (error) {
-    // A failure leaves the progress line unfinished: clear it, so the error is a line of its own.
+  } finally {
+    // A failure leaves the progress line unfinished: clear it, so what follows is a line of its own.
     if (onProgress) process.stderr.write("\r\x1b[K");
-    throw error;
   }
+  return printImport(report, options.catalogue);
 }
 
 /** The import's summary, then the catalogue's validation; 1 when anything was skipped or it does not validate. */
