@@ -42,11 +42,16 @@ export function targetOption(flags: string, description: string): Option {
 
 /**
  * An old name of an option, kept working but out of the help: using it prints a one-line note on
- * stderr and sets the option it became.
+ * stderr and sets the option it became (`current`, a long flag the command has).
  */
-export function deprecatedAlias(command: Command, old: Option, current: string, now: string): Command {
+export function deprecatedAlias(command: Command, old: Option, current: string): Command {
+  const option = command.options.find((o) => o.long === current);
+  if (!option) throw new Error(`${command.name()} has no option ${current}`);
+  // The old name takes what the new one takes.
+  if (option.argChoices) old.choices(option.argChoices);
+  else if (option.parseArg) old.argParser(option.parseArg);
   return command.addOption(old.hideHelp()).on(`option:${old.name()}`, (value: string) => {
-    process.stderr.write(`note: ${old.long} is deprecated here; use ${now}\n`);
-    command.setOptionValueWithSource(current, value, "cli");
+    process.stderr.write(`note: ${old.long} is deprecated here; use ${current}\n`);
+    command.setOptionValueWithSource(option.attributeName(), value, "cli");
   });
 }

@@ -34,7 +34,7 @@ export function registerServe(program: Command): void {
     )
     .addOption(new Option("--no-site", "build without the browse site (implies --watch)").implies({ watch: true }))
     .action(exits(serve));
-  deprecatedAlias(command, new Option("--host <address>"), "listen", "--listen");
+  deprecatedAlias(command, new Option("--host <address>"), "--listen");
   fromConfig(command, { dir: outSetting, catalogue: catalogueSetting, out: outSetting, site: siteSetting });
 }
 

@@ -33,7 +33,7 @@ export function registerStats(program: Command): void {
     .option("--replace", "set the host's downloads to what these logs give, instead of adding to them")
     .action(exits(countCommand));
   // --format is the output's format in every other command.
-  deprecatedAlias(count, new Option("--format <format>").choices(LOG_FORMAT_CHOICES), "logFormat", "--log-format");
+  deprecatedAlias(count, new Option("--format <format>"), "--log-format");
   fromConfig(count, { catalogue: catalogueSetting });
 }
 
