@@ -10,10 +10,12 @@ import { registerBuild } from "./cli/commands/build.js";
 import { registerCheck } from "./cli/commands/check.js";
 import { registerConfig } from "./cli/commands/config.js";
 import { registerDeploy } from "./cli/commands/deploy.js";
-import { registerImport } from "./cli/commands/import.js";
-import { registerInit, registerNew } from "./cli/commands/scaffold.js";
+import { registerImportApi } from "./cli/commands/importApi.js";
+import { registerImportHbb } from "./cli/commands/importHbb.js";
+import { registerInit } from "./cli/commands/init.js";
+import { registerNew } from "./cli/commands/new.js";
 import { registerServe } from "./cli/commands/serve.js";
-import { registerStats } from "./cli/commands/stats.js";
+import { registerStatsCount } from "./cli/commands/statsCount.js";
 import { registerValidate } from "./cli/commands/validate.js";
 import { EXIT, exitCodeFor } from "./cli/exit.js";
 import { CONFIG_FILE } from "./config/readConfig.js";
@@ -40,10 +42,14 @@ for (const register of [
   registerDeploy,
   registerInit,
   registerNew,
-  registerImport,
-  registerStats,
 ])
   register(program);
+const importer = program
+  .command("import")
+  .description("write a catalogue from an existing store: a Homebrew Browser list or a running API");
+registerImportHbb(importer);
+registerImportApi(importer);
+registerStatsCount(program.command("stats").description("download counts: catalogue/stats/<host>.json"));
 
 // A reader that closes the pipe early (`shopfront ... | head`) has what it wanted: not an error.
 for (const stream of [process.stdout, process.stderr])

@@ -16,8 +16,8 @@ interface CountOptions {
 
 const LOG_FORMAT_CHOICES = ["auto", ...LOG_FORMATS];
 
-export function registerStats(program: Command): void {
-  const stats = program.command("stats").description("download counts: catalogue/stats/<host>.json");
+/** `stats count`, under the `stats` group. */
+export function registerStatsCount(stats: Command): void {
   const count = stats
     .command("count")
     .description("count package downloads in web server access logs into a host's stats file")

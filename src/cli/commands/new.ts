@@ -1,26 +1,9 @@
-// `init` (a new project) and `new` (a manifest from a template).
 import { Argument, InvalidArgumentError, type Command } from "commander";
 import { join } from "node:path";
 import { catalogueSetting, fromConfig } from "../applyConfig.js";
 import { EXIT, exits } from "../exit.js";
 import { catalogueOption } from "../options.js";
-import { displayPath, printLines, reportProblems } from "../report.js";
-
-export function registerInit(program: Command): void {
-  program
-    .command("init")
-    .description("write a new catalogue repository that builds at once; files that exist are kept")
-    .argument("[dir]", "the project folder (made if missing)", ".")
-    .action(exits(init));
-}
-
-async function init(dir: string) {
-  const { initProject } = await import("../../scaffold/initProject.js");
-  const { formatInit } = await import("../formatScaffold.js");
-  const result = initProject(dir);
-  printLines(formatInit(result, (path) => displayPath(join(dir, path)), displayPath(dir)));
-  return EXIT.ok;
-}
+import { displayPath, reportProblems } from "../report.js";
 
 /** `HOST/NAME`, split; the name rule and the host's declaration are the core's to check. */
 function hostAndName(value: string): { host: string; name: string } {
