@@ -72,6 +72,7 @@ export async function printJson(
   process.stdout.write(formatJsonReport({ ...report, problems }, displayFileIn(catalogueDir)));
 }
 
-export function printLines(lines: readonly string[], stream: NodeJS.WritableStream = process.stdout): void {
-  if (lines.length > 0) stream.write(`${lines.join("\n")}\n`);
+/** Lines on stdout, each ended by a line break. */
+export function printLines(lines: readonly string[]): void {
+  if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
 }
