@@ -30,7 +30,7 @@ export function registerBuild(program: Command): void {
     .option("--force", "ignore the previous build and write every file")
     .addOption(maxProblemsOption())
     .option("--quiet", "print nothing but problems")
-    .addOption(formatOption("workflow commands that annotate the manifests' lines"))
+    .addOption(formatOption("workflow commands that annotate the catalogue's files (and lines)"))
     .action(exits(build));
   fromConfig(command, {
     catalogue: catalogueSetting,

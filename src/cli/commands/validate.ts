@@ -20,7 +20,7 @@ export function registerValidate(program: Command): void {
     .addOption(catalogueOption())
     .addOption(maxProblemsOption())
     .option("--quiet", "print nothing but problems")
-    .addOption(formatOption("workflow commands that annotate the manifests' lines"))
+    .addOption(formatOption("workflow commands that annotate the catalogue's files (and lines)"))
     .action(exits(validate));
   fromConfig(command, { catalogue: catalogueSetting });
 }
