@@ -1,10 +1,11 @@
 // The real binary, as a maintainer runs it: exit codes, messages relative to the working folder,
 // the summary line, and an untouched output after a failed build.
+import { spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { copyFixture, manifest, readTree, shopfront, writeFiles } from "./helpers.js";
+import { BIN, copyFixture, manifest, readTree, shopfront, writeFiles } from "./helpers.js";
 
 /** A project folder holding a copy of the basic fixture as `catalogue/`. */
 function project(): string {
@@ -154,20 +155,129 @@ describe("shopfront (the binary)", () => {
     }
   });
 
-  it("serve takes --catalogue and --out only with --watch, and --dir only without it", () => {
+  it("serve: --dir conflicts with --watch, which --catalogue and --out imply (exit 2)", () => {
     const cwd = project();
-    expect(shopfront(cwd, "serve", "--out", "site")).toMatchObject({
-      code: 2,
-      stderr: "error: --catalogue and --out go with --watch; without it, serve serves --dir as it is\n",
-    });
+    const conflict = "error: option '--dir <dir>' cannot be used with option '--watch'\n";
     expect(shopfront(cwd, "serve", "--watch", "--dir", "site")).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining("--watch builds into --out"),
+      stderr: expect.stringMatching(new RegExp(`^${conflict}`)),
     });
-    expect(shopfront(cwd, "serve", "--watch", "--catalogue", "missing")).toMatchObject({
+    expect(shopfront(cwd, "serve", "--dir", "site", "--out", "site")).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(new RegExp(`^${conflict}`)),
+    });
+    // --catalogue alone makes serve watch: it builds that catalogue first.
+    expect(shopfront(cwd, "serve", "--catalogue", "missing")).toMatchObject({
       code: 2,
       stderr: "error: cannot read the catalogue missing: there is no such folder\n",
     });
+  });
+
+  it("serve --host still works, as --listen, with a note that it is deprecated", async () => {
+    const cwd = project();
+    expect(shopfront(cwd, "build", "--quiet").code).toBe(0);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      // The port in use ends the command at once, and its message names the address --host gave.
+      expect(shopfront(cwd, "serve", "--host", "127.0.0.1", "--port", String(port))).toEqual({
+        code: 2,
+        stdout: "",
+        stderr:
+          "note: --host is deprecated here; use --listen\n" +
+          `error: port ${port} is in use on 127.0.0.1: pick another with --port ${port + 1}, or --port 0 for any free one\n`,
+      });
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+    expect(shopfront(cwd, "serve", "--host", "192.0.2.1", "--port", "0")).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        "note: --host is deprecated here; use --listen\n" +
+        "error: --listen 192.0.2.1 is not an address of this machine; 127.0.0.1 and 0.0.0.0 always are\n",
+    });
+  });
+
+  it.each([
+    [
+      ["build", "--max-problems", "many"],
+      "option '--max-problems <n>' argument 'many' is invalid. expected a whole number, 0 or more",
+    ],
+    [
+      ["validate", "--max-problems", "-1"],
+      "option '--max-problems <n>' argument '-1' is invalid. expected a whole number, 0 or more",
+    ],
+    [["serve", "--port", "65536"], "option '--port <port>' argument '65536' is invalid. expected 0 to 65535"],
+    [["serve", "--port", "80.5"], "option '--port <port>' argument '80.5' is invalid. expected 0 to 65535"],
+    [
+      ["check", "http://127.0.0.1:9", "--concurrency", "0"],
+      "option '--concurrency <n>' argument '0' is invalid. expected 1 to 256",
+    ],
+    [
+      ["import", "api", "http://127.0.0.1:9", "--concurrency", "65"],
+      "option '--concurrency <n>' argument '65' is invalid. expected 1 to 64",
+    ],
+    [
+      ["import", "api", "http://127.0.0.1:9", "--timeout", "1e3"],
+      "option '--timeout <seconds>' argument '1e3' is invalid. expected 1 to 3600",
+    ],
+  ])("commander rejects a bad number with exit 2 and says what it expected: %j", (args, message) => {
+    const run = shopfront(project(), ...args);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.split("\n")[0]).toBe(`error: ${message}`);
+  });
+
+  it("exits 2 on options that conflict", () => {
+    const cwd = project();
+    const run = shopfront(cwd, "import", "api", "--from-files", "dist", "--timeout", "5");
+    expect(run.code).toBe(2);
+    expect(run.stderr.split("\n")[0]).toBe(
+      "error: option '--from-files <dir>' cannot be used with option '--timeout <seconds>'",
+    );
+    expect(shopfront(cwd, "import", "api", "--concurrency", "2", "--from-files", "dist")).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(
+        /^error: option '--from-files <dir>' cannot be used with option '--concurrency <n>'\n/,
+      ),
+    });
+  });
+
+  it("serve --watch prints each build's summary, or its problems and what is still served", async () => {
+    const cwd = project();
+    const child = spawn(process.execPath, [BIN, "serve", "--watch", "--port", "0"], {
+      cwd,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    const output = { stdout: "", stderr: "" };
+    child.stdout.on("data", (chunk: Buffer) => (output.stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output.stderr += chunk.toString()));
+    const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
+    const until = async (stream: "stdout" | "stderr", pattern: RegExp) => {
+      const deadline = Date.now() + 15_000;
+      while (!pattern.test(output[stream])) {
+        if (Date.now() > deadline) throw new Error(`no ${pattern} in ${stream}: ${JSON.stringify(output)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    try {
+      await until("stdout", /rebuilt on every change to catalogue \(Ctrl-C to stop\)\n/);
+      expect(output.stdout).toMatch(
+        /^built 2 hosts, 5 packages, \d+ files in \d+\.\d s into dist \(full build: no previous build\)\nserving dist at http:\/\/127\.0\.0\.1:\d+, rebuilt/,
+      );
+      writeFiles(join(cwd, "catalogue"), { "primary/snake.json": manifest("snake", { zip_size: "12" }) });
+      await until("stderr", /fix the catalogue\n/);
+      expect(output.stderr).toBe(
+        'catalogue/primary/snake.json: /zip_size must be integer (is string "12")\n' +
+          "1 error in 1 file; nothing was written\n" +
+          "still serving the last good build; fix the catalogue\n",
+      );
+    } finally {
+      child.kill("SIGINT");
+    }
+    expect(await closed).toBe(0);
   });
 
   it("prints its version", () => {

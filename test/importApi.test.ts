@@ -394,5 +394,9 @@ describe("shopfront import api (the binary)", () => {
       code: 2,
       stderr: "error: import api: give either the API's URL or --from-files DIR\n",
     });
+    expect(await shopfrontAsync(cwd, ["import", "api"])).toMatchObject({
+      code: 2,
+      stderr: "error: import api: give either the API's URL or --from-files DIR\n",
+    });
   });
 });

@@ -7,8 +7,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildCatalogue } from "../src/build/buildCatalogue.js";
 import { loadCatalogue } from "../src/build/loadCatalogue.js";
+import { importHbbList } from "../src/import/importCatalogue.js";
 import { readHbbList } from "../src/import/readHbbList.js";
 import { writeImport, type ImportSource } from "../src/import/writeImport.js";
+import { UsageError } from "../src/util/errors.js";
 import { FIXTURES, readJson, ROOT, tempDir, writeFiles } from "./helpers.js";
 
 const HBB = join(FIXTURES, "hbb");
@@ -399,6 +401,23 @@ describe("round trip through the list format", () => {
       };
       expect(effective(dir)).toEqual(effective(original));
     }
+  });
+});
+
+describe("importHbbList (one call: read, write, validate)", () => {
+  it("reads the list file, writes it and validates the catalogue as it now is", async () => {
+    const cwd = tempDir();
+    const catalogueDir = join(cwd, "catalogue");
+    mkdirSync(catalogueDir);
+    writeFileSync(join(cwd, "list.txt"), list(entry("one"), entry("two", { tokens: "two 1 2" }), "=Games="));
+    const report = await importHbbList({ file: join(cwd, "list.txt"), host: "primary", catalogueDir, force: false });
+    expect(report.problems).toEqual([]);
+    expect(report.summary).toMatchObject({ written: ["primary/one.json"], skipped: [expect.anything()] });
+    expect(report.validation).toMatchObject({ problems: [], valid: { hosts: 1, packages: 1 } });
+    expect(report.validation!.ms).toBeGreaterThan(0);
+    await expect(
+      importHbbList({ file: join(cwd, "missing.txt"), host: "primary", catalogueDir, force: false }),
+    ).rejects.toThrow(UsageError);
   });
 });
 

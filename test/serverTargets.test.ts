@@ -1,7 +1,7 @@
 // The web server targets: what can reach their config text. --root and --listen are checked before
 // a line is written; a coder, free text, reaches it only escaped; and each server's own config
 // check accepts what they write.
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../src/util/errors.js";
@@ -9,6 +9,7 @@ import { NAME_PATTERN_BODY } from "../src/catalogue/names.js";
 import { targetById } from "../src/targets/index.js";
 import type { CatalogueNames, ServerOptions, TargetId } from "../src/targets/target.js";
 import { renderConfig } from "../src/targets/renderConfig.js";
+import { writeConfig } from "../src/targets/writeConfig.js";
 import { copyFixture, manifest, tempDir, writeFiles } from "./helpers.js";
 import { checkApacheConfig } from "./servers/apache.js";
 import { checkCaddyConfig } from "./servers/caddy.js";
@@ -143,5 +144,33 @@ describe("a server config for a catalogue", () => {
     const names: CatalogueNames = { ...NAMES, coders: new Map([["primary", [long]]]) };
     expect(() => targetById("nginx").config(OPTIONS, names)).toThrow(UsageError);
     expect(() => targetById("nginx").config(OPTIONS, names)).toThrow(/nginx reads at most 4095/);
+  });
+});
+
+describe("writeConfig (shopfront config --out)", () => {
+  const options = { root: "/srv/api/dist", listen: "8080", catalogueDir: "" };
+
+  it("writes one file to the path, several into the folder, and without a path only renders them", async () => {
+    const catalogueDir = copyFixture("basic");
+    const out = tempDir();
+    const one = await writeConfig({ ...options, catalogueDir, target: "nginx", out: join(out, "api.conf") });
+    expect(one.written).toBe(true);
+    expect(readFileSync(join(out, "api.conf"), "utf8")).toBe(one.files![0]!.content);
+    const several = await writeConfig({ ...options, catalogueDir, target: "netlify", out: join(out, "netlify") });
+    expect(several.files!.map((f) => f.path)).toEqual(["_redirects", "_headers"]);
+    expect(readdirSync(join(out, "netlify")).sort()).toEqual(["_headers", "_redirects"]);
+    for (const file of several.files!) expect(readFileSync(join(out, "netlify", file.path), "utf8")).toBe(file.content);
+    const printed = await writeConfig({ ...options, catalogueDir, target: "nginx" });
+    expect(printed).toEqual({ problems: [], files: one.files, written: false });
+  });
+
+  it("writes nothing when the catalogue has errors", async () => {
+    const catalogueDir = copyFixture("basic");
+    writeFiles(catalogueDir, { "primary/snake.json": manifest("snake", { coder: 7 }) });
+    const out = join(tempDir(), "api.conf");
+    const result = await writeConfig({ ...options, catalogueDir, target: "nginx", out });
+    expect(result).toMatchObject({ written: false });
+    expect(result.files).toBeUndefined();
+    expect(existsSync(out)).toBe(false);
   });
 });

@@ -345,6 +345,25 @@ describe("shopfront stats count (the binary)", () => {
     expect(bad.stderr).toMatch(/--host nope is not declared in hosts.json \(declared: primary, themes\)/);
   });
 
+  it("reads --log-format, and still --format with a note that it is deprecated", () => {
+    const cwd = join(copyFixture("basic"), "..");
+    copyFileSync(join(LOGS, "combined.log"), join(cwd, "access.log.1"));
+    const args = ["stats", "count", "access.log.1", "--host", "primary", "--url-pattern", PATTERN];
+    // A combined log read as S3's: every line is bad, so nothing is counted.
+    const asS3 = shopfront(cwd, ...args, "--log-format", "s3");
+    expect(asS3).toMatchObject({ code: 0, stderr: "" });
+    expect(asS3.stdout).toMatch(/^1 log counted: 24 lines read, 0 downloads .*\n {2}access\.log\.1: counted \(s3, /);
+    const old = shopfront(cwd, ...args, "--replace", "--format", "combined");
+    expect(old).toMatchObject({ code: 0, stderr: "note: --format is deprecated here; use --log-format\n" });
+    expect(old.stdout).toMatch(
+      /^1 log counted: 24 lines read, 7 downloads .*\n {2}access\.log\.1: counted \(combined, /,
+    );
+    expect(shopfront(cwd, ...args, "--format", "json")).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("error: option '--format <format>' argument 'json' is invalid."),
+    });
+  });
+
   it("exits 1 and writes nothing when the stats file is invalid", () => {
     const cwd = join(copyFixture("basic"), "..");
     copyFileSync(join(LOGS, "combined.log"), join(cwd, "access.log"));

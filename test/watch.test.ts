@@ -74,6 +74,7 @@ describe("watchCatalogue", () => {
     });
     expect(invalid).toMatchObject({
       problems: [{ code: "WRONG_TYPE", file: "primary/snake.json", pointer: "/zip_size" }],
+      served: true,
     });
     expect(await displayName(url, "snake")).toBe("Snake");
     expect((await get(url, "/v1/hosts")).status).toBe(200);
@@ -103,7 +104,11 @@ describe("watchCatalogue", () => {
     const { events, url } = await start(catalogue);
     expect(events).toEqual([
       { kind: "building" },
-      expect.objectContaining({ kind: "invalid", problems: [expect.objectContaining({ code: "JSON_SYNTAX" })] }),
+      expect.objectContaining({
+        kind: "invalid",
+        problems: [expect.objectContaining({ code: "JSON_SYNTAX" })],
+        served: false,
+      }),
     ]);
     expect((await get(url, "/v1/hosts")).status).toBe(404);
 

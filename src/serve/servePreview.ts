@@ -135,7 +135,7 @@ export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
   });
 }
 
-/** The errors of listening that the user fixes with another --port or --host, as usage errors saying so. */
+/** The errors of listening that the user fixes with another --port or --listen, as usage errors saying so. */
 function listenError(error: NodeJS.ErrnoException, options: PreviewOptions): Error {
   const { port, host } = options;
   const other = port < 65535 ? port + 1 : port - 1;
@@ -148,7 +148,7 @@ function listenError(error: NodeJS.ErrnoException, options: PreviewOptions): Err
       `port ${port} needs more privileges than this user has (ports below 1024 usually do): pick another with --port ${other < 1024 ? 8080 : other}, or --port 0 for any free one`,
     );
   if (error.code === "EADDRNOTAVAIL")
-    return new UsageError(`--host ${host} is not an address of this machine; 127.0.0.1 and 0.0.0.0 always are`);
+    return new UsageError(`--listen ${host} is not an address of this machine; 127.0.0.1 and 0.0.0.0 always are`);
   return error;
 }
 

@@ -3,7 +3,7 @@
 // good build until the catalogue is fixed. Builds run one at a time: changes that arrive during a
 // build start one more build after it, never a second build beside it (both would want the
 // output's lock). It reports what happens through a callback and prints nothing.
-import { watch, type FSWatcher } from "node:fs";
+import { existsSync, watch, type FSWatcher } from "node:fs";
 import { buildCatalogue, type BuildResult, type BuildSummary } from "../build/buildCatalogue.js";
 import type { Problem } from "../catalogue/problems.js";
 import type { TargetId } from "../targets/target.js";
@@ -30,8 +30,11 @@ export type WatchEvent =
   | { kind: "building" }
   /** A build published the catalogue as it now is; `problems` holds its warnings. */
   | { kind: "built"; built: BuildSummary; problems: Problem[]; ms: number }
-  /** A build found errors and wrote nothing: the last good build is still served. */
-  | { kind: "invalid"; problems: Problem[]; ms: number }
+  /**
+   * A build found errors and wrote nothing: the last good build is still served, if there is one
+   * (`served`; else every request is a 404 until the catalogue builds).
+   */
+  | { kind: "invalid"; problems: Problem[]; ms: number; served: boolean }
   /** A build failed for a reason outside the catalogue (another build holds the output, a full disk, a bug). */
   | { kind: "error"; error: unknown };
 
@@ -62,7 +65,7 @@ export async function watchCatalogue(options: WatchOptions): Promise<WatchHandle
     options.onEvent(
       result.built
         ? { kind: "built", built: result.built, problems: result.problems, ms }
-        : { kind: "invalid", problems: result.problems, ms },
+        : { kind: "invalid", problems: result.problems, ms, served: existsSync(options.outDir) },
     );
   };
 

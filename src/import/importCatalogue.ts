@@ -1,0 +1,67 @@
+// `shopfront import hbb` and `import api` as one call each: read the source, write what it holds
+// into the catalogue, then validate the catalogue as it now is, so the report says whether the
+// result builds. Nothing here prints; the result says what happened.
+import { readFileSync } from "node:fs";
+import { validateCatalogue, type ValidationResult } from "../build/validateCatalogue.js";
+import type { Problem } from "../catalogue/problems.js";
+import { UsageError } from "../util/errors.js";
+import { fetchApi, readApiFiles } from "./fetchApi.js";
+import { readHbbList } from "./readHbbList.js";
+import { writeImport, type ImportSource, type ImportSummary } from "./writeImport.js";
+
+export interface ImportReport {
+  /** Problems of the catalogue's hosts.json or stats files that stopped the import: nothing was written. */
+  problems: Problem[];
+  summary?: ImportSummary;
+  /** The catalogue validated after the import, and how long that took; absent when nothing was written. */
+  validation?: ValidationResult & { ms: number };
+}
+
+export interface ImportTarget {
+  catalogueDir: string;
+  /** Overwrite existing manifests, stats entries and hosts.json. */
+  force: boolean;
+}
+
+/** Writes what a reader found, then validates the catalogue. */
+export async function importSource(source: ImportSource, target: ImportTarget): Promise<ImportReport> {
+  const { problems, summary } = await writeImport(source, target);
+  if (!summary) return { problems };
+  const started = performance.now();
+  const validation = await validateCatalogue(target.catalogueDir);
+  return { problems, summary, validation: { ...validation, ms: performance.now() - started } };
+}
+
+/** `import hbb`: a Homebrew Browser list file, its packages put on `host`. */
+export async function importHbbList(options: ImportTarget & { file: string; host: string }): Promise<ImportReport> {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(options.file);
+  } catch (e) {
+    throw new UsageError(`cannot read the list ${options.file}: ${(e as Error).message}`);
+  }
+  return importSource(readHbbList(bytes, options.host), options);
+}
+
+export interface ImportApiOptions extends ImportTarget {
+  /** A running API's base URL; or, instead, */
+  url?: string;
+  /** a folder holding its responses as files (DIR/v1/hosts, DIR/v1/<host>/packages). */
+  fromFiles?: string;
+  /** Hosts fetched at once, and how long one request may take: for a URL. */
+  concurrency: number;
+  timeoutSeconds: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** `import api`: a running API's hosts, packages and numbers, or the same JSON saved in files. */
+export async function importApi(options: ImportApiOptions): Promise<ImportReport> {
+  const { url, fromFiles, concurrency, timeoutSeconds, onProgress } = options;
+  if ((url === undefined) === (fromFiles === undefined))
+    throw new UsageError("import api: give either the API's URL or --from-files DIR");
+  const source =
+    fromFiles !== undefined
+      ? await readApiFiles(fromFiles)
+      : await fetchApi({ baseUrl: url!, concurrency, timeoutSeconds, ...(onProgress ? { onProgress } : {}) });
+  return importSource(source, options);
+}
