@@ -11,7 +11,7 @@ import { servePreview } from "../../src/serve/servePreview.js";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/build/buildCatalogue.js";
-import { GEN_CATALOGUE, hostileManifest, memoryTempDir, ROOT, tempDir, writeFiles } from "../helpers.js";
+import { GEN_CATALOGUE, hostileManifest, memoryTempDir, ROOT, tempDir, writeFiles } from "../support/helpers.js";
 import fse from "fs-extra";
 
 // The code passed to page.evaluate runs in the browser; the test project has no DOM types, so these few are declared here.
