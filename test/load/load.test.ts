@@ -1,7 +1,7 @@
 // A bounded load test of the preview server on 127.0.0.1: mixed routes, several rounds of thousands
-// of requests. No errors, no 5xx, no growing heap; requests/s, p99 and RSS are reported as figures.
+// of requests: every one answered, none with an error or a 5xx, the mix of 200s and 404s as sent.
+// Speed and memory are figures, not checks: `npm run bench` measures them (scripts/bench-serve.mjs).
 import { fork, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,21 +26,9 @@ function reply<T>(): Promise<T> {
   });
 }
 
-async function heapMb(): Promise<number> {
-  const answer = reply<{ heapMb: number }>();
-  child.send("heap");
-  return (await answer).heapMb;
-}
-
-function rssMb(): number {
-  const status = readFileSync(`/proc/${child.pid!}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
-}
-
 beforeAll(async () => {
   const site = await buildSite();
-  child = fork(join(ROOT, "test", "support", "servers", "previewWithHeap.mjs"), [site.root], {
-    execArgv: ["--expose-gc"],
+  child = fork(join(ROOT, "scripts", "previewWithHeap.mjs"), [site.root], {
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
   child.stdout!.resume();
@@ -52,23 +40,17 @@ afterAll(async () => {
   await exited;
 });
 
-/**
- * One round, and the seconds from its start to its last response: autocannon's own rate and
- * duration count whole-second ticks, which a round of a second or two makes meaningless.
- */
-function oneRound(requests: autocannon.Request[]): Promise<{ result: autocannon.Result; seconds: number }> {
-  const started = performance.now();
-  let last = started;
+/** One round of `PER_ROUND` requests from 16 connections. */
+function oneRound(requests: autocannon.Request[]): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    const instance = autocannon({ url: server.url, connections: 16, amount: PER_ROUND, requests }, (err, result) =>
-      err ? reject(err) : resolve({ result, seconds: (last - started) / 1000 }),
+    autocannon({ url: server.url, connections: 16, amount: PER_ROUND, requests }, (err, result) =>
+      err ? reject(err) : resolve(result),
     );
-    instance.on("response", () => (last = performance.now()));
   });
 }
 
 describe("the preview server under load", () => {
-  it(`answers ${ROUNDS} rounds of ${PER_ROUND} mixed requests with no error and no memory growth`, async () => {
+  it(`answers ${ROUNDS} rounds of ${PER_ROUND} mixed requests with no error, each as its route answers`, async () => {
     const requests = [
       "/v1/hosts",
       "/v1/primary/packages",
@@ -79,28 +61,14 @@ describe("the preview server under load", () => {
       "/v1/primary/package/..%2F..%2Fsecret.txt",
       "/v2/primary/packages?package=a&package=b",
     ].map((path) => ({ method: "GET" as const, path }));
-    const rss: number[] = [];
-    const heap: number[] = [];
-    const figures: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const { result, seconds } = await oneRound(requests);
+      const result = await oneRound(requests);
       expect(result.errors).toBe(0);
       expect(result.timeouts).toBe(0);
       expect(result["5xx"]).toBe(0);
       expect(result["2xx"] + result["4xx"]).toBe(PER_ROUND);
       // Six of the eight routes answer 200, two 404: the mix must come back as sent.
       expect(result["4xx"]).toBeGreaterThan(PER_ROUND / 8);
-      rss.push(rssMb());
-      heap.push(await heapMb());
-      figures.push(
-        `round ${round + 1}: ${Math.round(PER_ROUND / seconds)} requests/s, p99 ${result.latency.p99} ms, RSS ${rss[round]!.toFixed(0)} MB, heap after GC ${heap[round]!.toFixed(1)} MB`,
-      );
     }
-    console.log(`preview server load (${ROUNDS} x ${PER_ROUND} requests, 16 connections):\n${figures.join("\n")}`);
-    // After the first round has warmed it up, what stays alive stays the same (within a few hundred
-    // kB). RSS is only reported: V8 grows its heap to the load by 20 MB or so with no leak. A leak
-    // of even 100 bytes per request would leave 2 MB more alive after the last round than after the
-    // first.
-    expect(heap[ROUNDS - 1]! - heap[0]!).toBeLessThan(2);
   });
 });

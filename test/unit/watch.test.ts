@@ -119,7 +119,9 @@ describe("watchCatalogue", () => {
     await eventually(async () => expect(await displayName(url, "snake")).toBe("Snake 20"));
     // A second build beside a running one would fail on the output's lock.
     expect(events.filter((e) => e.kind === "error")).toEqual([]);
-    expect(events.filter((e) => e.kind === "building").length).toBeLessThan(4);
+    // The 20 writes are made in one turn of the event loop, so the watcher sees them all before its
+    // quiet time can pass: one build for all of them, after the first.
+    expect(events.filter((e) => e.kind === "building").length).toBe(2);
   });
 
   it("builds changes made during a build after it, never in a second build beside it", async () => {

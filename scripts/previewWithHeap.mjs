@@ -4,7 +4,7 @@
 // heap still alive after a full garbage collection: a load test can then tell a leak from V8 growing
 // its heap to the load. (Memory outside the heap, such as socket buffers, is freed too lazily to
 // measure; a leaked Buffer still leaves its object on the heap.)
-import { servePreview } from "../../../lib/serve/servePreview.js";
+import { servePreview } from "../lib/serve/servePreview.js";
 
 process.noDeprecation = true;
 const server = await servePreview({
