@@ -14,11 +14,13 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { buildCatalogue, type BuildOptions } from "../../src/build/buildCatalogue.js";
 import { surveyKnown } from "../../src/rebuild/surveyCatalogue.js";
 import { computeToolKey, parseState, serializeState, type BuildState } from "../../src/rebuild/buildState.js";
 import {
+  BIN,
   copyFixture,
   GEN_CATALOGUE,
   manifest,
@@ -500,8 +502,22 @@ describe("a rebuild that does not list the catalogue", () => {
   });
 });
 
+const STOP_AT_CALL = join(ROOT, "test", "support", "stopAtCall.mjs");
+
+/** Waits until process `pid` is stopped (state T in /proc); fails if it exits first. */
+async function stopped(pid: number, exited: Promise<unknown>): Promise<void> {
+  let done = false;
+  void exited.then(() => (done = true));
+  for (;;) {
+    if (done) throw new Error(`process ${pid} exited before it stopped: the build made fewer calls`);
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "T") return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 describe("a killed incremental build", () => {
-  it("leaves the previous output whole, and the next build is right", async () => {
+  it("leaves the previous output whole, and the next build is right", { timeout: 180_000 }, async () => {
     const catalogue = join(tempDir(), "catalogue");
     execFileSync(process.execPath, [GEN_CATALOGUE, catalogue, "3000"]);
     const out = join(tempDir(), "dist");
@@ -518,13 +534,18 @@ describe("a killed incremental build", () => {
         readFileSync(join(catalogue, "primary", name), "utf8").replace('"version": "', '"version": "9.'),
       );
     const fresh = await fullTree(catalogue);
-    for (const delay of [60, 120, 200, 300]) {
-      const child = spawn(process.execPath, [join(ROOT, "lib", "cli.js"), ...cli]);
-      // Listened for at once: a build that finishes before the kill still ends the wait.
-      const exited = new Promise((r) => child.once("exit", r));
-      await new Promise((r) => setTimeout(r, delay));
+    // At these calls of the file system (of some 17,000 the build makes: reading the edited
+    // manifests, linking the spare slot, writing the changes), the build stops itself; it is killed
+    // while stopped, so every kill lands before the build has finished.
+    for (const call of [100, 1500, 4000, 8000]) {
+      const child = spawn(process.execPath, ["--import", pathToFileURL(STOP_AT_CALL).href, BIN, ...cli], {
+        env: { ...process.env, STOP_AT_CALL: String(call) },
+        stdio: "ignore",
+      });
+      const exited = new Promise<NodeJS.Signals | null>((r) => child.once("exit", (_, signal) => r(signal)));
+      await stopped(child.pid!, exited);
       child.kill("SIGKILL");
-      await exited;
+      expect(await exited, `the build stopped at call ${call}`).toBe("SIGKILL");
       const now = readTree(out);
       expect(
         (now.size === old.size && [...now].every(([p, b]) => old.get(p)?.equals(b))) ||
