@@ -103,15 +103,30 @@ describe("shopfront deploy to a local S3 server", () => {
   });
 
   describe("one project, deploy after deploy", () => {
-    let p: { catalogue: string; dist: string };
-    const url = `s3://${TEST_BUCKET}/site`;
-    beforeAll(async () => {
-      p = await project();
+    // Each test has a project and a prefix of its own, and makes the deploys before its own itself:
+    // the tests run in any order (`npx vitest run --sequence.shuffle`).
+    let projects = 0;
+    async function ownProject(): Promise<{ p: { catalogue: string; dist: string }; prefix: string; url: string }> {
+      const p = await project();
       // What `build --target github-pages` adds: files only other hosts read.
       writeFiles(p.dist, { ".nojekyll": "", "404.html": "<h1>Not found</h1>\n" });
-    });
+      const prefix = `site${++projects}`;
+      return { p, prefix, url: `s3://${TEST_BUCKET}/${prefix}` };
+    }
+    /** A project of its own, deployed once. */
+    async function deployedProject() {
+      const own = await ownProject();
+      expect(await deploy({ url: own.url, dir: own.p.dist })).toMatchObject({ first: true, deleted: 0 });
+      return own;
+    }
+    /** snake moves from games by Fixture Coder to manifest()'s utilities by Test Coder. */
+    async function editSnake(p: { catalogue: string; dist: string }): Promise<void> {
+      writeFiles(p.catalogue, { "primary/snake.json": manifest("snake", { version: "1.1" }) });
+      await rebuild(p);
+    }
 
     it("first uploads every API file with Content-Type and Cache-Control: packages first, then lists, then the host list", async () => {
+      const { p, prefix, url } = await ownProject();
       const proxy = await startFaultProxy(store.url);
       const result = await deploy({ url, dir: p.dist, endpoint: proxy.url });
       await proxy.close();
@@ -128,7 +143,7 @@ describe("shopfront deploy to a local S3 server", () => {
       );
       expect(result).toMatchObject({ uploaded: api.length, deleted: 0, retries: 0, first: true });
       expect(result.plan.skipped).toEqual(NOT_API);
-      const puts = proxy.requests.filter((r) => r.method === "PUT").map((r) => r.key.replace(/^site\//, ""));
+      const puts = proxy.requests.filter((r) => r.method === "PUT").map((r) => r.key.slice(prefix.length + 1));
       // Each file once, then the record.
       expect([...puts].sort()).toEqual([...api, STATE_FILE].sort());
       expect(puts.map(phaseOfKey)).toEqual([...puts.map(phaseOfKey)].sort());
@@ -136,22 +151,23 @@ describe("shopfront deploy to a local S3 server", () => {
       expect(puts.at(-1)).toBe(STATE_FILE);
 
       const built = readTree(p.dist);
-      const keys = await listKeys(client, "site/");
-      expect(keys).toEqual([...api, STATE_FILE].map((k) => `site/${k}`).sort());
+      const keys = await listKeys(client, `${prefix}/`);
+      expect(keys).toEqual([...api, STATE_FILE].map((k) => `${prefix}/${k}`).sort());
       for (const [path, bytes] of built) {
         if (NOT_API.includes(path)) continue;
-        const head = await client.send(new HeadObjectCommand({ Bucket: TEST_BUCKET, Key: `site/${path}` }));
+        const head = await client.send(new HeadObjectCommand({ Bucket: TEST_BUCKET, Key: `${prefix}/${path}` }));
         expect({ path, type: head.ContentType, cache: head.CacheControl }).toEqual({
           path,
           type: "application/json",
           cache: DEFAULT_CACHE_CONTROL,
         });
-        const got = await client.send(new GetObjectCommand({ Bucket: TEST_BUCKET, Key: `site/${path}` }));
+        const got = await client.send(new GetObjectCommand({ Bucket: TEST_BUCKET, Key: `${prefix}/${path}` }));
         expect(Buffer.from(await got.Body!.transformToByteArray())).toEqual(bytes);
       }
     });
 
     it("uploads nothing, and writes nothing, for the same build again", async () => {
+      const { p, url } = await deployedProject();
       const proxy = await startFaultProxy(store.url);
       const result = await deploy({ url, dir: p.dist, endpoint: proxy.url });
       await proxy.close();
@@ -161,9 +177,8 @@ describe("shopfront deploy to a local S3 server", () => {
     });
 
     it("uploads only the package file, its host's list and the filtered lists it leaves and joins after one manifest changes", async () => {
-      // snake moves from games by Fixture Coder to manifest()'s utilities by Test Coder.
-      writeFiles(p.catalogue, { "primary/snake.json": manifest("snake", { version: "1.1" }) });
-      await rebuild(p);
+      const { p, prefix, url } = await deployedProject();
+      await editSnake(p);
       const result = await deploy({ url, dir: p.dist });
       expect(result.plan.phases.map((phase) => phase.map((u) => [u.path, u.reason]))).toEqual([
         [["v1/primary/package/snake", "content"]],
@@ -182,13 +197,14 @@ describe("shopfront deploy to a local S3 server", () => {
       ]);
       expect(result).toMatchObject({ uploaded: 8, deleted: 0, plan: { deletions: [], kept: [] } });
       const got = await client.send(
-        new GetObjectCommand({ Bucket: TEST_BUCKET, Key: "site/v1/primary/package/snake" }),
+        new GetObjectCommand({ Bucket: TEST_BUCKET, Key: `${prefix}/v1/primary/package/snake` }),
       );
       expect(JSON.parse(await got.Body!.transformToString())).toMatchObject({ version: "1.1" });
     });
 
     it("uploads an object that another tool rewrote with the same bytes and another Content-Type", async () => {
-      const key = "site/v1/hosts";
+      const { p, prefix, url } = await deployedProject();
+      const key = `${prefix}/v1/hosts`;
       // The store dates objects to the second: the rewrite must be a second later than the record.
       await new Promise((resolve) => setTimeout(resolve, 1100 - (Date.now() % 1000)));
       const body = readFileSync(join(p.dist, "v1/hosts"));
@@ -203,15 +219,24 @@ describe("shopfront deploy to a local S3 server", () => {
     });
 
     it("--delete removes a removed package, and nothing outside the prefix", async () => {
-      const outside = ["site-old/v1/hosts", "sitev1/hosts", "other/site/v1/hosts", "v1/hosts", "keep.txt"];
+      const { p, prefix, url } = await deployedProject();
+      await editSnake(p);
+      await deploy({ url, dir: p.dist });
+      const outside = [
+        `${prefix}-old/v1/hosts`,
+        `${prefix}v1/hosts`,
+        `other/${prefix}/v1/hosts`,
+        "v1/hosts",
+        "keep.txt",
+      ];
       for (const key of outside)
         await client.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: key, Body: "not the deploy's" }));
-      // ZapShot was the last game by Fixture Coder (snake left above): that filtered list goes too.
+      // ZapShot was the last game by Fixture Coder once snake left: that filtered list goes too.
       rmSync(join(p.catalogue, "primary", "ZapShot.json"));
       await rebuild(p);
       const removed = [
-        `site/v1/primary/category/games/coder/${FIXTURE_CODER}/packages`,
-        "site/v1/primary/package/ZapShot",
+        `${prefix}/v1/primary/category/games/coder/${FIXTURE_CODER}/packages`,
+        `${prefix}/v1/primary/package/ZapShot`,
       ];
       const stillThere = async () => (await Promise.all(removed.map((key) => listKeys(client, key)))).flat();
 
@@ -235,24 +260,25 @@ describe("shopfront deploy to a local S3 server", () => {
       expect(all).toEqual(
         expect.arrayContaining([
           ...outside,
-          `site/${STATE_FILE}`,
-          "site/v1/primary/package/snake",
-          "site/v1/primary/category/games/packages",
+          `${prefix}/${STATE_FILE}`,
+          `${prefix}/v1/primary/package/snake`,
+          `${prefix}/v1/primary/category/games/packages`,
         ]),
       );
-      expect(all.filter((key) => key.startsWith("site/")).sort()).toEqual(
-        [...apiFiles(p.dist), STATE_FILE].map((k) => `site/${k}`).sort(),
+      expect(all.filter((key) => key.startsWith(`${prefix}/`)).sort()).toEqual(
+        [...apiFiles(p.dist), STATE_FILE].map((k) => `${prefix}/${k}`).sort(),
       );
     });
 
     it("uploads everything again when --cache-control changes, and then nothing", async () => {
+      const { p, prefix, url } = await deployedProject();
       const cacheControl = "public, max-age=60";
       const result = await deploy({ url, dir: p.dist, cacheControl });
-      // Every API file of the build, as it is after the edits above.
+      // Every API file of the build.
       expect(uploadedPaths(result).sort()).toEqual(apiFiles(p.dist));
       expect(result).toMatchObject({ uploaded: apiFiles(p.dist).length, plan: { unchanged: [] } });
       expect(new Set(result.plan.phases.flat().map((u) => u.reason))).toEqual(new Set(["metadata"]));
-      const head = await client.send(new HeadObjectCommand({ Bucket: TEST_BUCKET, Key: "site/v1/hosts" }));
+      const head = await client.send(new HeadObjectCommand({ Bucket: TEST_BUCKET, Key: `${prefix}/v1/hosts` }));
       expect(head.CacheControl).toBe(cacheControl);
       expect((await deploy({ url, dir: p.dist, cacheControl })).uploaded).toBe(0);
     });
