@@ -12,13 +12,16 @@ import { formatCheckReport } from "../../src/cli/formatCheck.js";
 import { servePreview, type PreviewServer } from "../../src/serve/servePreview.js";
 import { BIN, copyFixture, manifest, shopfrontAsync, writeFiles } from "../support/helpers.js";
 
-/** A port on 127.0.0.1 that nothing listens on (it was free a moment ago). */
-async function closedPort(): Promise<number> {
+/**
+ * An address where nothing listens, held so for the test: a server listens on 127.0.0.1 at a port the
+ * system picks, and the address is 127.0.0.2 at that port, which no other process of the tests binds
+ * (they listen on 127.0.0.1; a port freed and handed back could be taken by another in between).
+ */
+async function closedAddress(): Promise<{ host: string; port: number; release: () => Promise<unknown> }> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  return { host: "127.0.0.2", port, release: () => new Promise((resolve) => server.close(resolve)) };
 }
 
 /** A project: the basic fixture as catalogue/, built into dist/. */
@@ -34,13 +37,17 @@ async function project(): Promise<{ cwd: string; catalogue: string; dist: string
 describe("check against a server that cannot be reached", () => {
   it("stops after one request with one line naming the URL and why, exit 1", async () => {
     const { cwd } = await project();
-    const port = await closedPort();
-    const url = `http://127.0.0.1:${port}/`;
-    expect(spawnSync(process.execPath, [BIN, "check", url], { cwd, encoding: "utf8" })).toMatchObject({
-      status: 1,
-      stdout: "",
-      stderr: `error: cannot reach ${url}: connection refused: nothing listens on 127.0.0.1:${port}\n`,
-    });
+    const { host, port, release } = await closedAddress();
+    const url = `http://${host}:${port}/`;
+    try {
+      expect(spawnSync(process.execPath, [BIN, "check", url], { cwd, encoding: "utf8" })).toMatchObject({
+        status: 1,
+        stdout: "",
+        stderr: `error: cannot reach ${url}: connection refused: nothing listens on ${host}:${port}\n`,
+      });
+    } finally {
+      await release();
+    }
   });
 
   it("says when the host name does not resolve", async () => {

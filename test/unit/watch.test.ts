@@ -1,4 +1,4 @@
-// `serve --watch` through its core: a real server on a free port over a temporary catalogue, edited
+// `serve --watch` through its core: a real server on a port it binds itself (port 0) over a temporary catalogue, edited
 // while it runs. Nothing waits a fixed time: every expectation polls until it holds or a deadline
 // passes.
 import { rmSync, writeFileSync } from "node:fs";

@@ -3,7 +3,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderApacheVirtualHost } from "../../../src/targets/apache.js";
 import { tempDir } from "../helpers.js";
-import { fixtureNames, freePort, requireProgram, startProcess, type RunningServer, type Site } from "./common.js";
+import { fixtureNames, requireProgram, startOnPort, type RunningServer, type Site } from "./common.js";
 
 const MODULES = ["mpm_event", "authz_core", "mime", "negotiation", "headers", "rewrite"];
 
@@ -53,9 +53,10 @@ async function startApache(site: (port: number) => string): Promise<RunningServe
   const apache2 = requireProgram("apache2", "apache2");
   const dir = tempDir("shopfront-apache-");
   chmodSync(dir, 0o755);
-  const port = await freePort();
-  writeFileSync(join(dir, "apache2.conf"), mainConfig(dir, site(port)));
-  return startProcess(apache2, ["-f", join(dir, "apache2.conf"), "-DFOREGROUND"], port);
+  return startOnPort((port) => {
+    writeFileSync(join(dir, "apache2.conf"), mainConfig(dir, site(port)));
+    return { command: apache2, args: ["-f", join(dir, "apache2.conf"), "-DFOREGROUND"] };
+  });
 }
 
 /** Real Apache httpd with the generated <VirtualHost>. */

@@ -2,9 +2,8 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderCaddy } from "../../../src/targets/caddy.js";
-import { fixtureNames } from "./common.js";
 import { tempDir } from "../helpers.js";
-import { freePort, requireProgram, startProcess, type RunningServer, type Site } from "./common.js";
+import { fixtureNames, requireProgram, startOnPort, type RunningServer, type Site } from "./common.js";
 
 /** A Caddyfile: a global block (no admin endpoint, no automatic HTTPS) and the site block. */
 function caddyfile(dir: string, site: string): string {
@@ -36,10 +35,9 @@ export async function checkCaddyConfig(config: string): Promise<void> {
 export async function startCaddy(site: Site): Promise<RunningServer> {
   const caddy = requireProgram("caddy", "caddy");
   const dir = tempDir("shopfront-caddy-");
-  const port = await freePort();
-  const config = caddyfile(
-    dir,
-    renderCaddy({ root: site.root, listen: { host: "127.0.0.1", port } }, await fixtureNames()),
-  );
-  return startProcess(caddy, ["run", "--adapter", "caddyfile", "--config", config], port, caddyEnv(dir));
+  const names = await fixtureNames();
+  return startOnPort((port) => {
+    const config = caddyfile(dir, renderCaddy({ root: site.root, listen: { host: "127.0.0.1", port } }, names));
+    return { command: caddy, args: ["run", "--adapter", "caddyfile", "--config", config], env: caddyEnv(dir) };
+  });
 }

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderLighttpd } from "../../../src/targets/lighttpd.js";
 import { tempDir } from "../helpers.js";
-import { freePort, requireProgram, fixtureNames, startProcess, type RunningServer, type Site } from "./common.js";
+import { requireProgram, fixtureNames, startOnPort, type RunningServer, type Site } from "./common.js";
 
 /**
  * A minimal main config that includes the fragment, with the settings of Debian's lighttpd.conf a
@@ -52,11 +52,13 @@ export async function checkLighttpdConfig(fragment: string): Promise<void> {
 export async function startLighttpd(site: Site): Promise<RunningServer> {
   const lighttpd = requireProgram("lighttpd", "lighttpd");
   const dir = tempDir("shopfront-lighttpd-");
-  const port = await freePort();
-  const config = mainConfig(
-    dir,
-    renderLighttpd({ root: site.root, listen: { host: "127.0.0.1", port } }, await fixtureNames()),
-    port,
-  );
-  return startProcess(lighttpd, ["-D", "-f", config], port);
+  const names = await fixtureNames();
+  return startOnPort((port) => {
+    const config = mainConfig(
+      dir,
+      renderLighttpd({ root: site.root, listen: { host: "127.0.0.1", port } }, names),
+      port,
+    );
+    return { command: lighttpd, args: ["-D", "-f", config] };
+  });
 }

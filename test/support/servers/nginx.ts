@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderNginx } from "../../../src/targets/nginx.js";
 import { tempDir } from "../helpers.js";
-import { fixtureNames, freePort, requireProgram, startProcess, type RunningServer, type Site } from "./common.js";
+import { fixtureNames, requireProgram, startOnPort, type RunningServer, type Site } from "./common.js";
 
 /** A minimal main config around the generated server block, in a fresh folder; returns the folder. */
 function writeMainConfig(config: string): string {
@@ -47,9 +47,9 @@ export async function checkNginxConfig(config: string): Promise<void> {
 /** Real nginx with the generated server block, included in a minimal main config. */
 export async function startNginx(site: Site): Promise<RunningServer> {
   const nginx = requireProgram("nginx", "nginx");
-  const port = await freePort();
-  const dir = writeMainConfig(
-    renderNginx({ root: site.root, listen: { host: "127.0.0.1", port } }, await fixtureNames()),
-  );
-  return startProcess(nginx, ["-e", `${dir}/error.log`, "-p", dir, "-c", `${dir}/nginx.conf`], port);
+  const names = await fixtureNames();
+  return startOnPort((port) => {
+    const dir = writeMainConfig(renderNginx({ root: site.root, listen: { host: "127.0.0.1", port } }, names));
+    return { command: nginx, args: ["-e", `${dir}/error.log`, "-p", dir, "-c", `${dir}/nginx.conf`] };
+  });
 }

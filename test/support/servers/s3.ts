@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { S3Client } from "@aws-sdk/client-s3";
 import { ROOT, tempDir } from "../helpers.js";
-import { freePort, startProcess, type RunningServer } from "./common.js";
+import { startProcess, type RunningServer } from "./common.js";
 
 export const TEST_BUCKET = "shopfront-test";
 
@@ -31,7 +31,6 @@ export interface S3Store extends RunningServer {
 
 /** Starts s3rver with the test bucket; `dir` from a stopped store brings its objects back. */
 export async function startS3Store(dir = tempDir("shopfront-s3-")): Promise<S3Store> {
-  const port = await freePort();
   const bin = join(ROOT, "node_modules", "s3rver", "bin", "s3rver.js");
   // s3rver 3.7.1 encrypts ListObjectsV2 continuation tokens with DES, which OpenSSL 3 (Node 17 and
   // later) keeps in its legacy provider: https://github.com/jamhall/s3rver/issues/818
@@ -43,12 +42,13 @@ export async function startS3Store(dir = tempDir("shopfront-s3-")): Promise<S3St
     "-a",
     "127.0.0.1",
     "-p",
-    String(port),
+    "0",
     "-s",
     "--configure-bucket",
     TEST_BUCKET,
   ];
-  return { ...(await startProcess(process.execPath, args, port)), dir };
+  // Port 0: the system picks a free port, and s3rver says which.
+  return { ...(await startProcess(process.execPath, args, /^S3rver listening on 127\.0\.0\.1:(\d+)$/m)), dir };
 }
 
 /** A client for the test's own reads and writes, as another tool would make them. */
