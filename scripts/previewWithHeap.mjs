@@ -6,7 +6,6 @@
 // measure; a leaked Buffer still leaves its object on the heap.)
 import { servePreview } from "../lib/serve/servePreview.js";
 
-process.noDeprecation = true;
 const server = await servePreview({
   dir: process.argv[2] ?? "dist",
   host: "127.0.0.1",
