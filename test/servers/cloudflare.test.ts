@@ -1,6 +1,6 @@
 // The Cloudflare Pages worker: the `_worker.js` that the compiled CLI builds, executed in Node with
 // real Request objects and an emulation of env.ASSETS (test/support/edge/cloudflare.ts), against the whole
-// conformance suite, with the stand-in site (test/support/siteFixture.ts) in the built folder.
+// conformance suite, with the browse site the build writes in the built folder.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,12 +8,11 @@ import { loadCatalogue } from "../../src/build/loadCatalogue.js";
 import {
   conformanceCases,
   CONFORMANCE_ROWS,
-  expectedApi,
   type ConformanceRow,
   type ExpectedApi,
 } from "../../src/check/conformance.js";
 import { runConformance, type RunResult } from "../../src/check/runConformance.js";
-import { renderApi, renderNotFound } from "../../src/render/renderApi.js";
+import { renderNotFound } from "../../src/render/renderApi.js";
 import { filterList } from "../../src/routes/filterList.js";
 import { fallbackFor, fileFor, RESPONSE_HEADERS } from "../../src/routes/routeTable.js";
 import { cloudflare } from "../../src/targets/cloudflare.js";
@@ -22,7 +21,7 @@ import { loadWorker, pagesAssets, startCloudflare, type Assets } from "../suppor
 import { runCompiledCli } from "../support/edge/compiledCli.js";
 import { copyFixture, tempDir, undeclaredFailures } from "../support/helpers.js";
 import { CANARY, type RunningServer, type Site } from "../support/servers/common.js";
-import { addSiteFiles, siteRequests } from "../support/siteFixture.js";
+import { apiWithSite, siteRequests } from "../support/site.js";
 
 /** The conformance fixture built by the compiled CLI with --target cloudflare, a canary beside it. */
 function shippedSite(): Site {
@@ -50,7 +49,7 @@ beforeAll(() => {
 let api: ExpectedApi;
 beforeAll(async () => {
   const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-  api = addSiteFiles(expectedApi(renderApi(catalogue!), catalogue!.packages), site.root);
+  api = apiWithSite(catalogue!);
 });
 
 describe("Cloudflare Pages worker with emulated assets", () => {

@@ -1,5 +1,5 @@
 // The CloudFront Function: executed in Node inside an emulation of S3 + CloudFront (test/support/edge/cloudfront.ts)
-// against the whole conformance suite, the stand-in site (test/support/siteFixture.ts) in the bucket, and
+// against the whole conformance suite, the browse site the build writes in the bucket, and
 // held to what CloudFront's runtime 2.0 accepts. The code
 // under test is what the compiled CLI writes: vitest's own TypeScript transform would embed a
 // differently written (if equivalent) router.
@@ -11,14 +11,12 @@ import { loadCatalogue } from "../../src/build/loadCatalogue.js";
 import {
   conformanceCases,
   CONFORMANCE_ROWS,
-  expectedApi,
   type ConformanceRow,
   type ExpectedApi,
 } from "../../src/check/conformance.js";
 import { runConformance, sendRaw, type RunResult } from "../../src/check/runConformance.js";
 import { coderKey, decodeValue, utf8Bytes } from "../../src/routes/filterValue.js";
 import { matchRequest } from "../../src/routes/matchRequest.js";
-import { renderApi } from "../../src/render/renderApi.js";
 import { fallbackFor, fileFor, PORTABLE_ROUTES } from "../../src/routes/routeTable.js";
 import {
   cloudfront,
@@ -32,7 +30,7 @@ import { runCompiledCli } from "../support/edge/compiledCli.js";
 import { unsupportedSyntax } from "../support/edge/runtime20Syntax.js";
 import { copyFixture, tempDir, undeclaredFailures } from "../support/helpers.js";
 import { buildSite, type RunningServer } from "../support/servers/common.js";
-import { addSiteFiles, siteRequests } from "../support/siteFixture.js";
+import { apiWithSite, siteRequests } from "../support/site.js";
 
 /** `shopfront config cloudfront --out DIR`, run with the compiled CLI. */
 function shippedFiles(): { code: string; errorResponses: unknown } {
@@ -59,7 +57,7 @@ describe("CloudFront Function in an emulation of S3 + CloudFront", () => {
   beforeAll(async () => {
     const site = await buildSite();
     const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-    api = addSiteFiles(expectedApi(renderApi(catalogue!), catalogue!.packages), site.root);
+    api = apiWithSite(catalogue!);
     server = await startCloudFront(site, shipped.code);
     result = await runConformance({ baseUrl: server.url, api, cases: conformanceCases(api), concurrency: 8 });
   });

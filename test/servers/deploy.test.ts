@@ -15,7 +15,7 @@ import { buildCatalogue } from "../../src/build/buildCatalogue.js";
 import { deployToS3, type DeployOptions, type DeployResult } from "../../src/deploy/deployToS3.js";
 import { showCloudFrontSetup } from "../../src/cli/formatDeploy.js";
 import { DEFAULT_CACHE_CONTROL, STATE_FILE } from "../../src/deploy/planDeploy.js";
-import { contentTypeOf, OPENAPI_FILE } from "../../src/routes/routeTable.js";
+import { contentTypeOf, isSiteFile, OPENAPI_FILE } from "../../src/routes/routeTable.js";
 import { UsageError } from "../../src/util/errors.js";
 import { copyFixture, manifest, readTree, shopfrontAsync, tempDir, writeFiles } from "../support/helpers.js";
 import {
@@ -26,7 +26,6 @@ import {
   TEST_BUCKET,
   type S3Store,
 } from "../support/servers/s3.js";
-import { siteFiles } from "../support/siteFixture.js";
 
 /** A project: a copy of the basic fixture, built into dist. */
 async function project(): Promise<{ catalogue: string; dist: string }> {
@@ -294,8 +293,11 @@ describe("shopfront deploy to a local S3 server", () => {
 
   it("uploads the browse site after the API, the home page last, each file with its type", async () => {
     const p = await project();
-    const site = siteFiles(new Map([["primary", [{ name: "snake" }, { name: "chart.js" }]]]));
-    writeFiles(p.dist, Object.fromEntries(site));
+    // The default build: the API and the browse site.
+    await buildCatalogue({ catalogueDir: p.catalogue, outDir: p.dist });
+    const site = new Map(
+      [...readTree(p.dist)].filter(([path]) => isSiteFile(path)).map(([path, bytes]) => [path, bytes.toString()]),
+    );
     const proxy = await startFaultProxy(store.url);
     const result = await deploy({ url: `s3://${TEST_BUCKET}/browse`, dir: p.dist, endpoint: proxy.url });
     await proxy.close();

@@ -2,19 +2,19 @@
 // cannot serve. What it claims about the build is checked here, and the conformance suite is run
 // against a model of Pages: a file at the request's decoded path (the query ignored; a folder's
 // index.html for a path ending in /) is served with 200, anything else is 404.html with 404. Headers
-// are not modelled (Pages sets its own, by extension). The stand-in site (test/support/siteFixture.ts) is
+// are not modelled (Pages sets its own, by extension). The browse site the build writes is
 // among the files: plain files at their own paths, which Pages serves as they are.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { conformanceCases, expectedApi } from "../../src/check/conformance.js";
+import { conformanceCases } from "../../src/check/conformance.js";
 import { judge } from "../../src/check/runConformance.js";
 import { loadCatalogue } from "../../src/build/loadCatalogue.js";
-import { renderApi, renderNotFound } from "../../src/render/renderApi.js";
+import { renderNotFound } from "../../src/render/renderApi.js";
 import { SITE } from "../../src/routes/routeTable.js";
 import { githubPages } from "../../src/targets/githubPages.js";
 import { copyFixture, readTree } from "../support/helpers.js";
 import { buildSite } from "../support/servers/common.js";
-import { addSiteFiles, siteRequests } from "../support/siteFixture.js";
+import { apiWithSite, siteRequests } from "../support/site.js";
 
 describe("github-pages", () => {
   it("adds .nojekyll and a 404.html holding the JSON error body, and the build has no v2 file to answer ?package= with a list", async () => {
@@ -29,7 +29,7 @@ describe("github-pages", () => {
 
   it("serves every route whose file is at its own URL, and fails only in the rows it declares, a search always with 404", async () => {
     const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-    const api = addSiteFiles(expectedApi(renderApi(catalogue!), catalogue!.packages));
+    const api = apiWithSite(catalogue!);
     const respond = (target: string) => {
       let file: string | undefined;
       try {

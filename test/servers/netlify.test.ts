@@ -17,10 +17,9 @@ import { parseAllRedirects } from "@netlify/redirect-parser";
 import { parsePlain, type Matcher } from "netlify-redirector";
 import { beforeAll, describe, expect, it } from "vitest";
 import { catalogueNames, loadCatalogue } from "../../src/build/loadCatalogue.js";
-import { conformanceCases, CONFORMANCE_ROWS, expectedApi, type ExpectedApi } from "../../src/check/conformance.js";
+import { conformanceCases, CONFORMANCE_ROWS, type ExpectedApi } from "../../src/check/conformance.js";
 import { judge, type Failure } from "../../src/check/runConformance.js";
 import { isValidName } from "../../src/catalogue/names.js";
-import { renderApi } from "../../src/render/renderApi.js";
 import { coderKey, utf8Bytes } from "../../src/routes/filterValue.js";
 import { NOT_FOUND_FILE, SITE } from "../../src/routes/routeTable.js";
 import { UsageError } from "../../src/util/errors.js";
@@ -28,7 +27,7 @@ import { MAX_NETLIFY_RULES, netlify, renderNetlifyRedirects } from "../../src/ta
 import { headerRules } from "../../src/targets/shared/headersFile.js";
 import type { CatalogueNames } from "../../src/targets/target.js";
 import { copyFixture, tempDir } from "../support/helpers.js";
-import { addSiteFiles, siteRequests } from "../support/siteFixture.js";
+import { apiWithSite, siteRequests } from "../support/site.js";
 
 /** The types Netlify gives the site's extensions where `_headers` sets none (its .js type is the name before RFC 9239). */
 const NETLIFY_TYPES: Record<string, string> = {
@@ -66,7 +65,7 @@ let dir: string;
 beforeAll(async () => {
   const { catalogue } = await loadCatalogue(copyFixture("conformance"));
   names = catalogueNames(catalogue!);
-  api = addSiteFiles(expectedApi(renderApi(catalogue!), catalogue!.packages));
+  api = apiWithSite(catalogue!);
   dir = tempDir();
   for (const file of netlify.deployFiles!(names)) writeFileSync(join(dir, file.path), file.content as string);
 });

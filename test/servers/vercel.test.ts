@@ -8,7 +8,7 @@
 // and `missing` follow Next.js's matchHas: the query value decoded, the last of a repeated key, an
 // empty value as absent, and a value regex anchored as `^value$`. The filesystem serves a folder's
 // index.html at the folder's URL, and types what no header types by the served file's extension
-// (VERCEL_TYPES; a miss is 404.html). The stand-in site (test/support/siteFixture.ts) is among the files.
+// (VERCEL_TYPES; a miss is 404.html). The browse site the build writes is among the files.
 import {
   getTransformedRoutes,
   headersSchema,
@@ -20,14 +20,14 @@ import {
 import { Ajv } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
 import { catalogueNames, loadCatalogue } from "../../src/build/loadCatalogue.js";
-import { conformanceCases, expectedApi, type ExpectedApi } from "../../src/check/conformance.js";
+import { conformanceCases, type ExpectedApi } from "../../src/check/conformance.js";
 import { judge } from "../../src/check/runConformance.js";
-import { renderApi, renderNotFound } from "../../src/render/renderApi.js";
+import { renderNotFound } from "../../src/render/renderApi.js";
 import { coderKey, utf8Bytes } from "../../src/routes/filterValue.js";
 import { RESPONSE_HEADERS, SITE, SITE_TYPES } from "../../src/routes/routeTable.js";
 import { renderVercelConfig, vercel } from "../../src/targets/vercel.js";
 import { copyFixture } from "../support/helpers.js";
-import { addSiteFiles, siteRequests } from "../support/siteFixture.js";
+import { apiWithSite, siteRequests } from "../support/site.js";
 
 /** The types Vercel gives the site's extensions where no header sets one (its .js type is the name before RFC 9239). */
 const VERCEL_TYPES: Record<string, string> = {
@@ -84,7 +84,7 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
   let api: ExpectedApi;
   let routes: Route[];
   beforeAll(() => {
-    api = addSiteFiles(expectedApi(renderApi(catalogue!), catalogue!.packages));
+    api = apiWithSite(catalogue!);
     routes = getTransformedRoutes(config).routes!;
   });
 
