@@ -30,7 +30,8 @@ async function serveSite(dir: string): Promise<{ url: string; close: () => Promi
 }
 
 async function built(catalogue: string): Promise<string> {
-  const out = join(tempDir(), "dist");
+  // In memory: the 10,000-package site is some 30,000 files, which take long to remove from a busy disk.
+  const out = join(memoryTempDir(), "dist");
   const result = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
   if (!result.built) throw new Error(JSON.stringify(result.problems));
   return out;
