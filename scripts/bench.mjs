@@ -1,6 +1,6 @@
 // @ts-check
 // npm run bench [-- --sizes 10000,100000] [--fs disk,shm] [--runs 3] [--hosts 2] [--coders real|synthetic] [--log-mb 1024]
-//                [--floor-dir ../shared/bench]
+//                [--floor-dir ../shared/bench] [--skip-serve]
 //
 // Compares shopfront's build (without the browse site, which the floor does not write) with
 // floor.mjs --filtered (the least work that writes the same API files, category and coder lists
@@ -26,7 +26,10 @@
 //             file is reported apart, as it also brings the spare slot up to date)
 //   with site the default build, API and browse site: cold, and after one edit
 // with the peak RSS of each. Then scripts/bench-stats.mjs times `stats count` on a generated combined
-// log of --log-mb (0 skips it). Writes the results as JSON to bench-results/.
+// log of --log-mb (0 skips it), and scripts/bench-serve.mjs (also `npm run bench:serve`) measures the
+// preview server under load (requests/s, p99, RSS, heap growth) and the browse site's search in
+// chromium (keystroke to list), which the tests check only as behaviour (--skip-serve skips it).
+// Writes the results as JSON to bench-results/.
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
@@ -48,6 +51,7 @@ const { values } = parseArgs({
     "log-mb": { type: "string", default: "1024" },
     "work-dir": { type: "string", default: join(ROOT, "bench-results", "work") },
     "floor-dir": { type: "string", default: resolve(ROOT, "..", "shared", "bench") },
+    "skip-serve": { type: "boolean", default: false },
   },
 });
 const FLOOR_DIR = resolve(values["floor-dir"]);
@@ -424,4 +428,9 @@ if (Number(values["log-mb"]) > 0) {
   // The generated log is as large as asked: never left behind (on /dev/shm it would hold memory).
   rmSync(join(places[0].dir, "stats"), { recursive: true, force: true });
   if (logBench.status !== 0) throw new Error(`bench-stats.mjs failed (exit ${logBench.status})`);
+}
+
+if (!values["skip-serve"]) {
+  const serveBench = spawnSync(process.execPath, [join(ROOT, "scripts", "bench-serve.mjs")], { stdio: "inherit" });
+  if (serveBench.status !== 0) throw new Error(`bench-serve.mjs failed (exit ${serveBench.status})`);
 }

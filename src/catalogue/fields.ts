@@ -1,5 +1,5 @@
 // The fields of the API's objects, in one table each. The TypeScript types are derived from these
-// tables, and test/schemas.test.ts checks that the tables agree with the JSON Schemas in schemas/,
+// tables, and test/unit/schemas.test.ts checks that the tables agree with the JSON Schemas in schemas/,
 // which stay the source of truth.
 
 type JsonTypeName = "string" | "integer";

@@ -3,7 +3,7 @@
 // filterValue.ts and filterList.ts), so it is written in the JavaScript that CloudFront Functions
 // (runtime 2.0) accept: ES 5.1 with const, let, arrow functions and template literals; no for-of,
 // spread, destructuring, shorthand properties, classes, `?.`, `??` or recursion, and nothing from
-// outside the function but those modules' functions. test/cloudfront.test.ts checks that.
+// outside the function but those modules' functions. test/servers/cloudfront.test.ts checks that.
 import { coderKey, decodeValue } from "./filterValue.js";
 import type { PortableRoutes, RouteId } from "./routeTable.js";
 

@@ -3,7 +3,7 @@
 // parameter becomes (a checked name, `$1`, `{re.x.1}`, `:host`), so a parameter added to the table
 // needs no change in this module. Regexes use no look-around, so PCRE and RE2 read them alike.
 // Names go in only as NAME_PATTERN_BODY, which has no capturing group of its own
-// (test/serverTargets.test.ts checks that), so a config can number its captures: $1, %1, {re.x.1}.
+// (test/servers/serverTargets.test.ts checks that), so a config can number its captures: $1, %1, {re.x.1}.
 import { NAME_PATTERN_BODY } from "../catalogue/names.js";
 import type { Param, RouteQuery } from "./routeTable.js";
 

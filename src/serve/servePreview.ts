@@ -3,7 +3,7 @@
 // API or site file that the route names (with its ETag, Last-Modified, Range and HEAD handling), and this
 // module answers everything else itself with the JSON 404 body, 204 or 405.
 import { existsSync, readFileSync, statSync } from "node:fs";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { createServer, type UnionResponse } from "http-server";
@@ -118,6 +118,7 @@ export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
     showDotfiles: false,
     before: [route],
   });
+  withoutDeprecatedHeaders(server.server);
   return new Promise((resolvePromise, reject) => {
     server.server.once("error", (error) => reject(listenError(error, options)));
     server.listen(options.port, options.host, () => {
@@ -132,6 +133,24 @@ export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
           }),
       });
     });
+  });
+}
+
+/**
+ * http-server's server (union) still patches each response through `_headers` and `_headerNames`,
+ * accessors of Node's responses deprecated since Node 12 (DEP0066, a warning on first use). Each
+ * response gets plain properties of its own under those names, which union reads and writes instead.
+ * Their setters rebuilt the headers set so far, of which there are none then (no `headers` option).
+ */
+function withoutDeprecatedHeaders(server: Server): void {
+  const [handle] = server.listeners("request") as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  server.removeAllListeners("request");
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    Object.defineProperties(res, {
+      _headers: { value: {}, writable: true },
+      _headerNames: { value: {}, writable: true },
+    });
+    handle!(req, res);
   });
 }
 

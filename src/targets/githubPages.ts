@@ -12,7 +12,7 @@ import type { Target, TargetFile } from "./target.js";
 /**
  * The workflow that builds the catalogue and publishes it on Pages. This repository's own copy is
  * the one `shopfront init` writes into a new project (the package ships it), and the one
- * test/pagesWorkflow.test.ts checks against the README.
+ * test/unit/pagesWorkflow.test.ts checks against the README.
  */
 export const PAGES_WORKFLOW = ".github/workflows/pages.yml";
 

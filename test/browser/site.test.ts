@@ -2,7 +2,8 @@
 // driven by playwright-core. From the home page to a host, a search that narrows as one types, a
 // package; no console or page error, no serious axe-core violation, keyboard reachable, untrusted
 // text inert. Screenshots at desktop and phone widths go to test-output/screenshots/, and the
-// weight and search speed of a 10,000-package host are printed (docs/site.md quotes them).
+// weight of a 10,000-package host is printed (docs/site.md quotes it; `npm run bench` measures the
+// search's speed).
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -11,7 +12,7 @@ import { servePreview } from "../../src/serve/servePreview.js";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/build/buildCatalogue.js";
-import { GEN_CATALOGUE, hostileManifest, memoryTempDir, ROOT, tempDir, writeFiles } from "../helpers.js";
+import { GEN_CATALOGUE, hostileManifest, memoryTempDir, ROOT, tempDir, writeFiles } from "../support/helpers.js";
 import fse from "fs-extra";
 
 // The code passed to page.evaluate runs in the browser; the test project has no DOM types, so these few are declared here.
@@ -22,10 +23,6 @@ declare function requestAnimationFrame(callback: () => void): number;
 const SCREENSHOTS = join(ROOT, "test-output", "screenshots");
 const axeSource = (createRequire(import.meta.url)("axe-core") as { source: string }).source;
 
-/**
- * Serves a built output over HTTP for the browser. A plain static server for now: the preview
- * server (`shopfront serve`) answers only the API's routes until it learns the site's paths.
- */
 /** The built folder, served as `shopfront serve` serves it: by the route table, site and API alike. */
 async function serveSite(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
   const server = await servePreview({ dir, host: "127.0.0.1", port: 0 });
@@ -33,7 +30,8 @@ async function serveSite(dir: string): Promise<{ url: string; close: () => Promi
 }
 
 async function built(catalogue: string): Promise<string> {
-  const out = join(tempDir(), "dist");
+  // In memory: the 10,000-package site is some 30,000 files, which take long to remove from a busy disk.
+  const out = join(memoryTempDir(), "dist");
   const result = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
   if (!result.built) throw new Error(JSON.stringify(result.problems));
   return out;
@@ -207,7 +205,7 @@ describe("the browse site in chromium", () => {
     }
   });
 
-  it("keeps a 10,000-package host light and its search quick (figures printed for docs/site.md)", async () => {
+  it("keeps a 10,000-package host light, and its search narrows the list at each keystroke (figures printed for docs/site.md)", async () => {
     const { page, problems } = await watchedPage();
     const bytes = new Map<string, number>();
     page.on("response", async (r) => {
@@ -222,11 +220,11 @@ describe("the browse site in chromium", () => {
     await page.getByLabel("Search packages").focus();
     const indexBytes = (await (await index).body()).length;
     await expect.poll(() => page.locator("#coder option").count()).toBeGreaterThan(1);
-    const timings = (await page.evaluate(
+    const shown = (await page.evaluate(
       async (queries: string[]) => {
         const input = document.getElementById("q");
         const status = document.getElementById("search-status")!;
-        const out: { query: string; update: number; painted: number; shown: number }[] = [];
+        const out: { query: string; shown: number; status: string }[] = [];
         for (const query of queries) {
           const changed = new Promise<void>((resolve) => {
             const observer = new MutationObserver(() => {
@@ -235,42 +233,32 @@ describe("the browse site in chromium", () => {
             });
             observer.observe(status, { childList: true, characterData: true, subtree: true });
           });
-          const start = performance.now();
           input.value = query;
           input.dispatchEvent(new Event("input", { bubbles: true }));
+          // Each keystroke updates the status, then the list.
           await changed;
-          const update = performance.now() - start;
           await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
-          const painted = performance.now() - start;
-          out.push({ query, update, painted, shown: document.querySelectorAll("#results-list li").length });
+          out.push({ query, shown: document.querySelectorAll("#results-list li").length, status: status.textContent });
         }
         return out;
       },
       ["a", "ab", "abc", "e", "em", "emu", "z", "zz", "q", "qu"],
-    )) as {
-      query: string;
-      update: number;
-      painted: number;
-      shown: number;
-    }[];
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    )) as { query: string; shown: number; status: string }[];
     const figures = {
       packages: 10_000,
       hostPageHtmlKB: +(htmlBytes / 1000).toFixed(1),
       hostPageTotalKB: +(pageWeight / 1000).toFixed(1),
       searchIndexKB: +(indexBytes / 1000).toFixed(1),
-      keystrokeToListMs: {
-        median: +median(timings.map((t) => t.update)).toFixed(1),
-        max: +Math.max(...timings.map((t) => t.update)).toFixed(1),
-      },
-      keystrokeToPaintMs: {
-        median: +median(timings.map((t) => t.painted)).toFixed(1),
-        max: +Math.max(...timings.map((t) => t.painted)).toFixed(1),
-      },
     };
     console.log(`site figures: ${JSON.stringify(figures)}`);
     expect(htmlBytes).toBeLessThan(200_000);
-    expect(figures.keystrokeToListMs.max).toBeLessThan(500);
+    // A longer query lists no more than its prefix did, and the one-letter ones find packages.
+    const count = new Map(shown.map((s) => [s.query, s.shown]));
+    for (const { query, shown: n, status } of shown) {
+      expect(status, query).not.toBe("");
+      if (query.length > 1) expect(n, query).toBeLessThanOrEqual(count.get(query.slice(0, -1))!);
+    }
+    for (const query of ["a", "e"]) expect(count.get(query), query).toBeGreaterThan(0);
     expect(problems).toEqual([]);
   });
 });

@@ -1,0 +1,66 @@
+// The hosting table of docs/hosting.md, rendered from the target list: what each host serves (the API's
+// endpoints, the browse site), what it sends, what it cannot do and why, and how to set it up. A test
+// holds that page to exactly this output, so adding or changing a target changes the table.
+import { CONFORMANCE_ROWS, type ConformanceRow } from "../../src/check/conformance.js";
+import { TARGETS } from "../../src/targets/index.js";
+import type { Target } from "../../src/targets/target.js";
+
+const ENDPOINT_ROWS: readonly ConformanceRow[] = [
+  "v1-hosts",
+  "v2-hosts",
+  "v1-packages",
+  "v1-package",
+  "v2-package",
+  "v2-packages",
+  "v1-category",
+  "v1-coder",
+  "v1-category-coder",
+  "v2-category",
+  "v2-coder",
+  "v2-category-coder",
+  "v2-query",
+];
+
+/** Plain text in a table cell: no column breaks, and `<host>` shown rather than taken for HTML. */
+function text(value: string): string {
+  return value.replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function endpoints(target: Target): string {
+  const served = ENDPOINT_ROWS.filter((row) => !(row in target.cannot));
+  const missing = ENDPOINT_ROWS.filter((row) => row in target.cannot);
+  const list = (rows: readonly ConformanceRow[]) => rows.map((row) => text(CONFORMANCE_ROWS[row])).join("<br>");
+  if (missing.length === 0) return "all";
+  if (served.length === 0) return "none";
+  return missing.length <= served.length ? `all but<br>${list(missing)}` : list(served);
+}
+
+function sends(target: Target, row: ConformanceRow): string {
+  return row in target.cannot ? "no" : "yes";
+}
+
+function cannot(target: Target): string {
+  const rows = Object.entries(target.cannot) as [ConformanceRow, string][];
+  const lines = rows.map(([row, why]) => `**${text(CONFORMANCE_ROWS[row])}**: ${text(why)}`);
+  // What only its deploy files (a .htaccess) cannot do: the rows, grouped by reason.
+  const byReason = new Map<string, ConformanceRow[]>();
+  for (const [row, why] of Object.entries(target.cannotFromDeployFiles ?? {}) as [ConformanceRow, string][])
+    byReason.set(why, [...(byReason.get(why) ?? []), row]);
+  for (const [why, group] of byReason)
+    lines.push(
+      `**configured by its deploy files alone, ${group.map((row) => text(CONFORMANCE_ROWS[row])).join("; ")}**: ${text(why)}`,
+    );
+  return lines.length === 0 ? "nothing" : lines.join("<br>");
+}
+
+export function renderHostingTable(): string {
+  const lines = [
+    "| host | endpoints served | browse site | `Content-Type` (JSON for the API, the site's by extension) | `Access-Control-Allow-Origin: *` | cannot, and why | set up |",
+    "|---|---|---|---|---|---|---|",
+    ...TARGETS.map(
+      (t) =>
+        `| ${text(t.title)} | ${endpoints(t)} | ${sends(t, "site")} | ${sends(t, "content-type")} | ${sends(t, "cors")} | ${cannot(t)} | ${t.usage} |`,
+    ),
+  ];
+  return `${lines.join("\n")}\n`;
+}

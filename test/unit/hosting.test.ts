@@ -1,0 +1,96 @@
+// What every target declares, and what none may do: the hosting table of docs/hosting.md is exactly what the
+// target list renders, and no name that breaks the name rule ever reaches a generated file.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CONFORMANCE_ROWS } from "../../src/check/conformance.js";
+import { TARGETS } from "../../src/targets/index.js";
+import { renderHostingTable } from "../support/renderHostingTable.js";
+import type { CatalogueNames, ServerOptions } from "../../src/targets/target.js";
+import { ROOT } from "../support/helpers.js";
+
+describe("the hosting table of docs/hosting.md", () => {
+  it("is exactly what renderHostingTable() renders from the target list (paste its output into docs/hosting.md when a target changes)", () => {
+    expect(readFileSync(join(ROOT, "docs", "hosting.md"), "utf8")).toContain(`\n${renderHostingTable()}\n`);
+  });
+
+  it("has a row per target, each with a one-line set-up and reasons only for conformance rows", () => {
+    const rows = renderHostingTable().trimEnd().split("\n").slice(2);
+    expect(rows).toHaveLength(TARGETS.length);
+    for (const target of TARGETS) {
+      expect(target.usage).not.toMatch(/\n/);
+      for (const [row, why] of Object.entries(target.cannot)) {
+        expect(Object.keys(CONFORMANCE_ROWS)).toContain(row);
+        expect(why).not.toBe("");
+      }
+    }
+  });
+
+  it("shows a host's limits: GitHub Pages serves static v1 paths and the site only, and cannot force the type", () => {
+    const pages = renderHostingTable()
+      .split("\n")
+      .find((line) => line.startsWith("| GitHub Pages |"))!;
+    expect(pages).toContain(
+      "| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt;<br>GET /v1/&lt;host&gt;/category/&lt;category&gt;/packages | yes | no | yes |",
+    );
+    expect(pages).toContain("Cloudflare Worker or rule in front");
+  });
+});
+
+describe("names that break the name rule", () => {
+  const HOSTILE = [
+    "../hostile",
+    "hostile name",
+    "hostile\n/*  /secret  200!",
+    "hostile%2e",
+    "hostile/x",
+    'hostile"q',
+    "hostile$x",
+    ".hostile",
+    "hostile.",
+    "nul.hostile",
+    "h".repeat(65),
+  ];
+  const options: ServerOptions = { root: "/srv/api/dist", listen: { host: "127.0.0.1", port: 8080 } };
+  const as = (host: string, name: string): CatalogueNames => ({
+    hosts: ["primary", host],
+    packages: new Map([
+      ["primary", ["snake", name]],
+      [host, []],
+    ]),
+    coders: new Map([
+      ["primary", ["Test Coder"]],
+      [host, []],
+    ]),
+    categories: new Map([
+      ["primary", new Map([["games", ["Test Coder"]]])],
+      [host, new Map()],
+    ]),
+  });
+
+  it.each(TARGETS.map((t) => [t.id, t] as const))(
+    "never reach a file %s generates: it refuses them or leaves them out",
+    (_, target) => {
+      for (const hostile of HOSTILE) {
+        for (const names of [as("themes", hostile), as(hostile, "ok")]) {
+          for (const generate of [() => target.config(options, names), () => target.deployFiles?.(names) ?? []]) {
+            let files: { content: unknown }[] = [];
+            try {
+              files = generate();
+            } catch (e) {
+              expect((e as Error).message).toMatch(/does not match the name rule/);
+              continue;
+            }
+            for (const file of files) expect(String(file.content)).not.toContain(hostile);
+          }
+        }
+      }
+    },
+  );
+
+  it("make the generators that take names throw, rather than write a rule for them", () => {
+    const netlify = TARGETS.find((t) => t.id === "netlify")!;
+    expect(() => netlify.deployFiles!(as("themes", "../../hosts"))).toThrow(/does not match the name rule/);
+    expect(() => netlify.deployFiles!(as("hostile host", "ok"))).toThrow(/does not match the name rule/);
+  });
+});

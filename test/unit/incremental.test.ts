@@ -1,0 +1,561 @@
+// Builds after builds: whatever sequence of edits, the incremental output equals a full build of the
+// same catalogue byte for byte; the cache is never trusted across tools, schemas or killed builds.
+import { execFileSync, spawn } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { buildCatalogue, type BuildOptions } from "../../src/build/buildCatalogue.js";
+import { surveyKnown } from "../../src/rebuild/surveyCatalogue.js";
+import { computeToolKey, parseState, serializeState, type BuildState } from "../../src/rebuild/buildState.js";
+import {
+  BIN,
+  copyFixture,
+  GEN_CATALOGUE,
+  manifest,
+  readJson,
+  readTree,
+  ROOT,
+  tempDir,
+  writeFiles,
+} from "../support/helpers.js";
+
+async function build(catalogueDir: string, outDir: string, extra: Partial<BuildOptions> = {}) {
+  const result = await buildCatalogue({ catalogueDir, outDir, ...extra });
+  if (!result.built) throw new Error(`build failed: ${JSON.stringify(result.problems)}`);
+  return result.built;
+}
+
+/** A full build of the catalogue as it is now, into a fresh folder. */
+async function fullTree(catalogueDir: string): Promise<Map<string, Buffer>> {
+  const out = join(tempDir(), "dist");
+  await build(catalogueDir, out);
+  return readTree(out);
+}
+
+/** Moves a file's mtime and ctime out of the "racy" window, as if it was edited long before the build. */
+function age(dir: string): void {
+  const past = new Date(Date.now() - 60_000);
+  for (const [file] of readTree(dir)) utimesSync(join(dir, file), past, past);
+}
+
+const hostsPath = (dir: string) => join(dir, "hosts.json");
+
+/**
+ * A clock ten seconds ahead: the build sees every edit as settled (outside the racy window), so it
+ * trusts the signatures it recorded, as a build run long after the last edit does.
+ */
+const settled = () => Date.now() + 10_000;
+
+describe("incremental builds", () => {
+  it.each([
+    ["right after the edits (every touched input is read again)", undefined],
+    ["long after the edits (signatures trusted, folders not listed while they keep theirs)", settled],
+  ])("equal a full build after every kind of edit, in sequence: %s", async (_, now) => {
+    const catalogue = copyFixture("conformance");
+    const out = join(tempDir(), "dist");
+    expect((await build(catalogue, out, { now })).mode).toBe("full");
+
+    const edits: [string, (dir: string) => void, string][] = [
+      ["nothing", () => {}, "unchanged"],
+      [
+        "one manifest's text",
+        (d) => writeFiles(d, { "primary/snake.json": manifest("snake", { version: "2.0" }) }),
+        "incremental",
+      ],
+      [
+        "another manifest (the spare slot must catch up with the last edit too)",
+        (d) =>
+          writeFiles(d, {
+            "themes/dark-blue.json": manifest("dark-blue", { category: "themes", package_type: "thm" }),
+          }),
+        "incremental",
+      ],
+      ["a new package", (d) => writeFiles(d, { "primary/new-one.json": manifest("new-one") }), "incremental"],
+      ["a removed package", (d) => rmSync(join(d, "primary", "240pTest.json")), "incremental"],
+      [
+        "a package added to the empty host",
+        (d) => writeFiles(d, { "empty/first.json": manifest("first") }),
+        "incremental",
+      ],
+      ["the last package of a host removed", (d) => rmSync(join(d, "empty", "first.json")), "incremental"],
+      [
+        "a manifest rewritten with the same content",
+        (d) => writeFiles(d, { "primary/snake.json": readFileSync(join(d, "primary/snake.json")) }),
+        "unchanged",
+      ],
+      [
+        "an editor's backups beside the manifests",
+        (d) => writeFiles(d, { "primary/snake.json~": "{", "primary/#snake.json#": "", "primary/4913": "" }),
+        "unchanged",
+      ],
+      ["nothing, with the backups still there", () => {}, "unchanged"],
+      [
+        "a host's description",
+        (d) =>
+          writeFiles(d, {
+            "hosts.json": {
+              ...(readJson(hostsPath(d)) as object),
+              hosts: (readJson(hostsPath(d)) as { hosts: object[] }).hosts.map((h, i) =>
+                i === 0 ? { ...h, description: "New words." } : h,
+              ),
+            },
+          }),
+        "incremental",
+      ],
+      [
+        "the order of the hosts",
+        (d) =>
+          writeFiles(d, {
+            "hosts.json": {
+              ...(readJson(hostsPath(d)) as object),
+              hosts: [...(readJson(hostsPath(d)) as { hosts: object[] }).hosts].reverse(),
+            },
+          }),
+        // Read and rendered in full, then compared by content: only hosts.json is written.
+        "incremental",
+      ],
+      [
+        "non-ASCII text",
+        (d) => writeFiles(d, { "primary/json.json": manifest("json", { long_description: "Ærø – 日本語 🎮" }) }),
+        "incremental",
+      ],
+      [
+        "a stats file: numbers for two packages and one the host does not have",
+        (d) =>
+          writeFiles(d, {
+            "stats/primary.json": {
+              packages: {
+                snake: { downloads: 12, rating: "4.5" },
+                ZapShot: { downloads: 3 },
+                retired: { downloads: 9 },
+              },
+            },
+          }),
+        "incremental",
+      ],
+      [
+        "one package's downloads",
+        (d) =>
+          writeFiles(d, {
+            "stats/primary.json": {
+              packages: {
+                snake: { downloads: 13, rating: "4.5" },
+                ZapShot: { downloads: 3 },
+                retired: { downloads: 9 },
+              },
+            },
+          }),
+        "incremental",
+      ],
+      [
+        "the stats file rewritten with the same numbers, in another order, with a counted log",
+        (d) =>
+          writeFiles(d, {
+            "stats/primary.json": {
+              packages: {
+                retired: { downloads: 9 },
+                ZapShot: { downloads: 3, rating: "" },
+                snake: { rating: "4.5", downloads: 13 },
+              },
+              counted: [
+                {
+                  sha256: "0".repeat(64),
+                  bytes: 10,
+                  file: "access.log.1",
+                  countedAt: "2026-11-23T21:00:00Z",
+                  downloads: 1,
+                },
+              ],
+            },
+          }),
+        "unchanged",
+      ],
+      [
+        "a package that has stats removed (its entry stays)",
+        (d) => rmSync(join(d, "primary", "ZapShot.json")),
+        "incremental",
+      ],
+      [
+        "a package added whose name has stats",
+        (d) => writeFiles(d, { "primary/retired.json": manifest("retired") }),
+        "incremental",
+      ],
+      [
+        "stats for another host",
+        (d) => writeFiles(d, { "stats/themes.json": { packages: { "dark-blue": { downloads: 2147483647 } } } }),
+        "incremental",
+      ],
+      ["a stats file removed", (d) => rmSync(join(d, "stats", "primary.json")), "incremental"],
+      [
+        "a renamed package (same inode, new name)",
+        (d) => {
+          renameSync(join(d, "primary/snake.json"), join(d, "primary/snake-2.json"));
+          writeFiles(d, {
+            "primary/snake-2.json": {
+              ...(readJson(join(d, "primary/snake-2.json")) as object),
+              internal_name: "snake-2",
+            },
+          });
+        },
+        "incremental",
+      ],
+    ];
+    for (const [what, edit, mode] of edits) {
+      edit(catalogue);
+      const result = await buildCatalogue({ catalogueDir: catalogue, outDir: out, now });
+      expect(result.built?.mode, what).toBe(mode);
+      expect(readTree(out), what).toEqual(await fullTree(catalogue));
+      // The warnings too: a stats entry of a removed package is reported, one of a package added back is not.
+      const full = await buildCatalogue({ catalogueDir: catalogue, outDir: join(tempDir(), "dist") });
+      expect(result.problems, what).toEqual(full.problems);
+    }
+  });
+
+  it("write only what changed and say so", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    // The API's files alone: test/unit/site.test.ts counts the site's.
+    const apiOnly = { site: false };
+    await build(catalogue, out, apiOnly);
+    // snake moves from games and "Fixture Coder" to utilities and "Test Coder": its file, its host's
+    // list, the three filtered lists it leaves (one kept by ZapShot) and the three it joins (two new).
+    writeFiles(catalogue, { "primary/snake.json": manifest("snake", { zip_size: 7 }) });
+    expect(await build(catalogue, out, apiOnly)).toMatchObject({
+      mode: "incremental",
+      changedPackages: 1,
+      filesWritten: 8,
+      packages: 5,
+      files: 24,
+    });
+    writeFiles(catalogue, { "primary/added.json": manifest("added") });
+    expect(await build(catalogue, out, apiOnly)).toMatchObject({
+      mode: "incremental",
+      changedPackages: 1,
+      filesWritten: 5,
+      packages: 6,
+      files: 25,
+    });
+    rmSync(join(catalogue, "primary", "added.json"));
+    expect(await build(catalogue, out, apiOnly)).toMatchObject({
+      mode: "incremental",
+      changedPackages: 1,
+      filesWritten: 5,
+      packages: 5,
+      files: 24,
+    });
+    expect(readTree(out).size).toBe(24);
+  });
+
+  it("notice an edit that keeps size and mtime (the ctime moves)", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    age(catalogue);
+    await build(catalogue, out);
+    const file = join(catalogue, "primary", "snake.json");
+    const before = statSync(file);
+    writeFileSync(file, readFileSync(file, "utf8").replace('"1.0"', '"1.1"'));
+    utimesSync(file, before.atime, before.mtime);
+    expect(statSync(file).size).toBe(before.size);
+    expect(await build(catalogue, out)).toMatchObject({ mode: "incremental", changedPackages: 1 });
+    expect(readTree(out)).toEqual(await fullTree(catalogue));
+  });
+
+  it("write nothing when the catalogue has errors, and build the fix", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    const before = readTree(out);
+    writeFiles(catalogue, { "primary/snake.json": manifest("snake", { zip_size: "x" }) });
+    const failed = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
+    expect(failed.built).toBeUndefined();
+    expect(failed.problems.map((p) => p.code)).toEqual(["WRONG_TYPE"]);
+    expect(readTree(out)).toEqual(before);
+    writeFiles(catalogue, { "primary/snake.json": manifest("snake", { zip_size: 9 }) });
+    expect((await build(catalogue, out)).mode).toBe("incremental");
+    expect(readTree(out)).toEqual(await fullTree(catalogue));
+  });
+
+  it("check a new name against the known ones for case collisions", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    writeFiles(catalogue, { "primary/SNAKE.json": manifest("SNAKE"), "primary/con.json": manifest("con") });
+    const result = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
+    expect(result.built).toBeUndefined();
+    expect(result.problems.map((p) => [p.code, p.file])).toEqual([
+      ["RESERVED_NAME", "primary/con.json"],
+      ["RESERVED_NAME", "primary/con.json"],
+      ["CASE_COLLISION", "primary/snake.json"],
+    ]);
+  });
+
+  it("report the warnings of unchanged files again", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    writeFiles(catalogue, { "primary/snake.json": manifest("snake", { updated: 1 }) });
+    const first = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
+    const again = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
+    expect(again.built?.mode).toBe("unchanged");
+    expect(again.problems).toEqual(first.problems);
+    expect(again.problems.map((p) => p.code)).toEqual(["UPDATED_BEFORE_RELEASE"]);
+  });
+
+  it("report the files they ignore again, listing the catalogue or not", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    writeFiles(catalogue, { "primary/snake.json.bak": "{", "themes/dark-blue.json.orig": "" });
+    const first = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
+    expect(first.problems.map((p) => [p.code, p.file])).toEqual([
+      ["IGNORED_FILE", "primary/snake.json.bak"],
+      ["IGNORED_FILE", "themes/dark-blue.json.orig"],
+    ]);
+    // Long after the edits the folders are not listed again (surveyKnown); right after, they are.
+    for (const now of [settled, undefined]) {
+      const again = await buildCatalogue({ catalogueDir: catalogue, outDir: out, now });
+      expect(again.built?.mode).toBe("unchanged");
+      expect(again.problems).toEqual(first.problems);
+    }
+  });
+
+  it("rebuild fully with --force, and for a new target list", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    expect(await build(catalogue, out, { force: true })).toMatchObject({ mode: "full", reason: "--force" });
+    expect(await build(catalogue, out, { targets: ["nginx"] })).toMatchObject({ mode: "full" });
+  });
+});
+
+describe("the build cache", () => {
+  it("is keyed by the tool's version, its schemas and its code", () => {
+    const base = computeToolKey("1.0.0", [["manifest", "{}"]], [["cli.js", Buffer.from("a")]]);
+    expect(computeToolKey("1.0.0", [["manifest", "{}"]], [["cli.js", Buffer.from("a")]])).toBe(base);
+    expect(computeToolKey("1.0.1", [["manifest", "{}"]], [["cli.js", Buffer.from("a")]])).not.toBe(base);
+    expect(computeToolKey("1.0.0", [["manifest", '{"type":"object"}']], [["cli.js", Buffer.from("a")]])).not.toBe(base);
+    expect(computeToolKey("1.0.0", [["manifest", "{}"]], [["cli.js", Buffer.from("b")]])).not.toBe(base);
+  });
+
+  it("left by another shopfront or other schemas is not used: the next build is full and equal", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    const statePath = join(out, "..", ".dist.shopfront", "state");
+    const state = parseState(readFileSync(statePath))!;
+    writeFileSync(statePath, serializeState({ ...state, key: "written by another version" }));
+    writeFiles(catalogue, { "primary/snake.json": manifest("snake", { version: "3" }) });
+    expect(await build(catalogue, out)).toMatchObject({
+      mode: "full",
+      reason: "no usable state from the previous build",
+    });
+    expect(readTree(out)).toEqual(await fullTree(catalogue));
+  });
+
+  it("survives a round trip through its file, empty hosts included", () => {
+    const state: BuildState = {
+      key: "k",
+      targets: ["netlify", "github-pages"],
+      live: "a",
+      spare: ["v1/hosts"],
+      snapshotMs: 1.5,
+      hostsFile: { size: 1, mtimeMs: 2.25, ctimeMs: 3.125, ino: 4 },
+      hosts: ["p", "e"],
+      statsFiles: [{ size: 90, mtimeMs: 1.25, ctimeMs: 1.5, ino: 12 }, null],
+      folders: [
+        { size: 4096, mtimeMs: 5.5, ctimeMs: 6.25, ino: 7 },
+        { size: 0, mtimeMs: 8, ctimeMs: 9.75, ino: 10 },
+        { size: 1, mtimeMs: 2, ctimeMs: 3, ino: 11 },
+      ],
+      packages: {
+        p: {
+          names: ["x", "y"],
+          columns: Float64Array.from([1, 2.5, 3.5, 4, 5, 0, 1, 12, 3, 6, 7.75, 8.5, 9, 10, 2, 1, -1, -1]),
+          values: ["games", "Jānis Rūcis", "utilities", "4.5"],
+          orphans: [["gone", { downloads: 7, rating: "" }]],
+        },
+        e: { names: [], columns: new Float64Array(0), values: [], orphans: [] },
+      },
+      warnings: [],
+      files: 3,
+    };
+    expect(parseState(serializeState(state))).toEqual(state);
+  });
+
+  it("left half-written by a killed build (state.<pid>) is removed by the next build", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    const deadPid = execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
+      encoding: "utf8",
+    });
+    const leftover = join(out, "..", ".dist.shopfront", `state.${deadPid}`);
+    writeFileSync(leftover, "shopfront-state 3\n12");
+    expect((await build(catalogue, out)).mode).toBe("unchanged");
+    expect(existsSync(leftover)).toBe(false);
+  });
+
+  it("that is cut short is not used", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    const statePath = join(out, "..", ".dist.shopfront", "state");
+    writeFileSync(statePath, readFileSync(statePath).subarray(0, 100));
+    expect((await build(catalogue, out)).mode).toBe("full");
+  });
+
+  it("is not used when the link was switched by hand to the other slot", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    writeFiles(catalogue, { "primary/snake.json": manifest("snake", { version: "3" }) });
+    await build(catalogue, out);
+    const home = join(out, "..", ".dist.shopfront");
+    const state = parseState(readFileSync(join(home, "state")))!;
+    rmSync(out);
+    const { symlinkSync } = await import("node:fs");
+    symlinkSync(`.dist.shopfront/${state.live === "a" ? "b" : "a"}`, out);
+    expect(await build(catalogue, out)).toMatchObject({ mode: "full", reason: "the previous build was interrupted" });
+    expect(readTree(out)).toEqual(await fullTree(catalogue));
+  });
+});
+
+describe("a rebuild that does not list the catalogue", () => {
+  /** A catalogue built by a build that ran long after its files were written, and that build's state. */
+  async function settledBuild() {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out, { now: settled });
+    const state = () => parseState(readFileSync(join(out, "..", ".dist.shopfront", "state")))!;
+    return { catalogue, out, state };
+  }
+
+  it("is taken while no folder moved, and reads only the manifests whose signature moved", async () => {
+    const { catalogue, state } = await settledBuild();
+    const survey = surveyKnown(catalogue, state());
+    expect(survey?.toRead).toEqual([]);
+    expect([...survey!.kept.values()].map((flags) => [...flags])).toEqual([[1, 1, 1, 1], [1]]);
+    writeFiles(catalogue, { "primary/snake.json": manifest("snake", { version: "9" }) });
+    expect(surveyKnown(catalogue, state())?.toRead.map((r) => r.ref)).toEqual([
+      { host: "primary", name: "snake", file: "primary/snake.json" },
+    ]);
+  });
+
+  it.each<[string, (dir: string) => void]>([
+    ["a manifest is added", (d) => writeFiles(d, { "primary/added.json": manifest("added") })],
+    ["a manifest is removed", (d) => rmSync(join(d, "primary/snake.json"))],
+    ["a manifest is renamed", (d) => renameSync(join(d, "primary/snake.json"), join(d, "primary/snake-2.json"))],
+    [
+      "a manifest is replaced by a link",
+      (d) => {
+        rmSync(join(d, "primary/snake.json"));
+        symlinkSync(join(d, "primary/ZapShot.json"), join(d, "primary/snake.json"));
+      },
+    ],
+    ["a stray file lands in a host folder", (d) => writeFiles(d, { "primary/notes.txt": "x" })],
+    ["an undeclared folder lands in the catalogue", (d) => mkdirSync(join(d, "extra"))],
+    [
+      "a host folder is swapped for another",
+      (d) => {
+        renameSync(join(d, "themes"), join(d, "themes-old"));
+        cpSync(join(d, "themes-old"), join(d, "themes"), { recursive: true });
+      },
+    ],
+  ])("gives way to a listing when %s", async (_, edit) => {
+    const { catalogue, state } = await settledBuild();
+    edit(catalogue);
+    expect(surveyKnown(catalogue, state())).toBeUndefined();
+  });
+
+  it("gives way to the listing's own message when the catalogue cannot be reached any more", async () => {
+    const parent = join(tempDir(), "parent");
+    const catalogue = join(parent, "catalogue");
+    cpSync(copyFixture("basic"), catalogue, { recursive: true });
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out, { now: settled });
+    rmSync(parent, { recursive: true });
+    writeFileSync(parent, "a file where a folder was");
+    await expect(buildCatalogue({ catalogueDir: catalogue, outDir: out, now: settled })).rejects.toThrow(
+      `cannot read the catalogue ${catalogue}: `,
+    );
+  });
+
+  it("gives way to a listing when a folder moved just before the last build, and is taken after it", async () => {
+    const catalogue = copyFixture("basic");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    const state = () => parseState(readFileSync(join(out, "..", ".dist.shopfront", "state")))!;
+    expect(surveyKnown(catalogue, state())).toBeUndefined();
+    // The next build lists the catalogue and records the folders' signatures under its own clock.
+    expect(await build(catalogue, out, { now: settled })).toMatchObject({ mode: "unchanged" });
+    expect(surveyKnown(catalogue, state())?.toRead).toEqual([]);
+  });
+});
+
+const STOP_AT_CALL = join(ROOT, "test", "support", "stopAtCall.mjs");
+
+/** Waits until process `pid` is stopped (state T in /proc); fails if it exits first. */
+async function stopped(pid: number, exited: Promise<unknown>): Promise<void> {
+  let done = false;
+  void exited.then(() => (done = true));
+  for (;;) {
+    if (done) throw new Error(`process ${pid} exited before it stopped: the build made fewer calls`);
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "T") return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe("a killed incremental build", () => {
+  it("leaves the previous output whole, and the next build is right", { timeout: 180_000 }, async () => {
+    const catalogue = join(tempDir(), "catalogue");
+    execFileSync(process.execPath, [GEN_CATALOGUE, catalogue, "3000"]);
+    const out = join(tempDir(), "dist");
+    // Built by the binary the killed builds run, so that they find its state and build incrementally
+    // (the tests' own build is another shopfront: its code is the TypeScript sources).
+    const cli = ["build", "--quiet", "--catalogue", catalogue, "--out", out];
+    execFileSync(process.execPath, [join(ROOT, "lib", "cli.js"), ...cli]);
+    const old = readTree(out);
+    // Edit a third of the manifests so the incremental build has real work to be killed in.
+    const names = [...readTree(join(catalogue, "primary")).keys()].filter((_, i) => i % 3 === 0);
+    for (const name of names)
+      writeFileSync(
+        join(catalogue, "primary", name),
+        readFileSync(join(catalogue, "primary", name), "utf8").replace('"version": "', '"version": "9.'),
+      );
+    const fresh = await fullTree(catalogue);
+    // At these calls of the file system (of some 17,000 the build makes: reading the edited
+    // manifests, linking the spare slot, writing the changes), the build stops itself; it is killed
+    // while stopped, so every kill lands before the build has finished.
+    for (const call of [100, 1500, 4000, 8000]) {
+      const child = spawn(process.execPath, ["--import", pathToFileURL(STOP_AT_CALL).href, BIN, ...cli], {
+        env: { ...process.env, STOP_AT_CALL: String(call) },
+        stdio: "ignore",
+      });
+      const exited = new Promise<NodeJS.Signals | null>((r) => child.once("exit", (_, signal) => r(signal)));
+      await stopped(child.pid!, exited);
+      child.kill("SIGKILL");
+      expect(await exited, `the build stopped at call ${call}`).toBe("SIGKILL");
+      const now = readTree(out);
+      expect(
+        (now.size === old.size && [...now].every(([p, b]) => old.get(p)?.equals(b))) ||
+          ([...now].every(([p, b]) => fresh.get(p)?.equals(b)) && now.size === fresh.size),
+      ).toBe(true);
+    }
+    await build(catalogue, out);
+    // Compared as text: a deep comparison of some 4,000 Buffers byte by byte takes minutes.
+    const text = (tree: Map<string, Buffer>) => new Map([...tree].map(([p, b]) => [p, b.toString("latin1")]));
+    expect(text(readTree(out))).toEqual(text(fresh));
+    renameSync(out, `${out}-moved`);
+  });
+});

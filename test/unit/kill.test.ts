@@ -1,0 +1,237 @@
+// Builds killed with SIGKILL at moments spread over their whole run, full, incremental and by content
+// (a fresh clone with the last build restored): the output is always exactly the old tree or the new
+// one, and the next build succeeds and is right.
+// Two builds started at once into one output: one fails clearly; the output is never a mix.
+import { execFileSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { GEN_CATALOGUE, memoryTempDir, readTree, ROOT } from "../support/helpers.js";
+
+const BIN = join(ROOT, "lib", "cli.js");
+// Builds write the API alone: the site's pages go through the same writer, and would only double
+// each build's time (test/unit/site.test.ts holds the site).
+const MOMENTS = 12;
+const PACKAGES = 2000;
+
+function digest(dir: string): string {
+  const hash = createHash("sha256");
+  for (const [path, bytes] of readTree(dir)) hash.update(`${path}\0`).update(bytes);
+  return hash.digest("hex");
+}
+
+function build(catalogue: string, out: string): number {
+  const started = performance.now();
+  execFileSync(process.execPath, [BIN, "build", "--quiet", "--no-site", "--catalogue", catalogue, "--out", out]);
+  return performance.now() - started;
+}
+
+function run(catalogue: string, out: string): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, "build", "--quiet", "--no-site", "--catalogue", catalogue, "--out", out]);
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  // "close", not "exit": only then has all of stderr been read.
+  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stderr })));
+}
+
+/** Starts a build, kills it after `ms` and says whether the kill landed before it finished. */
+async function killedBuild(catalogue: string, out: string, ms: number): Promise<boolean> {
+  const child = spawn(
+    process.execPath,
+    [BIN, "build", "--quiet", "--no-site", "--catalogue", catalogue, "--out", out],
+    {
+      stdio: "ignore",
+    },
+  );
+  const timer = setTimeout(() => child.kill("SIGKILL"), ms);
+  const signal = await new Promise<string | null>((r) => child.once("close", (_, s) => r(s)));
+  clearTimeout(timer);
+  return signal === "SIGKILL";
+}
+
+const moments = (duration: number, count = MOMENTS) =>
+  Array.from({ length: count }, (_, i) => Math.round(((i + 0.5) / count) * duration));
+
+let a: string;
+let b: string;
+const digests = new Map<string, string>();
+
+beforeAll(() => {
+  const dir = memoryTempDir("shopfront-kill-");
+  a = join(dir, "a");
+  execFileSync(process.execPath, [GEN_CATALOGUE, a, String(PACKAGES), "2", "5"]);
+  // b: a third of a's manifests edited, one removed, one added.
+  b = join(dir, "b");
+  cpSync(a, b, { recursive: true });
+  const files = readdirSync(join(b, "primary")).sort();
+  files.forEach((f, i) => {
+    if (i % 3 === 0)
+      writeFileSync(
+        join(b, "primary", f),
+        readFileSync(join(b, "primary", f), "utf8").replace('"version": "', '"version": "edited-'),
+      );
+  });
+  rmSync(join(b, "primary", files[1]!));
+  writeFileSync(
+    join(b, "primary", "added_one.json"),
+    readFileSync(join(b, "primary", files[0]!), "utf8").replace(
+      /"internal_name": "[^"]*"/,
+      '"internal_name": "added_one"',
+    ),
+  );
+  for (const catalogue of [a, b]) {
+    const out = join(dir, `ref-${catalogue === a ? "a" : "b"}`);
+    build(catalogue, out);
+    digests.set(catalogue, digest(out));
+  }
+  expect(digests.get(a)).not.toBe(digests.get(b));
+});
+
+/** Makes `to` hold `from`'s manifests, edited in place. */
+function become(to: string, from: string): void {
+  for (const host of ["primary", "themes"]) {
+    rmSync(join(to, host), { recursive: true });
+    cpSync(join(from, host), join(to, host), { recursive: true });
+  }
+}
+
+describe("a killed build", () => {
+  it(`leaves the old or the new tree at ${MOMENTS} moments of a full build, and the next build is right`, async () => {
+    const out = join(memoryTempDir(), "dist");
+    build(a, out);
+    // Switching the catalogue folder changes the build's key, so every build here is a full one.
+    const duration = build(b, out);
+    let from = b;
+    let landed = 0;
+    for (const ms of moments(duration)) {
+      const to = from === a ? b : a;
+      if (await killedBuild(to, out, ms)) landed++;
+      expect([digests.get(from), digests.get(to)], `killed after ${ms} ms`).toContain(digest(out));
+      build(to, out);
+      expect(digest(out)).toBe(digests.get(to));
+      from = to;
+    }
+    expect(landed).toBeGreaterThan(MOMENTS / 2);
+  });
+
+  it(`leaves the old or the new tree at ${MOMENTS} moments of an incremental build, and the next build is right`, async () => {
+    const catalogue = join(memoryTempDir(), "catalogue");
+    cpSync(a, catalogue, { recursive: true });
+    const out = join(memoryTempDir(), "dist");
+    build(catalogue, out);
+    become(catalogue, b);
+    const duration = build(catalogue, out);
+    let from = b;
+    let landed = 0;
+    for (const ms of moments(duration)) {
+      const to = from === a ? b : a;
+      become(catalogue, to);
+      if (await killedBuild(catalogue, out, ms)) landed++;
+      expect([digests.get(from), digests.get(to)], `killed after ${ms} ms`).toContain(digest(out));
+      build(catalogue, out);
+      expect(digest(out)).toBe(digests.get(to));
+      from = to;
+    }
+    expect(landed).toBeGreaterThan(MOMENTS / 2);
+  });
+});
+
+describe("a killed build by content", () => {
+  // Past 10,000 manifests to read, and more than half the catalogue, a rebuild reads and renders it
+  // all, then writes only the files whose bytes differ from the live output's.
+  const LARGE = 10_000;
+  let c: string;
+  let d: string;
+
+  beforeAll(() => {
+    const dir = memoryTempDir("shopfront-kill-content-");
+    c = join(dir, "c");
+    execFileSync(process.execPath, [GEN_CATALOGUE, c, String(LARGE), "2", "6", "--coders=real"]);
+    // d: one commit's worth of changes: every 50th manifest edited, one removed, one added.
+    d = join(dir, "d");
+    cpSync(c, d, { recursive: true });
+    const files = readdirSync(join(d, "primary")).sort();
+    files.forEach((f, i) => {
+      if (i % 50 === 0)
+        writeFileSync(
+          join(d, "primary", f),
+          readFileSync(join(d, "primary", f), "utf8").replace('"version": "', '"version": "edited-'),
+        );
+    });
+    rmSync(join(d, "primary", files[1]!));
+    cpSync(join(d, "primary", files[2]!), join(d, "primary", "added_one.json"));
+    writeFileSync(
+      join(d, "primary", "added_one.json"),
+      readFileSync(join(d, "primary", "added_one.json"), "utf8").replace(
+        /"internal_name": "[^"]*"/,
+        '"internal_name": "added_one"',
+      ),
+    );
+    for (const catalogue of [c, d]) {
+      const out = join(dir, `ref-${catalogue === c ? "c" : "d"}`);
+      build(catalogue, out);
+      digests.set(catalogue, digest(out));
+    }
+    expect(digests.get(c)).not.toBe(digests.get(d));
+  }, 120_000);
+
+  /** Makes `to` a fresh copy of `from` at the same path, as a CI job's clone: every file has a new date and inode. */
+  function cloneInto(to: string, from: string): void {
+    cpSync(from, `${to}.clone`, { recursive: true });
+    rmSync(to, { recursive: true });
+    renameSync(`${to}.clone`, to);
+  }
+
+  // Fewer moments than above: each one copies and builds a catalogue five times as large.
+  const COUNT = MOMENTS / 2;
+
+  it(
+    `leaves the old or the new tree at ${COUNT} moments, and the next build is right`,
+    { timeout: 300_000 },
+    async () => {
+      const catalogue = join(memoryTempDir(), "catalogue");
+      cpSync(c, catalogue, { recursive: true });
+      const out = join(memoryTempDir(), "dist");
+      build(catalogue, out);
+      cloneInto(catalogue, d);
+      const started = performance.now();
+      const line = execFileSync(process.execPath, [BIN, "build", "--no-site", "--catalogue", catalogue, "--out", out], {
+        encoding: "utf8",
+      });
+      const duration = performance.now() - started;
+      expect(line).toContain("files written; rebuilt by content");
+      let from = d;
+      let landed = 0;
+      for (const ms of moments(duration, COUNT)) {
+        const to = from === c ? d : c;
+        cloneInto(catalogue, to);
+        if (await killedBuild(catalogue, out, ms)) landed++;
+        expect([digests.get(from), digests.get(to)], `killed after ${ms} ms`).toContain(digest(out));
+        build(catalogue, out);
+        expect(digest(out)).toBe(digests.get(to));
+        from = to;
+      }
+      expect(landed).toBeGreaterThan(COUNT / 2);
+    },
+  );
+});
+
+describe("two builds started at once into one output", () => {
+  it("never mix: the one that finds the lock taken fails at once, naming the other", async () => {
+    const out = join(memoryTempDir(), "dist");
+    build(a, out);
+    for (const catalogue of [b, a, b]) {
+      const runs = await Promise.all([run(catalogue, out), run(catalogue, out)]);
+      expect(runs.some((r) => r.code === 0)).toBe(true);
+      for (const r of runs.filter((x) => x.code !== 0)) {
+        expect(r.code).toBe(1);
+        // Either it found the lock held, or both found it stale at once and this one lost the race.
+        expect(r.stderr).toMatch(
+          /^error: another shopfront build \(pid \d+(?: on .+\) is writing |\) started writing .+ at the same time)/,
+        );
+      }
+      expect(digest(out)).toBe(digests.get(catalogue));
+    }
+  });
+});

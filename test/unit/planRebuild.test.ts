@@ -1,0 +1,226 @@
+// The rebuild's plan without a disk: the last build's state, the survey's flags, the manifests read
+// again and the live files as a map go in; the writes, the counts and the next state come out.
+import { describe, expect, it } from "vitest";
+import type { Signature } from "../../src/read/signature.js";
+import {
+  hostStateOf,
+  isUnchanged,
+  lengthAt,
+  type BuildState,
+  type PackageFilters,
+} from "../../src/rebuild/buildState.js";
+import { planRebuild, type LiveFiles, type RereadPackage } from "../../src/rebuild/planRebuild.js";
+import { contentText, filterKeys, renderFilteredLists } from "../../src/render/renderApi.js";
+import { fileFor } from "../../src/routes/routeTable.js";
+
+const signature = (ino: number): Signature => ({ size: 10, mtimeMs: 1000, ctimeMs: 1000, ino });
+const json = (name: string, version = "1") => `{"name":"${name}","version":"${version}"}`;
+const packageFile = (host: string, name: string) => fileFor("package", { host, name });
+const listFile = (host: string) => fileFor("packages", { host });
+
+/** Each package's category and coder in the last build: a and c by Ann, b by Bo, t by Tia. */
+const FILTERS: Record<string, PackageFilters> = {
+  a: { category: "games", coder: "Ann" },
+  b: { category: "games", coder: "Bo" },
+  c: { category: "utilities", coder: "Ann" },
+  t: { category: "themes", coder: "Tia" },
+};
+
+/** The last build: host primary with a, b and c, host themes with t; its state and its live files. */
+function lastBuild(): { state: BuildState; live: Map<string, string> } {
+  const built = { primary: ["a", "b", "c"], themes: ["t"] };
+  const live = new Map<string, string>([[fileFor("hosts"), '{"repos":["primary","themes"]}']]);
+  const packages: BuildState["packages"] = {};
+  let ino = 10;
+  for (const [host, names] of Object.entries(built)) {
+    const rendered = names.map((name) => ({ name, json: json(name), ...FILTERS[name]! }));
+    packages[host] = hostStateOf(
+      rendered,
+      rendered.map(() => signature(ino++)),
+      [],
+    );
+    live.set(listFile(host), `[${rendered.map((p) => p.json).join(",")}]`);
+    for (const p of rendered) live.set(packageFile(host, p.name), p.json);
+    const keys = filterKeys(host);
+    for (const f of renderFilteredLists(rendered, (i) => keys(rendered[i]!))) live.set(f.path, contentText(f.content));
+  }
+  const state: BuildState = {
+    key: "k",
+    targets: [],
+    live: "a",
+    spare: null,
+    snapshotMs: 50_000,
+    hostsFile: signature(1),
+    folders: null,
+    hosts: Object.keys(built),
+    statsFiles: Object.keys(built).map(() => null),
+    packages,
+    warnings: [],
+    files: live.size,
+  };
+  return { state, live };
+}
+
+const categoryFile = (host: string, category: string) => fileFor("category", { host, category });
+const coderFile = (host: string, coder: string) => fileFor("coder", { host, coder });
+const pairFile = (host: string, category: string, coder: string) =>
+  fileFor("category-coder", { host, category, coder });
+
+function liveFiles(files: ReadonlyMap<string, string>): LiveFiles {
+  return {
+    text: (path) => files.get(path),
+    bytes: (path) => Buffer.from(files.get(path)!, "latin1"),
+    exists: (path) => files.has(path),
+  };
+}
+
+/** A survey that found every package of the last build in place but those of `moved`. */
+function survey(state: BuildState, moved: Record<string, number[]> = {}) {
+  const kept = new Map(
+    state.hosts.map((host) => {
+      const flags = new Uint8Array(state.packages[host]!.names.length).fill(1);
+      for (const i of moved[host] ?? []) flags[i] = 0;
+      return [host, flags] as const;
+    }),
+  );
+  return { kept, folders: state.folders };
+}
+
+function inputs(state: BuildState, packages: RereadPackage[] = []) {
+  return {
+    snapshotMs: 100_000,
+    hostsFile: state.hostsFile,
+    statsFiles: state.statsFiles,
+    stats: new Map(),
+    packages,
+    problems: [],
+    targets: [],
+  };
+}
+
+const reread = (
+  host: string,
+  name: string,
+  index: number | undefined,
+  version = "1",
+  filters = FILTERS[name]!,
+): RereadPackage => ({
+  host,
+  index,
+  pkg: { name, json: json(name, version), ...filters },
+  signature: signature(99),
+});
+
+describe("planRebuild", () => {
+  it("plans nothing when nothing moved: mode unchanged, no writes, the state as it was", () => {
+    const { state, live } = lastBuild();
+    const plan = planRebuild(state, survey(state), inputs(state), liveFiles(live));
+    expect(plan.writes.size).toBe(0);
+    expect(plan.summary).toEqual({
+      hosts: 2,
+      packages: 4,
+      files: live.size,
+      mode: "unchanged",
+      changedPackages: 0,
+      filesWritten: 0,
+    });
+    expect(plan.stateMoved).toBe(false);
+    expect(plan.state.packages).toEqual(state.packages);
+  });
+
+  it("writes a changed package's file, its host's list and its filtered lists, and remembers its new signature", () => {
+    const { state, live } = lastBuild();
+    const plan = planRebuild(
+      state,
+      survey(state, { primary: [1] }),
+      inputs(state, [reread("primary", "b", 1, "2")]),
+      liveFiles(live),
+    );
+    expect(plan.changed).toEqual([{ host: "primary", name: "b" }]);
+    expect([...plan.writes.keys()].sort()).toEqual(
+      [
+        packageFile("primary", "b"),
+        listFile("primary"),
+        categoryFile("primary", "games"),
+        coderFile("primary", "Bo"),
+        pairFile("primary", "games", "Bo"),
+      ].sort(),
+    );
+    expect(plan.writes.get(packageFile("primary", "b"))).toBe(json("b", "2"));
+    expect(contentText(plan.writes.get(listFile("primary"))!)).toBe(`[${json("a")},${json("b", "2")},${json("c")}]`);
+    expect(contentText(plan.writes.get(categoryFile("primary", "games"))!)).toBe(`[${json("a")},${json("b", "2")}]`);
+    expect(plan.summary).toEqual({
+      hosts: 2,
+      packages: 4,
+      files: live.size,
+      mode: "incremental",
+      changedPackages: 1,
+      filesWritten: 5,
+    });
+    const primary = plan.state.packages.primary!;
+    expect(isUnchanged(signature(99), primary, 1, plan.state.snapshotMs + 60_000)).toBe(true);
+    expect(lengthAt(primary, 1)).toBe(json("b", "2").length);
+    expect(plan.state.packages.themes).toBe(state.packages.themes);
+  });
+
+  it("deletes a removed package's file and writes its host's list without it; its coder's last list goes", () => {
+    const { state, live } = lastBuild();
+    const plan = planRebuild(state, survey(state, { primary: [1] }), inputs(state), liveFiles(live));
+    expect(plan.removed).toEqual([{ host: "primary", name: "b" }]);
+    expect(plan.writes.get(packageFile("primary", "b"))).toBeNull();
+    expect(contentText(plan.writes.get(listFile("primary"))!)).toBe(`[${json("a")},${json("c")}]`);
+    expect(contentText(plan.writes.get(categoryFile("primary", "games"))!)).toBe(`[${json("a")}]`);
+    expect(plan.writes.get(coderFile("primary", "Bo"))).toBeNull();
+    expect(plan.writes.get(pairFile("primary", "games", "Bo"))).toBeNull();
+    expect(plan.summary).toEqual({
+      hosts: 2,
+      packages: 3,
+      files: live.size - 3,
+      mode: "incremental",
+      changedPackages: 1,
+      filesWritten: 5,
+    });
+    expect(plan.state.packages.primary!.names).toEqual(["a", "c"]);
+  });
+
+  it("writes a new package and puts it in its host's list in name order", () => {
+    const { state, live } = lastBuild();
+    const plan = planRebuild(
+      state,
+      survey(state),
+      inputs(state, [reread("primary", "bb", undefined, "1", { category: "utilities", coder: "Ann" })]),
+      liveFiles(live),
+    );
+    expect(plan.added).toEqual([{ host: "primary", name: "bb" }]);
+    expect(contentText(plan.writes.get(listFile("primary"))!)).toBe(
+      `[${json("a")},${json("b")},${json("bb")},${json("c")}]`,
+    );
+    expect(contentText(plan.writes.get(coderFile("primary", "Ann"))!)).toBe(
+      `[${json("a")},${json("bb")},${json("c")}]`,
+    );
+    expect(contentText(plan.writes.get(pairFile("primary", "utilities", "Ann"))!)).toBe(`[${json("bb")},${json("c")}]`);
+    expect(plan.summary).toEqual({
+      hosts: 2,
+      packages: 5,
+      files: live.size + 1,
+      mode: "incremental",
+      changedPackages: 1,
+      filesWritten: 5,
+    });
+    expect(plan.state.packages.primary!.names).toEqual(["a", "b", "bb", "c"]);
+  });
+
+  it("writes nothing for a package read again with the same output, but remembers its new signature", () => {
+    const { state, live } = lastBuild();
+    const plan = planRebuild(
+      state,
+      survey(state, { primary: [1] }),
+      inputs(state, [reread("primary", "b", 1)]),
+      liveFiles(live),
+    );
+    expect(plan.writes.size).toBe(0);
+    expect(plan.summary).toMatchObject({ mode: "unchanged", changedPackages: 0, filesWritten: 0 });
+    expect(plan.stateMoved).toBe(true);
+    expect(isUnchanged(signature(99), plan.state.packages.primary!, 1, plan.state.snapshotMs + 60_000)).toBe(true);
+  });
+});
