@@ -2,7 +2,7 @@
 // which runs the bin through `sh -c`), and stopped by killing npm's pid: the server must stop too,
 // not go on serving, adopted by init. A server whose parent is not npm outlives it (`nohup`).
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/build/buildCatalogue.js";
@@ -15,6 +15,8 @@ async function project(): Promise<{ cwd: string; dist: string; catalogueDir: str
   const cwd = tempDir();
   writeFileSync(join(cwd, "package.json"), JSON.stringify({ private: true }));
   mkdirSync(join(cwd, "node_modules", ".bin"), { recursive: true });
+  // npm makes a bin executable when it links it; tsc writes lib/cli.js without the bit.
+  chmodSync(join(ROOT, "lib", "cli.js"), 0o755);
   symlinkSync(join(ROOT, "lib", "cli.js"), join(cwd, "node_modules", ".bin", "shopfront"));
   const catalogueDir = copyFixture("basic");
   const dist = join(cwd, "dist");
