@@ -7,7 +7,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option } from "commander";
 import { buildCatalogue } from "./build/buildCatalogue.js";
-import { validateCatalogue } from "./build/validateCatalogue.js";
+import { validateCatalogue } from "./load/validateCatalogue.js";
 import { formatBuildSummary, formatDroppedTargets, formatValidSummary } from "./cli/formatBuild.js";
 import { progressBar, progressLine } from "./cli/progress.js";
 import { DEFAULT_CACHE_CONTROL } from "./deploy/planDeploy.js";

@@ -4,16 +4,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCatalogue } from "../src/build/loadCatalogue.js";
-import {
-  conformanceCases,
-  CONFORMANCE_ROWS,
-  expectedApi,
-  type ConformanceRow,
-  type ExpectedApi,
-} from "../src/check/conformance.js";
+import { loadCatalogue } from "../src/load/loadCatalogue.js";
+import { conformanceCases, expectedApi, type ExpectedApi } from "../src/check/conformance.js";
+import { CONFORMANCE_ROWS, type ConformanceRow } from "../src/routes/conformanceRows.js";
 import { runConformance, type RunResult } from "../src/check/runConformance.js";
-import { renderApi, renderNotFound } from "../src/render/renderApi.js";
+import { renderOutput } from "../src/output/renderOutput.js";
+import { renderNotFound } from "../src/render/renderApi.js";
 import { filterList } from "../src/routes/filterList.js";
 import { fallbackFor, fileFor, RESPONSE_HEADERS } from "../src/routes/routeTable.js";
 import { cloudflare } from "../src/targets/cloudflare.js";
@@ -50,7 +46,7 @@ beforeAll(() => {
 let api: ExpectedApi;
 beforeAll(async () => {
   const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-  api = addSiteFiles(expectedApi(renderApi(catalogue!), catalogue!.packages), site.root);
+  api = addSiteFiles(expectedApi(renderOutput(catalogue!, { site: false }), catalogue!.packages), site.root);
 });
 
 describe("Cloudflare Pages worker with emulated assets", () => {

@@ -7,18 +7,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCatalogue } from "../src/build/loadCatalogue.js";
-import {
-  conformanceCases,
-  CONFORMANCE_ROWS,
-  expectedApi,
-  type ConformanceRow,
-  type ExpectedApi,
-} from "../src/check/conformance.js";
+import { loadCatalogue } from "../src/load/loadCatalogue.js";
+import { conformanceCases, expectedApi, type ExpectedApi } from "../src/check/conformance.js";
+import { CONFORMANCE_ROWS, type ConformanceRow } from "../src/routes/conformanceRows.js";
 import { runConformance, sendRaw, type RunResult } from "../src/check/runConformance.js";
 import { coderKey, decodeValue, utf8Bytes } from "../src/routes/filterValue.js";
 import { matchRequest } from "../src/routes/matchRequest.js";
-import { renderApi } from "../src/render/renderApi.js";
+import { renderOutput } from "../src/output/renderOutput.js";
 import { fallbackFor, fileFor, PORTABLE_ROUTES } from "../src/routes/routeTable.js";
 import {
   cloudfront,
@@ -59,7 +54,7 @@ describe("CloudFront Function in an emulation of S3 + CloudFront", () => {
   beforeAll(async () => {
     const site = await buildSite();
     const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-    api = addSiteFiles(expectedApi(renderApi(catalogue!), catalogue!.packages), site.root);
+    api = addSiteFiles(expectedApi(renderOutput(catalogue!, { site: false }), catalogue!.packages), site.root);
     server = await startCloudFront(site, shipped.code);
     result = await runConformance({ baseUrl: server.url, api, cases: conformanceCases(api), concurrency: 8 });
   });

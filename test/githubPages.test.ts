@@ -8,8 +8,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { conformanceCases, expectedApi } from "../src/check/conformance.js";
 import { judge } from "../src/check/runConformance.js";
-import { loadCatalogue } from "../src/build/loadCatalogue.js";
-import { renderApi, renderNotFound } from "../src/render/renderApi.js";
+import { loadCatalogue } from "../src/load/loadCatalogue.js";
+import { renderOutput } from "../src/output/renderOutput.js";
+import { renderNotFound } from "../src/render/renderApi.js";
 import { SITE } from "../src/routes/routeTable.js";
 import { githubPages } from "../src/targets/githubPages.js";
 import { copyFixture, readTree } from "./helpers.js";
@@ -29,7 +30,7 @@ describe("github-pages", () => {
 
   it("serves every route whose file is at its own URL, and fails only in the rows it declares, a search always with 404", async () => {
     const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-    const api = addSiteFiles(expectedApi(renderApi(catalogue!), catalogue!.packages));
+    const api = addSiteFiles(expectedApi(renderOutput(catalogue!, { site: false }), catalogue!.packages));
     const respond = (target: string) => {
       let file: string | undefined;
       try {

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildCatalogue } from "../src/build/buildCatalogue.js";
-import { loadCatalogue } from "../src/build/loadCatalogue.js";
+import { loadCatalogue } from "../src/load/loadCatalogue.js";
 import { readHbbList } from "../src/import/readHbbList.js";
 import { writeImport, type ImportSource } from "../src/import/writeImport.js";
 import { FIXTURES, readJson, ROOT, tempDir, writeFiles } from "./helpers.js";

@@ -19,10 +19,12 @@ import {
 } from "@vercel/routing-utils";
 import { Ajv } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
-import { catalogueNames, loadCatalogue } from "../src/build/loadCatalogue.js";
+import { loadCatalogue } from "../src/load/loadCatalogue.js";
+import { catalogueNames } from "../src/render/catalogueNames.js";
 import { conformanceCases, expectedApi, type ExpectedApi } from "../src/check/conformance.js";
 import { judge } from "../src/check/runConformance.js";
-import { renderApi, renderNotFound } from "../src/render/renderApi.js";
+import { renderOutput } from "../src/output/renderOutput.js";
+import { renderNotFound } from "../src/render/renderApi.js";
 import { coderKey, utf8Bytes } from "../src/routes/filterValue.js";
 import { RESPONSE_HEADERS, SITE, SITE_TYPES } from "../src/routes/routeTable.js";
 import { renderVercelConfig, vercel } from "../src/targets/vercel.js";
@@ -84,7 +86,7 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
   let api: ExpectedApi;
   let routes: Route[];
   beforeAll(() => {
-    api = addSiteFiles(expectedApi(renderApi(catalogue!), catalogue!.packages));
+    api = addSiteFiles(expectedApi(renderOutput(catalogue!, { site: false }), catalogue!.packages));
     routes = getTransformedRoutes(config).routes!;
   });
 

@@ -8,7 +8,7 @@ import type { Problem } from "../catalogue/problems.js";
 import { buildKey, forgetState, hostStateOf, readState, writeState, type BuildState } from "../rebuild/buildState.js";
 import { rebuildCatalogue } from "../rebuild/rebuildCatalogue.js";
 import { targetById } from "../targets/index.js";
-import type { CatalogueNames, TargetId } from "../targets/target.js";
+import type { TargetId } from "../targets/target.js";
 import type { OutputFile, RenderedCatalogue } from "../render/renderApi.js";
 import { fileFor } from "../routes/routeTable.js";
 import { diffOutput } from "../write/diffOutput.js";
@@ -21,9 +21,10 @@ import {
   type LockedOutput,
   type Slot,
 } from "../write/writeOutput.js";
-import { catalogueNames, loadCatalogue } from "./loadCatalogue.js";
-import { renderOutput } from "./renderOutput.js";
-import { targetFiles } from "./targetFiles.js";
+import { loadCatalogue } from "../load/loadCatalogue.js";
+import { catalogueNames } from "../render/catalogueNames.js";
+import { renderOutput } from "../output/renderOutput.js";
+import { targetFiles } from "../output/targetFiles.js";
 
 export interface BuildOptions {
   catalogueDir: string;
@@ -128,11 +129,7 @@ async function buildFully(
   );
   if (!catalogue || !sources) return { problems };
 
-  const names = catalogueNames(catalogue);
-  const files = [
-    ...renderOutput(catalogue, { site: options.site !== false }),
-    ...targetFiles(options.targets ?? [], names),
-  ];
+  const files = [...renderOutput(catalogue, { site: options.site !== false, targets: options.targets ?? [] })];
   const written = writeBuild(output, files, live, phase(options.onProgress, "writing"));
 
   const hosts = catalogue.hosts.map((h) => h.id);
@@ -172,7 +169,7 @@ async function buildFully(
       ...(written.mode === "full" ? {} : { byContent: true }),
       changedPackages: written.changes ? changedPackages(written.changes, catalogue, live!) : packages,
       filesWritten: written.changes?.size ?? files.length,
-      ...droppedTargets(dropped, names, files),
+      ...droppedTargets(dropped, catalogue, files),
     },
   };
 }
@@ -236,11 +233,12 @@ function changedPackages(
 /** The targets the previous build had and this one has not, when the output lost files of theirs. */
 function droppedTargets(
   dropped: readonly TargetId[],
-  names: CatalogueNames,
+  catalogue: RenderedCatalogue,
   files: readonly OutputFile[],
 ): Pick<BuildSummary, "dropped"> {
+  if (dropped.length === 0) return {};
   const kept = new Set(files.map((f) => f.path));
-  const gone = targetFiles(dropped, names)
+  const gone = targetFiles(dropped, catalogueNames(catalogue))
     .map((f) => f.path)
     .filter((path) => !kept.has(path));
   return gone.length > 0 ? { dropped: { targets: [...dropped], files: gone } } : {};

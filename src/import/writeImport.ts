@@ -11,7 +11,7 @@ import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { readSourceFile } from "../read/readCatalogue.js";
 import { writeAtomically } from "../util/writeAtomically.js";
 import { describeSchemaError } from "../validate/describeSchemaError.js";
-import { serializeStats, statsFileOf, type StatsFile } from "../stats/statsFile.js";
+import { serializeStats, statsFileOf, type StatsFile } from "../catalogue/statsFile.js";
 import {
   HOSTS_FILE,
   MANIFEST_EXTENSION,

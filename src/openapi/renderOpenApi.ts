@@ -10,13 +10,12 @@ import {
   ALLOWED_METHODS,
   describeRoute,
   NOT_FOUND_FILE,
-  PARAM_KINDS,
   PREFLIGHT_HEADERS,
   RESPONSE_HEADERS,
   ROUTES,
-  type Param,
   type Route,
 } from "../routes/routeTable.js";
+import { PARAM_KINDS, type Param } from "../routes/routeParams.js";
 import { VERSION } from "../util/version.js";
 
 type JsonObject = Record<string, unknown>;

@@ -2,8 +2,9 @@
 // it decides which packages were removed, changed or added, which output files to write or delete,
 // and what to remember for the next build. It sees the live output only through the LiveFiles it is
 // given, read when a file may have changed; a kept package is never read, only cut from its list.
-import { byName, namesOf, type LoadedPackage } from "../build/loadCatalogue.js";
-import { targetFiles } from "../build/targetFiles.js";
+import { byName, type LoadedPackage } from "../load/loadCatalogue.js";
+import { namesOf } from "../render/catalogueNames.js";
+import { targetFiles } from "../output/targetFiles.js";
 import type { HostInfo, PackageStats } from "../catalogue/fields.js";
 import { sortProblems, type Problem } from "../catalogue/problems.js";
 import type { Signature } from "../read/signature.js";
@@ -22,7 +23,7 @@ import {
 } from "./buildState.js";
 import { listOffsets, spliceList } from "./spliceList.js";
 import type { RereadStats, Survey } from "./surveyCatalogue.js";
-import type { HostStats } from "../stats/statsFile.js";
+import type { HostStats } from "../catalogue/statsFile.js";
 import { unknownStatsProblems } from "../validate/catalogueRules.js";
 
 /** A valid manifest read again: its host, and its package's index in the last build if it was there. */

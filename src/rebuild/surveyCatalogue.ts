@@ -9,7 +9,7 @@ import type { Signature } from "../read/signature.js";
 import { isSystemError } from "../util/errors.js";
 import { validateLayout, MANIFEST_EXTENSION, type ManifestRef } from "../validate/catalogueRules.js";
 import { isUnchanged, signatureUnchanged, statsAt, type BuildState } from "./buildState.js";
-import { sameStats, type HostStats } from "../stats/statsFile.js";
+import { sameStats, type HostStats } from "../catalogue/statsFile.js";
 
 /** Which manifests a rebuild must read, and what it found without reading them. */
 export interface Survey {

@@ -7,14 +7,12 @@ import {
   type Package,
   type PackageStats,
 } from "../catalogue/fields.js";
-import { renderOpenApi } from "../openapi/renderOpenApi.js";
 import { escapeNonAscii } from "../routes/filterList.js";
 import {
   describeRoute,
   fallbackFor,
   fileFor,
   NOT_FOUND_FILE,
-  OPENAPI_FILE,
   PREFLIGHT_HEADERS,
   ROUTES,
 } from "../routes/routeTable.js";
@@ -126,12 +124,11 @@ export function renderEmptyList(host: string): OutputFile {
   return { path: fallbackFor("category", { host }), content: "[]" };
 }
 
-/** Every file of the API, sorted by path. */
+/** Every file of the API but the OpenAPI document (output/renderOutput.ts adds it), sorted by path. */
 export function renderApi(catalogue: RenderedCatalogue): OutputFile[] {
   const files: OutputFile[] = [
     { path: fileFor("hosts"), content: renderHosts(catalogue.hosts) },
     { path: NOT_FOUND_FILE, content: renderNotFound() },
-    { path: OPENAPI_FILE, content: renderOpenApi() },
   ];
   for (const { id: host } of catalogue.hosts) {
     const packages = catalogue.packages.get(host) ?? [];

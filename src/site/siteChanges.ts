@@ -1,20 +1,49 @@
-// The browse site in a rebuild: from the API files a rebuild plan writes, the site pages they touch,
+// The browse site in a rebuild: from the API files a rebuild writes, the site pages they touch,
 // rendered by the same functions as a full build, so the output stays byte for byte a full build's.
+// Pure: it sees the previous output only through the PreviousFiles it is given, and returns the
+// pages' writes for the rebuild's plan (rebuild/planSite.ts) to merge.
 // A package written or removed rewrites or removes its page and the pages of its category and coder
 // (before and after); a host list written rewrites the host's own listing and search index; the host
 // list (v1/hosts) or any host's list rewrites the home page. Only pages whose bytes differ are
 // written; pages past a listing's new end are removed.
 import type { Package } from "../catalogue/fields.js";
-import type { LiveFiles, RebuildPlan } from "../rebuild/planRebuild.js";
 import { contentText, type OutputFile } from "../render/renderApi.js";
 import { fileFor } from "../routes/routeTable.js";
 import { renderHomePage, renderPackagePage, type SiteHost } from "./renderPages.js";
 import { filterListings, hostsOfList, pageCount, renderHostListing, renderListing } from "./renderSite.js";
 import { HOME_PAGE, listingFolder, packagePage, pageIn, PAGE_SIZE, type Listing } from "./sitePaths.js";
 
-/** The plan with the site's changes added to its writes, and its counts of files brought up to date. */
-export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolean): RebuildPlan {
-  if (!site) return plan;
+/** The previous build's output, as far as the site's changes read it. */
+export interface PreviousFiles {
+  /** A file's bytes as latin1 text (outputs are ASCII), or undefined when it cannot be read. */
+  text(path: string): string | undefined;
+  exists(path: string): boolean;
+}
+
+export interface PackageRef {
+  host: string;
+  name: string;
+}
+
+/** What the rebuild changes in the API, which the site follows. */
+export interface ApiChanges {
+  /** API path -> new content, or null where the file is deleted. */
+  writes: ReadonlyMap<string, OutputFile["content"] | null>;
+  removed: readonly PackageRef[];
+  changed: readonly PackageRef[];
+  added: readonly PackageRef[];
+  /** A host's package count once the changes are made. */
+  packageCount(host: string): number;
+}
+
+/** The site's pages to write (content) or remove (null), and how many files they add to the output (negative when fewer). */
+export interface SiteChanges {
+  writes: Map<string, OutputFile["content"] | null>;
+  added: number;
+}
+
+/** The site pages that the API's changes touch, where their bytes differ from the previous output's. */
+export function siteChanges(plan: ApiChanges, live: PreviousFiles): SiteChanges {
   const text = (path: string): string | undefined => {
     const written = plan.writes.get(path);
     return written === undefined ? live.text(path) : written === null ? undefined : contentText(written);
@@ -22,7 +51,7 @@ export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolea
   const hostsWritten = plan.writes.has(fileFor("hosts"));
   const hosts = hostsOfList(text(fileFor("hosts"))!);
   const dirty = hosts.filter((h) => hostsWritten || plan.writes.has(fileFor("packages", { host: h.id })));
-  if (dirty.length === 0) return plan;
+  if (dirty.length === 0) return { writes: new Map(), added: 0 };
 
   const writes = new Map<string, OutputFile["content"] | null>();
   let added = 0;
@@ -57,21 +86,8 @@ export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolea
       for (const [listing, members] of filterListings(host.id, packages))
         putListing(renderListing(host, listing, members), listing);
   }
-  const counts = new Map(hosts.map((h) => [h.id, plan.state.packages[h.id]?.names.length ?? 0]));
-  put({ path: HOME_PAGE, content: renderHomePage(hosts, counts) });
-
-  const all = new Map([...plan.writes, ...writes]);
-  return {
-    ...plan,
-    writes: all,
-    state: { ...plan.state, files: plan.state.files + added },
-    summary: {
-      ...plan.summary,
-      files: plan.summary.files + added,
-      filesWritten: all.size,
-      mode: all.size === 0 ? "unchanged" : "incremental",
-    },
-  };
+  put({ path: HOME_PAGE, content: renderHomePage(hosts, new Map(hosts.map((h) => [h.id, plan.packageCount(h.id)]))) });
+  return { writes, added };
 }
 
 /**
@@ -81,7 +97,7 @@ export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolea
  * downloads were not edited still has some), only page 1 and the pages of the edited packages.
  */
 function hostPagesToRender(
-  plan: RebuildPlan,
+  plan: ApiChanges,
   host: string,
   packages: readonly Package[],
   hostsWritten: boolean,
@@ -104,7 +120,13 @@ interface Put {
 }
 
 /** The pages of a host's packages that the plan added, changed or removed, and of their categories and coders. */
-function putPackages(plan: RebuildPlan, host: SiteHost, packages: readonly Package[], live: LiveFiles, out: Put): void {
+function putPackages(
+  plan: ApiChanges,
+  host: SiteHost,
+  packages: readonly Package[],
+  live: PreviousFiles,
+  out: Put,
+): void {
   const byName = new Map(packages.map((p) => [p.internal_name, p]));
   const categories = new Set<string>();
   const coders = new Set<string>();

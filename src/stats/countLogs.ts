@@ -36,7 +36,7 @@ import {
 } from "./countDownloads.js";
 import { detectFormat, lineParserFor, type LineParser, type LogFormat } from "./logFormats.js";
 import { LineSplitter } from "./splitLines.js";
-import { serializeStats, statsFileOf, type CountedLog, type StatsFile } from "./statsFile.js";
+import { serializeStats, statsFileOf, type CountedLog, type StatsFile } from "../catalogue/statsFile.js";
 import { compileUrlPattern } from "./urlPattern.js";
 
 export interface CountLogsOptions {

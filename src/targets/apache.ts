@@ -6,23 +6,23 @@ import { renderMethodNotAllowed } from "../render/renderApi.js";
 import {
   describeRoute,
   NOT_FOUND_FILE,
-  PARAM_KINDS,
   PREFLIGHT_HEADERS,
   RESPONSE_HEADERS,
   routePaths,
   SITE,
   SITE_TYPES,
-  type Param,
   type Route,
   type RoutePath,
 } from "../routes/routeTable.js";
+import { PARAM_KINDS, type Param } from "../routes/routeParams.js";
 import { VERSION } from "../util/version.js";
 import { escapeRegex, fillTemplate, NAME_CAPTURE, paramOf, pathPattern } from "../routes/routeSyntax.js";
 import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
 import { listedCoders, listedCodersNote, type ListedCoder } from "./shared/listedCoders.js";
 import { paramQueryPatterns, queryDecisions, queryKeys } from "./shared/queryDecisions.js";
 import { parseServerOptions } from "./shared/serverOptions.js";
-import { banner, type CatalogueNames, type ServerOptions, type Target, type TargetFile } from "./target.js";
+import type { CatalogueNames } from "../render/catalogueNames.js";
+import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** Where the rewrite rules run: they see URL paths in the server config, paths relative to the folder in a .htaccess. */
 interface RuleContext {

@@ -9,7 +9,6 @@ import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
 import {
   describeRoute,
   NOT_FOUND_FILE,
-  PARAM_KINDS,
   PREFLIGHT_HEADERS,
   RESERVED_HOST_IDS,
   RESPONSE_HEADERS,
@@ -17,10 +16,9 @@ import {
   routePaths,
   SITE,
   SITE_TYPES,
-  type Param,
   type Route,
-  type RouteQuery,
 } from "../routes/routeTable.js";
+import { PARAM_KINDS, type Param, type RouteQuery } from "../routes/routeParams.js";
 import { VERSION } from "../util/version.js";
 import {
   escapeRegex,
@@ -36,7 +34,8 @@ import {
 import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
 import { listedCoders, listedCodersNote, type ListedCoder } from "./shared/listedCoders.js";
 import { parseServerOptions } from "./shared/serverOptions.js";
-import { banner, type CatalogueNames, type ServerOptions, type Target, type TargetFile } from "./target.js";
+import type { CatalogueNames } from "../render/catalogueNames.js";
+import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /**
  * lighttpd sends `<prefix><status>.html` as the body of an error, with the error's status; these

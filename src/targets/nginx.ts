@@ -6,17 +6,15 @@ import { NAME_PATTERN_BODY } from "../catalogue/names.js";
 import { renderMethodNotAllowed } from "../render/renderApi.js";
 import {
   NOT_FOUND_FILE,
-  PARAM_KINDS,
   PREFLIGHT_HEADERS,
   RESPONSE_HEADERS,
   routePaths,
   SITE,
   SITE_TYPES,
-  type Param,
   type Route,
   type RoutePath,
-  type RouteQuery,
 } from "../routes/routeTable.js";
+import { PARAM_KINDS, type Param, type RouteQuery } from "../routes/routeParams.js";
 import { fillTemplate, paramOf, pathPattern } from "../routes/routeSyntax.js";
 import { UsageError } from "../util/errors.js";
 import { VERSION } from "../util/version.js";
@@ -24,7 +22,8 @@ import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/
 import { listedCoders, listedCodersNote } from "./shared/listedCoders.js";
 import { paramQueryPatterns, queryDecisions, queryKeys } from "./shared/queryDecisions.js";
 import { parseServerOptions } from "./shared/serverOptions.js";
-import { banner, type CatalogueNames, type ServerOptions, type Target, type TargetFile } from "./target.js";
+import type { CatalogueNames } from "../render/catalogueNames.js";
+import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** nginx's own variable `$host` is the request's Host, so every variable here has a prefix. */
 const PREFIX = "shopfront_";

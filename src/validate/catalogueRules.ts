@@ -8,7 +8,7 @@ import type { CatalogueListing, SourceBytes } from "../read/readCatalogue.js";
 import { RESERVED_HOST_IDS } from "../routes/routeTable.js";
 import type { Validators } from "../catalogue/schemas.js";
 import type { ValidateFunction } from "ajv";
-import { STATS_FOLDER, statsFileOf, type StatsFile } from "../stats/statsFile.js";
+import { STATS_FOLDER, statsFileOf, type StatsFile } from "../catalogue/statsFile.js";
 
 export const HOSTS_FILE = "hosts.json";
 export const MANIFEST_EXTENSION = ".json";

@@ -4,7 +4,7 @@
 // no package has, and the route answers its fallback.
 import { coderKey, utf8Bytes } from "../../routes/filterValue.js";
 import { valuePattern } from "../../routes/valuePattern.js";
-import type { CatalogueNames } from "../target.js";
+import type { CatalogueNames } from "../../render/catalogueNames.js";
 
 export interface ListedCoder {
   /** Matches the coder's bytes as sent in a path segment, without anchors. */

@@ -1,7 +1,7 @@
 // The stats source: catalogue/stats/<host>.json, one file per host, holding the downloads and rating
 // of its packages (schemas/stats.schema.json) and the access logs counted into it. Manifests are
 // reviewed by hand and counts change daily, so the numbers live here and never in a manifest.
-import { NO_STATS, type PackageStats } from "../catalogue/fields.js";
+import { NO_STATS, type PackageStats } from "./fields.js";
 
 /** The catalogue's folder of stats files. */
 export const STATS_FOLDER = "stats";
