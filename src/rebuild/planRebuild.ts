@@ -25,6 +25,7 @@ import { listOffsets, spliceList } from "./spliceList.js";
 import type { RereadStats, Survey } from "./surveyCatalogue.js";
 import type { HostStats } from "../catalogue/statsFile.js";
 import { unknownStatsProblems } from "../validate/catalogueRules.js";
+import { compareCodePoints } from "../util/codePoints.js";
 
 /** A valid manifest read again: its host, and its package's index in the last build if it was there. */
 export interface RereadPackage extends LoadedPackage {
@@ -206,7 +207,7 @@ function orphansOf(
 }
 
 function byEntryName(a: [string, unknown], b: [string, unknown]): number {
-  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+  return compareCodePoints(a[0], b[0]);
 }
 
 /** A package of a host's new list: kept from the old list (its index there), read again, or both. */

@@ -7,7 +7,7 @@ import {
   type Package,
   type PackageStats,
 } from "../catalogue/fields.js";
-import { escapeNonAscii } from "../routes/filterList.js";
+import { asciiJson, escapeNonAscii } from "../util/asciiJson.js";
 import {
   describeRoute,
   fallbackFor,
@@ -16,6 +16,7 @@ import {
   PREFLIGHT_HEADERS,
   ROUTES,
 } from "../routes/routeTable.js";
+import { compareCodePoints } from "../util/codePoints.js";
 
 /**
  * A file of the output. A JSON array is kept as its rendered elements, so a list of any length is
@@ -44,14 +45,6 @@ export interface RenderedCatalogue {
   packages: ReadonlyMap<string, readonly RenderedPackage[]>;
 }
 
-/**
- * JSON with every character outside printable ASCII escaped as \uXXXX, as Python's ensure_ascii does:
- * the bytes then decode the same whatever charset a host claims.
- */
-export function asciiJson(value: unknown): string {
-  return escapeNonAscii(JSON.stringify(value));
-}
-
 const PACKAGE_KEYS = (Object.keys(PACKAGE_FIELDS) as (keyof Package)[]).sort();
 
 /** One package object: the manifest's fields and its stats, keys in alphabetical order. */
@@ -66,7 +59,7 @@ export function renderPackage(manifest: Manifest, stats: PackageStats = NO_STATS
 /** The host list object: `repos` in the catalogue's order, `repositories` keyed by id with sorted keys. */
 export function renderHosts(hosts: readonly HostInfo[]): string {
   const repositories: Record<string, { description: string; host: string; name: string }> = {};
-  for (const h of [...hosts].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+  for (const h of [...hosts].sort((a, b) => compareCodePoints(a.id, b.id))) {
     repositories[h.id] = { description: h.description, host: h.host, name: h.name };
   }
   return asciiJson({ repos: hosts.map((h) => h.id), repositories });
@@ -137,7 +130,7 @@ export function renderApi(catalogue: RenderedCatalogue): OutputFile[] {
     const keys = filterKeys(host);
     files.push(...renderFilteredLists(packages, (i) => keys(packages[i]!)));
   }
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return files.sort((a, b) => compareCodePoints(a.path, b.path));
 }
 
 /** filterFilesOf for one host, with each coder's key worked out once. */

@@ -38,6 +38,7 @@ import { detectFormat, lineParserFor, type LineParser, type LogFormat } from "./
 import { LineSplitter } from "./splitLines.js";
 import { serializeStats, statsFileOf, type CountedLog, type StatsFile } from "../catalogue/statsFile.js";
 import { compileUrlPattern } from "./urlPattern.js";
+import { compareCodePoints } from "../util/codePoints.js";
 
 export interface CountLogsOptions {
   catalogueDir: string;
@@ -315,7 +316,7 @@ export async function countLogs(options: CountLogsOptions): Promise<CountLogsRes
         packages: total.downloads.size,
         skipped: total.skipped,
         unknownNames: {
-          top: unknown.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, TOP_UNKNOWN_NAMES),
+          top: unknown.sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0])).slice(0, TOP_UNKNOWN_NAMES),
           distinct: unknown.length,
         },
         bad: total.bad,

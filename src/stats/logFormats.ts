@@ -12,7 +12,7 @@
 // - cloudfront: CloudFront standard logs
 //   (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/standard-logs-reference.html),
 //   W3C extended: tab-separated, columns named by the `#Fields:` header.
-import { escapeNonAscii } from "../routes/filterList.js";
+import { escapeNonAscii } from "../util/asciiJson.js";
 
 export const LOG_FORMATS = ["combined", "s3", "cloudfront"] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];

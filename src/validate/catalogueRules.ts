@@ -9,6 +9,7 @@ import { RESERVED_HOST_IDS } from "../routes/routeTable.js";
 import type { Validators } from "../catalogue/schemas.js";
 import type { ValidateFunction } from "ajv";
 import { STATS_FOLDER, statsFileOf, type StatsFile } from "../catalogue/statsFile.js";
+import { compareCodePoints } from "../util/codePoints.js";
 
 export const HOSTS_FILE = "hosts.json";
 export const MANIFEST_EXTENSION = ".json";
@@ -366,7 +367,7 @@ function addCaseCollisions(host: string, names: readonly string[], add: (file: s
   }
   for (const same of byFolded.values()) {
     if (same.length < 2) continue;
-    const [first, ...others] = same.sort(byCodePoint);
+    const [first, ...others] = same.sort(compareCodePoints);
     for (const name of others) {
       add(
         `${host}/${name}${MANIFEST_EXTENSION}`,
@@ -378,8 +379,4 @@ function addCaseCollisions(host: string, names: readonly string[], add: (file: s
       );
     }
   }
-}
-
-function byCodePoint(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
