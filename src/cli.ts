@@ -544,14 +544,14 @@ importer
   .option("--force", "overwrite existing manifests and their stats entries")
   .action(async (file: string, options: { host: string; catalogue: string; force?: boolean }) => {
     if (!isValidName(options.host)) throw new UsageError(`--host ${JSON.stringify(options.host)}: ${NAME_RULE}`);
-    const { readHbbList } = await import("./import/readHbbList.js");
+    const { parseHbbList } = await import("./import/parseHbbList.js");
     let bytes: Buffer;
     try {
       bytes = readFileSync(file);
     } catch (e) {
       throw new UsageError(`cannot read the list ${file}: ${(e as Error).message}`);
     }
-    await finishImport(readHbbList(bytes, options.host), options);
+    await finishImport(parseHbbList(bytes, options.host), options);
   });
 
 importer

@@ -73,7 +73,7 @@ export interface RebuildSummary {
   packages: number;
   /** Output files once the plan is carried out. */
   files: number;
-  mode: "incremental" | "unchanged";
+  mode: { kind: "incremental" } | { kind: "unchanged" };
   /** Packages removed, changed or added. */
   changedPackages: number;
   /** Files written or removed. */
@@ -175,7 +175,7 @@ export function planRebuild(
       hosts: state.hosts.length,
       packages: Object.values(packages).reduce((n, p) => n + p.names.length, 0),
       files,
-      mode: changes.writes.size === 0 ? "unchanged" : "incremental",
+      mode: { kind: changes.writes.size === 0 ? "unchanged" : "incremental" },
       changedPackages: changes.removed.length + changes.changed.length + changes.added.length,
       filesWritten: changes.writes.size,
     },

@@ -17,7 +17,7 @@ export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolea
       ...plan.summary,
       files: plan.summary.files + pages.added,
       filesWritten: all.size,
-      mode: all.size === 0 ? "unchanged" : "incremental",
+      mode: { kind: all.size === 0 ? "unchanged" : "incremental" },
     },
   };
 }

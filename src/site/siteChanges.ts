@@ -43,10 +43,10 @@ export interface SiteChanges {
 }
 
 /** The site pages that the API's changes touch, where their bytes differ from the previous output's. */
-export function siteChanges(plan: ApiChanges, live: PreviousFiles): SiteChanges {
+export function siteChanges(plan: ApiChanges, previous: PreviousFiles): SiteChanges {
   const text = (path: string): string | undefined => {
     const written = plan.writes.get(path);
-    return written === undefined ? live.text(path) : written === null ? undefined : contentText(written);
+    return written === undefined ? previous.text(path) : written === null ? undefined : contentText(written);
   };
   const hostsWritten = plan.writes.has(fileFor("hosts"));
   const hosts = hostsOfList(text(fileFor("hosts"))!);
@@ -57,13 +57,13 @@ export function siteChanges(plan: ApiChanges, live: PreviousFiles): SiteChanges 
   let added = 0;
   const put = (file: OutputFile) => {
     if (writes.has(file.path)) return;
-    const before = live.text(file.path);
+    const before = previous.text(file.path);
     if (before === file.content) return;
     writes.set(file.path, file.content);
     if (before === undefined) added++;
   };
   const remove = (path: string) => {
-    if (writes.has(path) || !live.exists(path)) return;
+    if (writes.has(path) || !previous.exists(path)) return;
     writes.set(path, null);
     added--;
   };
@@ -71,7 +71,7 @@ export function siteChanges(plan: ApiChanges, live: PreviousFiles): SiteChanges 
   const putListing = (files: readonly OutputFile[], listing: Listing, pages = files.length) => {
     files.forEach(put);
     const folder = listingFolder(listing);
-    for (let n = pages + 1; live.exists(pageIn(folder, n)); n++) remove(pageIn(folder, n));
+    for (let n = pages + 1; previous.exists(pageIn(folder, n)); n++) remove(pageIn(folder, n));
   };
 
   for (const host of dirty) {
@@ -80,7 +80,7 @@ export function siteChanges(plan: ApiChanges, live: PreviousFiles): SiteChanges 
     const own = renderHostListing(host, packages, hostPagesToRender(plan, host.id, packages, hostsWritten));
     putListing(own.slice(0, -1), { kind: "host", host: host.id }, pageCount(packages.length));
     put(own[own.length - 1]!);
-    if (plan.writes.has(listFile)) putPackages(plan, host, packages, live, { put, remove, putListing });
+    if (plan.writes.has(listFile)) putPackages(plan, host, packages, previous, { put, remove, putListing });
     // Every listing names its host: a new name rewrites them all.
     if (hostsWritten)
       for (const [listing, members] of filterListings(host.id, packages))
@@ -124,7 +124,7 @@ function putPackages(
   plan: ApiChanges,
   host: SiteHost,
   packages: readonly Package[],
-  live: PreviousFiles,
+  previous: PreviousFiles,
   out: Put,
 ): void {
   const byName = new Map(packages.map((p) => [p.internal_name, p]));
@@ -135,7 +135,7 @@ function putPackages(
     coders.add(p.coder);
   };
   for (const { name } of [...plan.removed, ...plan.changed, ...plan.added].filter((p) => p.host === host.id)) {
-    const before = live.text(fileFor("package", { host: host.id, name }));
+    const before = previous.text(fileFor("package", { host: host.id, name }));
     if (before !== undefined) touch(JSON.parse(before) as Package);
     const now = byName.get(name);
     if (now) {
