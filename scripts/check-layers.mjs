@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The folder-level import graph of src/: every import (type-only ones too) between two folders of src/
-// is an edge, and the graph must have no cycle, so that the folders import downward only. ESLint's
-// import-x/no-cycle holds the files to the same rule; this holds the folders. Prints the cycles found
-// and exits 1 if there is one. `--graph` prints the edges.
+// The import graphs of src/, type-only imports counted: no file may import itself back through others,
+// and no folder either, so that the folders import downward only (docs/development.md lists them in
+// that order). ESLint's import-x/no-cycle says the same of files in an editor, but skips type-only
+// imports. Prints the cycles found and exits 1 if there is one; `--graph` prints the folders' edges.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,18 +24,21 @@ function folderOf(file) {
   return parts.length === 1 ? "." : parts[0];
 }
 
-const specifierPattern = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.[^'"]+)['"]/g;
+/** Relative specifiers of `import ... from`, `export ... from`, `import "..."` and `import(...)`. */
+const specifierPattern = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["'](\.[^"']+)["']/g;
 
-/** @returns {Map<string, Map<string, string[]>>} folder -> imported folder -> the files that import it */
-export function folderGraph() {
+/**
+ * @param {(file: string) => string} nodeOf what a file counts as: itself, or its folder
+ * @returns {Map<string, Map<string, string[]>>} node -> imported node -> the files that import it
+ */
+export function importGraph(nodeOf) {
   const graph = new Map();
   for (const file of listFiles(src)) {
-    const from = folderOf(file);
-    const text = readFileSync(file, "utf8");
-    for (const match of text.matchAll(specifierPattern)) {
-      const target = resolve(dirname(file), match[1]);
+    const from = nodeOf(file);
+    for (const match of readFileSync(file, "utf8").matchAll(specifierPattern)) {
+      const target = resolve(dirname(file), match[1].replace(/\.js$/, ".ts"));
       if (!target.startsWith(src + sep)) continue;
-      const to = folderOf(target);
+      const to = nodeOf(target);
       if (to === from) continue;
       if (!graph.has(from)) graph.set(from, new Map());
       const edges = graph.get(from);
@@ -46,14 +49,14 @@ export function folderGraph() {
   return graph;
 }
 
-/** The strongly connected components with more than one folder (Tarjan's algorithm). */
-export function folderCycles(graph) {
+/** The strongly connected components with more than one node (Tarjan's algorithm). */
+export function cycles(graph) {
   let index = 0;
   const indices = new Map();
   const lowLinks = new Map();
   const stack = [];
   const onStack = new Set();
-  const cycles = [];
+  const found = [];
   const connect = (node) => {
     indices.set(node, index);
     lowLinks.set(node, index);
@@ -76,29 +79,41 @@ export function folderCycles(graph) {
         onStack.delete(member);
         component.push(member);
       } while (member !== node);
-      if (component.length > 1) cycles.push(component.sort());
+      if (component.length > 1) found.push(component.sort());
     }
   };
   for (const node of [...graph.keys()].sort()) if (!indices.has(node)) connect(node);
-  return cycles;
+  return found;
+}
+
+/** Each cycle of a graph, with the edges inside it and the files that make them. */
+function describeCycles(graph, what) {
+  return cycles(graph).map((cycle) => {
+    const lines = [`${what} cycle in src/: ${cycle.join(", ")}`];
+    for (const from of cycle) {
+      for (const [to, files] of graph.get(from) ?? []) {
+        if (cycle.includes(to)) lines.push(`  ${from} -> ${to}: ${[...new Set(files)].join(", ")}`);
+      }
+    }
+    return lines.join("\n");
+  });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const graph = folderGraph();
+  const folders = importGraph(folderOf);
   if (process.argv.includes("--graph")) {
-    for (const [from, edges] of [...graph].sort()) {
+    for (const [from, edges] of [...folders].sort()) {
       for (const [to, files] of [...edges].sort()) console.log(`${from} -> ${to}  (${[...new Set(files)].join(", ")})`);
     }
   }
-  const cycles = folderCycles(graph);
-  for (const cycle of cycles) {
-    console.error(`folder cycle in src/: ${cycle.join(", ")}`);
-    for (const from of cycle) {
-      for (const [to, files] of graph.get(from) ?? []) {
-        if (cycle.includes(to)) console.error(`  ${from} -> ${to}: ${[...new Set(files)].join(", ")}`);
-      }
-    }
-  }
-  if (cycles.length > 0) process.exit(1);
-  console.log(`src/ folders: ${graph.size} importing, no cycle`);
+  const found = [
+    ...describeCycles(
+      importGraph((file) => relative(src, file)),
+      "file",
+    ),
+    ...describeCycles(folders, "folder"),
+  ];
+  for (const cycle of found) console.error(cycle);
+  if (found.length > 0) process.exit(1);
+  console.log("src/: no import cycle between files or between folders");
 }

@@ -75,7 +75,7 @@ describe("names that break the name rule", () => {
       for (const hostile of HOSTILE) {
         for (const names of [as("themes", hostile), as(hostile, "ok")]) {
           for (const generate of [() => target.config(options, names), () => target.deployFiles?.(names) ?? []]) {
-            let files: { content: unknown }[] = [];
+            let files: { content: unknown }[];
             try {
               files = generate();
             } catch (e) {
