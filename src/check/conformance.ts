@@ -1,3 +1,4 @@
+// Over 300 lines: the suite's one list of cases, row by row, with the expected answers they share.
 // The conformance suite: the HTTP requests that show an API is served right, each with the answer
 // it must get. One list for every target: the tests run it against the preview server, real nginx,
 // Apache, Caddy and lighttpd and the edge functions; `shopfront check` runs it against a deployment.

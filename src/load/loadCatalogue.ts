@@ -10,7 +10,6 @@ import { renderPackage, type RenderedCatalogue, type RenderedPackage } from "../
 import {
   unknownStatsProblems,
   validateHostsFile,
-  validateLayout,
   validateManifest,
   validateStatsFile,
   HOSTS_FILE,
@@ -18,6 +17,7 @@ import {
   MAX_STATS_BYTES,
   type ManifestRef,
 } from "../validate/catalogueRules.js";
+import { validateLayout } from "../validate/layoutRules.js";
 import type { PackageStats } from "../catalogue/fields.js";
 import { hostStatsOf, type HostStats } from "../catalogue/statsFile.js";
 import { compareCodePoints } from "../util/codePoints.js";

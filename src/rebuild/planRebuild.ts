@@ -1,3 +1,4 @@
+// Over 300 lines: the rebuild's pure plan, per host and per list, whose steps share the plan's changes as they go.
 // The pure middle of a rebuild. From the last build's state, the survey and the manifests read again
 // it decides which packages were removed, changed or added, which output files to write or delete,
 // and what to remember for the next build. It sees the live output only through the LiveFiles it is

@@ -1,3 +1,4 @@
+// Over 300 lines: the one route table (routes, files, headers), which every host and the build derive from.
 // The route table: which URL answers with which file of the built tree, with which headers. The
 // output layout, the 404 body, the preview server, the edge functions and every host config are
 // derived from this one list.

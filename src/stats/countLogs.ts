@@ -1,3 +1,4 @@
+// Over 300 lines: the log count's I/O, streaming, hashing and the lock, around the pure counting (countDownloads.ts).
 // `shopfront stats count`: the I/O around the counting. Reads the host's packages and stats file,
 // streams each log (gunzipped when it is gzip) through a hash and the line splitter, and writes the
 // stats file back atomically. Memory stays flat however large the logs: a chunk, a line, the counts

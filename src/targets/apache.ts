@@ -1,3 +1,4 @@
+// Over 300 lines: one host's whole config (server and .htaccess), each rule beside the comment that explains it.
 // Apache httpd 2.4: a <VirtualHost> for the server config, and the same rules as a .htaccess for
 // shared hosting. mod_rewrite routes, mod_headers adds the headers, ErrorDocument gives the JSON 404.
 import { dirname } from "node:path";

@@ -1,3 +1,4 @@
+// Over 300 lines: one host's whole config; its comments explain each rule, and splitting a target would scatter them.
 // Caddy 2: a site block for the Caddyfile. Every route is matched on the request-target as sent
 // ({http.request.orig_uri}: the path placeholders are decoded and cleaned, so a `%2F` in a coder
 // would read as a `/`). map turns each query parameter of the v2 form into a state and its raw

@@ -1,3 +1,4 @@
+// Over 300 lines: one host's whole config; its comments explain each rule, and splitting a target would scatter them.
 // lighttpd 1.4: a config fragment that opens a socket and serves the API on it. mod_rewrite routes
 // on the whole request-target (normalized: hex in upper case, unreserved characters decoded, a %2F
 // kept), each listed coder by its own rules; a filter's file that does not exist answers the host's

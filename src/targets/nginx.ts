@@ -1,3 +1,4 @@
+// Over 300 lines: one host's whole config; its comments explain each rule, and splitting a target would scatter them.
 // nginx: a server block to include in http { }, with the maps that read the v2 query parameters
 // and the coders. nginx matches locations against the decoded path ($uri), where `%2F` has become a
 // `/`, and cannot hex-encode a value, so a coder is read as sent ($request_uri, $args) and looked up
