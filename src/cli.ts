@@ -286,7 +286,8 @@ program
       log: (line) => process.stdout.write(`${line}\n`),
     });
     process.stdout.write(`serving ${displayPath(options.dir)} at ${server.url} (Ctrl-C to stop)\n`);
-    await new Promise<void>((resolve) => process.once("SIGINT", resolve));
+    const { onStopRequest } = await import("./util/onStopRequest.js");
+    await new Promise((resolve) => onStopRequest(resolve));
     await server.close();
   });
 
@@ -309,10 +310,11 @@ async function serveWatched(options: Omit<ServeOptions, "port"> & { port: number
   const catalogueDir = options.catalogue ?? "catalogue";
   const outDir = options.out ?? "dist";
   const out = displayPath(outDir);
+  const { onStopRequest } = await import("./util/onStopRequest.js");
   let fatal: (error: unknown) => void = () => {};
   const stopped = new Promise<unknown>((resolve) => {
     fatal = resolve;
-    process.once("SIGINT", () => resolve(undefined));
+    onStopRequest(() => resolve(undefined));
   });
   const handle = await watchCatalogue({
     catalogueDir,

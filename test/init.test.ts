@@ -2,8 +2,9 @@
 // existed; a new manifest is stamped with the time, passes validation, and is refused for a bad
 // name, an undeclared host or a file that exists.
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { buildCatalogue } from "../src/build/buildCatalogue.js";
@@ -11,7 +12,7 @@ import { validateCatalogue } from "../src/load/validateCatalogue.js";
 import { MANIFEST_FIELDS } from "../src/catalogue/fields.js";
 import { CONFIG_FILE } from "../src/config/readConfig.js";
 import { createManifest, FILL_IN, CHECK, manifestTemplate } from "../src/scaffold/createManifest.js";
-import { dependencyOn, initProject, projectFiles } from "../src/scaffold/initProject.js";
+import { initProject, projectFiles, vendoredTarball } from "../src/scaffold/initProject.js";
 import { PAGES_WORKFLOW } from "../src/targets/githubPages.js";
 import { FailureError, UsageError } from "../src/util/errors.js";
 import { VERSION } from "../src/util/version.js";
@@ -30,13 +31,19 @@ const FILES = [
   ".vscode/settings.json",
   "package.json",
 ];
+/** The shopfront that made the project, packed into it. */
+const TARBALL = vendoredTarball(VERSION);
 
 describe("shopfront init", () => {
   it("writes every file of a project, which validates and builds at once", async () => {
     const dir = join(tempDir(), "store");
     const result = initProject(dir, now);
-    expect(result).toEqual({ written: FILES, kept: [] });
-    expect([...readTree(dir).keys()].sort()).toEqual([...FILES].sort());
+    expect(result).toEqual({ written: [...FILES, TARBALL], kept: [] });
+    expect([...readTree(dir).keys()].sort()).toEqual([...FILES, TARBALL].sort());
+    // The package as npm publishes it, the compiled CLI included.
+    const tar = gunzipSync(readFileSync(join(dir, TARBALL))).toString("latin1");
+    for (const file of ["package/package.json", "package/lib/cli.js", "package/schemas/manifest.schema.json"])
+      expect(tar).toContain(file);
 
     const catalogueDir = join(dir, "catalogue");
     const validated = await validateCatalogue(catalogueDir);
@@ -58,7 +65,7 @@ describe("shopfront init", () => {
     writeFileSync(join(dir, ".gitignore"), "mine\n");
     writeFileSync(join(dir, "package.json"), JSON.stringify({ dependencies: { shopfront: "file:x.tgz" } }));
     const result = initProject(dir, now);
-    expect(result.written).toEqual(FILES.filter((f) => f !== ".gitignore" && f !== "package.json"));
+    expect(result.written).toEqual([...FILES.filter((f) => f !== ".gitignore" && f !== "package.json"), TARBALL]);
     expect(result.kept).toEqual([
       { path: ".gitignore" },
       { path: "package.json", lacks: "the scripts build, validate, serve" },
@@ -107,7 +114,7 @@ describe("shopfront init", () => {
     expect(JSON.parse(files.get("package.json")!)).toEqual({
       private: true,
       scripts: { build: "shopfront build", validate: "shopfront validate", serve: "shopfront serve" },
-      devDependencies: { shopfront: "^9.8.7" },
+      devDependencies: { shopfront: "file:vendor/shopfront-9.8.7.tgz" },
     });
     expect(files.get(".gitignore")!.split("\n")).toEqual(
       expect.arrayContaining(["/dist", "/.dist.shopfront/", "node_modules/"]),
@@ -164,36 +171,61 @@ describe("shopfront new", () => {
   });
 });
 
-describe("a project made from a checkout of shopfront", () => {
-  it("depends on shopfront by version when installed, by its folder when a checkout (no registry has it)", () => {
-    expect(dependencyOn(join("/srv", "store", "node_modules", "shopfront"), "1.2.3")).toBe("^1.2.3");
-    expect(dependencyOn(join("/home", "me", "shopfront"), "1.2.3")).toBe(`file:${join("/home", "me", "shopfront")}`);
-  });
-
-  it("runs the README's first catalogue: init, npm install, new, build", () => {
+describe("a project made from a clone of shopfront (no registry has it yet)", () => {
+  it("runs the README's first catalogue, and its CI's npm ci works in a clone of it anywhere else", () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     const section = readme.slice(readme.indexOf("## A first catalogue"));
     const line = /```sh\n(.*)\n```/.exec(section)![1]!;
     expect(line).toBe(
-      "npx shopfront init my-store && cd my-store && npm install && npx shopfront new primary/hello && npx shopfront build",
+      "npx shopfront init ../my-store && cd ../my-store && npm install && npx shopfront new primary/hello && npx shopfront build",
     );
-    const cwd = tempDir();
     const run = (dir: string, command: string, ...args: string[]) => {
-      const result = spawnSync(command, args, { cwd: dir, encoding: "utf8", timeout: 120_000 });
+      const result = spawnSync(command, args, {
+        cwd: dir,
+        encoding: "utf8",
+        timeout: 180_000,
+        env: { ...process.env, NO_COLOR: "1", npm_config_audit: "false", npm_config_fund: "false" },
+      });
       expect(result.status, `${command} ${args.join(" ")}: ${result.stderr}`).toBe(0);
       return result.stdout;
     };
-    // Inside this repository `npx shopfront` is this checkout's CLI, which `node lib/cli.js` runs directly.
-    run(cwd, process.execPath, join(ROOT, "lib", "cli.js"), "init", "my-store");
-    const project = join(cwd, "my-store");
-    expect((readJson(join(project, "package.json")) as { devDependencies: object }).devDependencies).toEqual({
-      shopfront: `file:${ROOT}`,
+    // In the clone `npx shopfront` is the clone's CLI, which `node lib/cli.js` runs directly; the
+    // store goes to a temporary folder rather than beside this checkout.
+    const made = join(tempDir(), "my-store");
+    run(ROOT, process.execPath, join(ROOT, "lib", "cli.js"), "init", made);
+    expect((readJson(join(made, "package.json")) as { devDependencies: object }).devDependencies).toEqual({
+      shopfront: `file:${TARBALL}`,
     });
-    run(project, "npm", "install", "--no-audit", "--no-fund");
-    expect(run(project, "npx", "shopfront", "new", "primary/hello")).toContain("catalogue/primary/hello.json");
-    expect(run(project, "npx", "shopfront", "build")).toMatch(/^built 2 hosts, 2 packages/);
-    expect(readJson(join(project, "dist", "v1", "primary", "package", "hello"))).toMatchObject({
+    run(made, "npm", "install");
+    // What git would commit, elsewhere: no node_modules, no output, and no path of the first folder.
+    const store = join(tempDir(), "elsewhere", "store");
+    mkdirSync(dirname(store));
+    rmSync(join(made, "node_modules"), { recursive: true });
+    renameSync(made, store);
+    const lock = readFileSync(join(store, "package-lock.json"), "utf8");
+    expect(lock).toContain(`"resolved": "file:${TARBALL}"`);
+    expect(lock).not.toContain(made);
+    expect(lock).not.toContain(ROOT);
+
+    // The build job of the workflow init wrote, step by step (npm ci from the npm cache where it can).
+    const workflow = parse(readFileSync(join(store, PAGES_WORKFLOW), "utf8")) as {
+      jobs: { build: { steps: { run?: string }[] } };
+    };
+    const steps = workflow.jobs.build.steps.flatMap((step) => (step.run ? [step.run] : []));
+    expect(steps).toEqual([
+      "npm ci",
+      "npx shopfront validate --format github",
+      "npx shopfront build --target github-pages --format github",
+    ]);
+    run(store, "npm", "ci", "--prefer-offline");
+    expect(run(store, "npx", "shopfront", "new", "primary/hello")).toContain("catalogue/primary/hello.json");
+    run(store, "npx", "shopfront", "validate", "--format", "github");
+    expect(run(store, "npx", "shopfront", "build", "--target", "github-pages", "--format", "github")).toMatch(
+      /^built 2 hosts, 2 packages/,
+    );
+    expect(readJson(join(store, "dist", "v1", "primary", "package", "hello"))).toMatchObject({
       internal_name: "hello",
     });
-  }, 180_000);
+    expect(readTree(join(store, "dist")).has(".nojekyll")).toBe(true);
+  }, 400_000);
 });

@@ -49,6 +49,10 @@ describe("the packed package", () => {
     expect(init.code, init.stderr).toBe(0);
     // npm install wrote package.json, with the dependency but none of the scripts.
     expect(init.stdout).toContain("kept package.json: it exists, and lacks the scripts build, validate, serve");
+    // The installed shopfront packs itself into the project, as one from a clone does.
+    const { version } = readJson(join(installed, "package.json")) as { version: string };
+    expect(init.stdout).toContain(`wrote vendor/shopfront-${version}.tgz`);
+    expect(existsSync(join(project, "vendor", `shopfront-${version}.tgz`))).toBe(true);
 
     const build = run("npx", ["--no", "shopfront", "build"], project);
     expect(build.code, build.stderr).toBe(0);

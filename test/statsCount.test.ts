@@ -277,7 +277,7 @@ describe("stats count", () => {
     writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname() }));
     await expect(count(catalogue, [log(logs, "combined.log")])).rejects.toThrow(
       new FailureError(
-        `another shopfront stats count (pid ${process.pid} on ${hostname()}) is writing ${statsPath(catalogue)}; run again when it has finished`,
+        `another shopfront stats count (pid ${process.pid} on ${hostname()}) is writing ${statsPath(catalogue)}; run again when it has finished (its lock file is ${lock})`,
       ),
     );
     expect(existsSync(statsPath(catalogue))).toBe(false);

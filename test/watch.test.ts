@@ -148,6 +148,26 @@ describe("watchCatalogue", () => {
     expect(events.filter((e) => e.kind === "building").length).toBeGreaterThanOrEqual(5);
   });
 
+  it("watches from before the first build: a save made while it runs is built after it", async () => {
+    const catalogue = copyFixture("basic");
+    const events: WatchEvent[] = [];
+    const handle = await watchCatalogue({
+      catalogueDir: catalogue,
+      outDir: join(tempDir(), "dist"),
+      host: "127.0.0.1",
+      port: 0,
+      onEvent: (event) => {
+        events.push(event);
+        // The first build has read the catalogue and is about to finish: a save now is one it missed.
+        if (event.kind === "built" && events.length === 2)
+          writeFiles(catalogue, { "primary/snake.json": manifest("snake", { display_name: "Saved meanwhile" }) });
+      },
+    });
+    handles.push(handle);
+    await eventually(async () => expect(await displayName(handle.url, "snake")).toBe("Saved meanwhile"));
+    expect(events.map((e) => e.kind).slice(0, 4)).toEqual(["building", "built", "building", "built"]);
+  });
+
   it("rejects a catalogue folder that does not exist", async () => {
     await expect(start(join(tempDir(), "missing"))).rejects.toThrow(/there is no such folder/);
   });

@@ -13,7 +13,8 @@ export function formatInit(result: InitResult, shown: (path: string) => string, 
   lines.push(
     "",
     `next: ${next.join(", then ")}; fill in catalogue/hosts.json and catalogue/${EXAMPLE_PACKAGE},`,
-    "and add packages with `npx shopfront new HOST/NAME`.",
+    "and add packages with `npx shopfront new HOST/NAME`. Commit vendor/ and package-lock.json with the",
+    "rest: shopfront is in no registry yet, and the workflow's `npm ci` installs it from them.",
   );
   return lines;
 }

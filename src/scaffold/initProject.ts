@@ -1,13 +1,22 @@
-// `shopfront init [DIR]`: a new catalogue repository that builds at once. projectFiles is pure (the
-// files and their text); initProject writes those that do not exist yet and keeps every one that does.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, sep } from "node:path";
+// `shopfront init [DIR]`: a new catalogue repository that builds at once, here and in its CI.
+// projectFiles is pure (the files and their text); initProject writes those that do not exist yet
+// and keeps every one that does.
+//
+// shopfront is in no registry yet, so a project cannot name it by version: `npm install` and the
+// workflow's `npm ci` would fail (E404). Nor by the folder it runs from: that path exists on this
+// machine only. So init packs the running shopfront into the project, vendor/shopfront-VERSION.tgz,
+// committed with it, and package.json depends on that relative path, which works wherever the
+// project is cloned.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CONFIG_FILE, type ProjectConfig } from "../config/readConfig.js";
 import type { HostsFile } from "../catalogue/fields.js";
 import { PAGES_WORKFLOW } from "../targets/githubPages.js";
 import type { TargetFile } from "../targets/target.js";
 import { HOSTS_FILE } from "../validate/catalogueRules.js";
+import { FailureError } from "../util/errors.js";
 import { VERSION } from "../util/version.js";
 import { manifestTemplate, SCHEMA_FOLDER } from "./createManifest.js";
 
@@ -20,13 +29,7 @@ const SCRIPTS = { build: "shopfront build", validate: "shopfront validate", serv
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 /** Every file of a new project, relative to its folder. `workflow` is the GitHub Pages workflow's text. */
-export function projectFiles(options: {
-  version: string;
-  nowSeconds: number;
-  workflow: string;
-  /** How package.json names shopfront (default `^<version>`); see dependencyOn. */
-  dependency?: string;
-}): TargetFile[] {
+export function projectFiles(options: { version: string; nowSeconds: number; workflow: string }): TargetFile[] {
   const config: ProjectConfig = {
     $schema: `./${SCHEMA_FOLDER}/config.schema.json`,
     catalogue: "catalogue",
@@ -67,7 +70,7 @@ export function projectFiles(options: {
   const pkg = {
     private: true,
     scripts: SCRIPTS,
-    devDependencies: { shopfront: options.dependency ?? `^${options.version}` },
+    devDependencies: { shopfront: `file:${vendoredTarball(options.version)}` },
   };
   return [
     { path: CONFIG_FILE, content: json(config) },
@@ -96,22 +99,20 @@ export interface InitResult {
   kept: { path: string; lacks?: string }[];
 }
 
-/**
- * How a new project depends on the running shopfront: by version when it was installed (it lies in
- * a node_modules folder, from a registry or a tarball), else by its folder, since a checkout of
- * shopfront is in no registry and `npm install` must find it.
- */
-export function dependencyOn(packageRoot: string, version: string): string {
-  return packageRoot.split(sep).includes("node_modules") ? `^${version}` : `file:${packageRoot}`;
+/** Where a project keeps the shopfront it was made with, relative to its folder. */
+export function vendoredTarball(version: string): string {
+  return `vendor/shopfront-${version}.tgz`;
 }
 
 /** Writes the files of a new project into `dir` (made if missing); never over a file that exists. */
 export function initProject(dir: string, now: () => number = Date.now): InitResult {
   const workflow = readFileSync(new URL(`../../${PAGES_WORKFLOW}`, import.meta.url), "utf8");
   const result: InitResult = { written: [], kept: [] };
-  const root = fileURLToPath(new URL("../../", import.meta.url)).replace(/[\\/]$/, "");
-  const dependency = dependencyOn(root, VERSION);
-  for (const file of projectFiles({ version: VERSION, nowSeconds: Math.floor(now() / 1000), workflow, dependency })) {
+  // Packed first, so that a project is never left without the shopfront its package.json names.
+  const tarball = vendoredTarball(VERSION);
+  const packed = !existsSync(join(dir, tarball));
+  if (packed) packShopfront(fileURLToPath(new URL("../../", import.meta.url)), resolve(dir, tarball));
+  for (const file of projectFiles({ version: VERSION, nowSeconds: Math.floor(now() / 1000), workflow })) {
     const path = join(dir, file.path);
     mkdirSync(dirname(path), { recursive: true });
     try {
@@ -123,7 +124,33 @@ export function initProject(dir: string, now: () => number = Date.now): InitResu
       result.kept.push({ path: file.path, ...(lacks ? { lacks } : {}) });
     }
   }
+  if (packed) result.written.push(tarball);
+  else result.kept.push({ path: tarball });
   return result;
+}
+
+/**
+ * Packs the shopfront at `root` (a checkout or an installed copy: both hold the compiled lib/) into
+ * the tarball `to`, as npm would publish it. Its scripts are not run: lib/ is what runs now.
+ */
+function packShopfront(packageRoot: string, to: string): void {
+  const root = packageRoot.replace(/[\\/]$/, "");
+  mkdirSync(dirname(to), { recursive: true });
+  const packed = mkdtempSync(join(dirname(to), ".pack-"));
+  try {
+    const run = spawnSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", packed], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    if (run.error || run.status !== 0)
+      throw new FailureError(
+        `cannot pack shopfront into ${to}: npm pack in ${root} failed: ${run.error?.message ?? run.stderr.trim()}`,
+      );
+    const [{ filename }] = JSON.parse(run.stdout) as [{ filename: string }];
+    renameSync(join(packed, filename), to);
+  } finally {
+    rmSync(packed, { recursive: true, force: true });
+  }
 }
 
 /** What an existing package.json lacks of the scripts and the devDependency init writes, if anything. */

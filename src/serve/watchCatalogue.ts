@@ -1,5 +1,5 @@
-// `shopfront serve --watch`: build once, serve the output, and build again whenever the catalogue
-// changes. A build that finds errors writes nothing, so the server keeps answering from the last
+// `shopfront serve --watch`: watch the catalogue, build once, serve the output, and build again
+// whenever the catalogue changes. A build that finds errors writes nothing, so the server keeps answering from the last
 // good build until the catalogue is fixed. Builds run one at a time: changes that arrive during a
 // build start one more build after it, never a second build beside it (both would want the
 // output's lock). It reports what happens through a callback and prints nothing.
@@ -66,15 +66,6 @@ export async function watchCatalogue(options: WatchOptions): Promise<WatchHandle
     );
   };
 
-  await build();
-  const server: PreviewServer = await servePreview({
-    dir: options.outDir,
-    host: options.host,
-    port: options.port,
-    beforeBuild: true,
-    ...(options.log ? { log: options.log } : {}),
-  });
-
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
@@ -106,22 +97,46 @@ export async function watchCatalogue(options: WatchOptions): Promise<WatchHandle
     clearTimeout(timer);
     timer = setTimeout(startBuild, options.quietMs ?? DEFAULT_QUIET_MS);
   };
+  const stopWatching = (watcher: FSWatcher | undefined): void => {
+    closed = true;
+    clearTimeout(timer);
+    watcher?.close();
+  };
 
-  let watcher: FSWatcher;
+  // Watching starts before the first build, which may take long: a save made while it runs is a
+  // change like any other, built after it.
+  let watcher: FSWatcher | undefined;
+  let watchError: unknown;
   try {
     watcher = watch(options.catalogueDir, { recursive: true }, onChange);
+    watcher.on("error", (error) => options.onEvent({ kind: "error", error }));
   } catch (error) {
-    await server.close();
+    // The first build says better what is wrong with the folder (missing, not a folder).
+    watchError = error;
+  }
+  let server: PreviewServer;
+  try {
+    running = build();
+    await running;
+    running = undefined;
+    if (watchError !== undefined) throw watchError;
+    server = await servePreview({
+      dir: options.outDir,
+      host: options.host,
+      port: options.port,
+      beforeBuild: true,
+      ...(options.log ? { log: options.log } : {}),
+    });
+  } catch (error) {
+    stopWatching(watcher);
     throw error;
   }
-  watcher.on("error", (error) => options.onEvent({ kind: "error", error }));
+  if (again) startBuild();
 
   return {
     url: server.url,
     close: async () => {
-      closed = true;
-      clearTimeout(timer);
-      watcher.close();
+      stopWatching(watcher);
       await running;
       await server.close();
     },

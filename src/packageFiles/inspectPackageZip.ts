@@ -1,0 +1,317 @@
+// Over 300 lines: one pass over a hostile archive, each check beside the entry state it reads.
+// Reads a package archive as hostile input and derives what the Open Shop Channel derives from it.
+// yauzl reads the central directory lazily from the file (random access: the archive is never held
+// in memory); every entry is checked on what it declares (checkZipEntries), then each safe entry is
+// unpacked once, counted against its declared size, and the parts the package needs are kept:
+// the binary's hashes, meta.xml's bytes, the icon's first bytes.
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { open, stat } from "node:fs/promises";
+import yauzl from "yauzl";
+import { crc32 } from "./crc32.js";
+import { checkZipEntries, packageFinding, type PackageFinding, type ZipEntryInfo } from "./checkZipEntries.js";
+import { parseMetaXml, type MetaXml } from "./parseMetaXml.js";
+import { ICON_HEIGHT, ICON_WIDTH, PNG_HEADER_BYTES, parsePngSize } from "./parsePngSize.js";
+import { DEFAULT_ZIP_LIMITS, type ZipLimits } from "./zipLimits.js";
+
+/** What a package's files say about it, as the Open Shop Channel's server derives it. */
+export interface DerivedFiles {
+  /** Bytes of the archive as served. */
+  zip_size: number;
+  zip_md5: string;
+  zip_sha256: string;
+  /** Bytes of the files under apps/<name>/ (the HBB list's "extracted"). */
+  extracted: number;
+  /** The binary's extension. */
+  package_type: "dol" | "elf";
+  binary: { entry: string; size: number; md5: string; sha256: string };
+  /** undefined when the package has no usable icon.png: the placeholder icon is served. */
+  icon?: { entry: string; size: number; width: number; height: number };
+  /** Every folder under apps/<name>/, written `/apps/<name>/<sub>`, sorted. */
+  subdirectories: string[];
+  /** Folders at the archive's root besides `apps`, sorted. */
+  root_folders: string[];
+  /** undefined when meta.xml could not be read. */
+  meta?: MetaXml;
+}
+
+export interface PackageZipReport {
+  /** Present when the archive could be read far enough to have a binary. */
+  derived?: DerivedFiles;
+  findings: PackageFinding[];
+}
+
+const LOCAL_HEADER_SIGNATURE = [0x50, 0x4b, 0x03, 0x04];
+
+async function startsLikeZip(path: string): Promise<boolean> {
+  const handle = await open(path, "r");
+  try {
+    const head = Buffer.alloc(4);
+    const { bytesRead } = await handle.read(head, 0, 4, 0);
+    return bytesRead === 4 && LOCAL_HEADER_SIGNATURE.every((b, i) => head[i] === b);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Sorts yauzl's structural errors: a file cut short reads past its end. */
+function structuralFinding(error: Error): PackageFinding {
+  if (/EOF|overflows|out of bounds/i.test(error.message)) {
+    return packageFinding("ZIP_TRUNCATED", `the archive ends too early (${error.message})`);
+  }
+  if (/encryption/i.test(error.message)) return packageFinding("ZIP_ENCRYPTED", error.message);
+  return packageFinding("ZIP_INVALID", `the archive is damaged (${error.message})`);
+}
+
+async function hashFile(path: string): Promise<{ md5: string; sha256: string }> {
+  const md5 = createHash("md5");
+  const sha256 = createHash("sha256");
+  for await (const chunk of createReadStream(path)) {
+    md5.update(chunk as Buffer);
+    sha256.update(chunk as Buffer);
+  }
+  return { md5: md5.digest("hex"), sha256: sha256.digest("hex") };
+}
+
+function readEntries(zipfile: yauzl.ZipFile): Promise<{ entries: yauzl.Entry[]; error?: Error }> {
+  return new Promise((resolve) => {
+    const entries: yauzl.Entry[] = [];
+    zipfile.on("entry", (entry: yauzl.Entry) => {
+      entries.push(entry);
+      zipfile.readEntry();
+    });
+    zipfile.on("end", () => resolve({ entries }));
+    zipfile.on("error", (error: Error) => resolve({ entries, error }));
+    zipfile.readEntry();
+  });
+}
+
+function entryInfo(entry: yauzl.Entry): ZipEntryInfo {
+  return {
+    // strictFileNames keeps backslashes, so that checkZipEntries sees the path as stored.
+    name: yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true),
+    compressedSize: entry.compressedSize,
+    uncompressedSize: entry.uncompressedSize,
+    compressionMethod: entry.compressionMethod,
+    encrypted: (entry.generalPurposeBitFlag & 0x41) !== 0,
+    unixMode: entry.externalFileAttributes >>> 16,
+  };
+}
+
+interface Unpacked {
+  size: number;
+  md5?: string;
+  sha256?: string;
+  /** The first `keep` bytes. */
+  head?: Buffer;
+}
+
+/**
+ * Unpacks one entry, counting its bytes: more than declared stops it at once (ZIP_BOMB), fewer is
+ * ZIP_CORRUPT, and so is a CRC-32 other than the declared one. `keep` bytes are kept from its start; `hash` hashes it as it streams.
+ */
+async function unpackEntry(
+  zipfile: yauzl.ZipFile,
+  entry: yauzl.Entry,
+  info: ZipEntryInfo,
+  options: { keep: number; hash: boolean },
+): Promise<{ unpacked?: Unpacked; finding?: PackageFinding }> {
+  const md5 = options.hash ? createHash("md5") : undefined;
+  const sha256 = options.hash ? createHash("sha256") : undefined;
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let size = 0;
+  let crc = 0;
+  try {
+    // An archiver that extracts by the local headers would write another file than the one checked.
+    const local = await zipfile.readLocalFileHeaderPromise(entry);
+    if (!local.fileName.equals(entry.fileNameRaw) || local.compressionMethod !== entry.compressionMethod) {
+      const what = local.fileName.equals(entry.fileNameRaw)
+        ? `compression method ${local.compressionMethod}`
+        : JSON.stringify(local.fileName.toString("latin1"));
+      return {
+        finding: packageFinding(
+          "ZIP_CORRUPT",
+          `${info.name}: its local header says ${what}, unlike the central directory`,
+          info.name,
+        ),
+      };
+    }
+    const stream = await zipfile.openReadStreamPromise(entry);
+    for await (const chunk of stream) {
+      const bytes = chunk as Buffer;
+      size += bytes.length;
+      if (size > info.uncompressedSize) {
+        stream.destroy();
+        return {
+          finding: packageFinding(
+            "ZIP_BOMB",
+            `${info.name} unpacks to more than the ${info.uncompressedSize} bytes it declares`,
+            info.name,
+          ),
+        };
+      }
+      crc = crc32(bytes, crc);
+      md5?.update(bytes);
+      sha256?.update(bytes);
+      if (keptBytes < options.keep) {
+        const part = bytes.subarray(0, options.keep - keptBytes);
+        kept.push(part);
+        keptBytes += part.length;
+      }
+    }
+  } catch (error) {
+    const f = structuralFinding(error as Error);
+    const code = f.code === "ZIP_TRUNCATED" ? f.code : "ZIP_CORRUPT";
+    return {
+      finding: packageFinding(code, `${info.name} cannot be unpacked (${(error as Error).message})`, info.name),
+    };
+  }
+  if (size < info.uncompressedSize) {
+    return {
+      finding: packageFinding(
+        "ZIP_CORRUPT",
+        `${info.name} unpacks to ${size} bytes, not the ${info.uncompressedSize} it declares`,
+        info.name,
+      ),
+    };
+  }
+  if (crc !== entry.crc32) {
+    const hex = (n: number): string => n.toString(16).padStart(8, "0");
+    return {
+      finding: packageFinding(
+        "ZIP_CORRUPT",
+        `${info.name} has the checksum ${hex(crc)}, not the ${hex(entry.crc32)} it declares`,
+        info.name,
+      ),
+    };
+  }
+  const unpacked: Unpacked = { size, head: Buffer.concat(kept) };
+  if (md5 && sha256) {
+    unpacked.md5 = md5.digest("hex");
+    unpacked.sha256 = sha256.digest("hex");
+  }
+  return { unpacked };
+}
+
+/**
+ * Checks the archive at `path` as the package `name` and derives its sizes, hashes and meta.xml.
+ * Every problem is collected; nothing is thrown for a bad archive (only for an unreadable file).
+ */
+export async function inspectPackageZip(
+  path: string,
+  name: string,
+  limits: ZipLimits = DEFAULT_ZIP_LIMITS,
+): Promise<PackageZipReport> {
+  const { size: zipSize } = await stat(path);
+  if (zipSize === 0) return { findings: [packageFinding("ZIP_INVALID", "the archive is an empty file")] };
+  let zipfile: yauzl.ZipFile;
+  try {
+    zipfile = await yauzl.openPromise(path, {
+      lazyEntries: true,
+      autoClose: false,
+      decodeStrings: false,
+      // Sizes are verified here while unpacking (unpackEntry), so that every entry gets its own problem.
+      validateEntrySizes: false,
+    });
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/signature not found/.test(message) && (await startsLikeZip(path))) {
+      return {
+        findings: [packageFinding("ZIP_TRUNCATED", "the archive has no end of central directory: it was cut short")],
+      };
+    }
+    if (/signature not found/.test(message)) {
+      return { findings: [packageFinding("ZIP_INVALID", "the file is not a zip archive")] };
+    }
+    return { findings: [structuralFinding(error as Error)] };
+  }
+  try {
+    if (zipfile.entryCount > limits.maxEntries) {
+      const m = `${zipfile.entryCount} entries, more than the limit of ${limits.maxEntries}`;
+      return { findings: [packageFinding("ZIP_BOMB", m)] };
+    }
+    const { entries, error } = await readEntries(zipfile);
+    const findings: PackageFinding[] = error ? [structuralFinding(error)] : [];
+    const infos = entries.map(entryInfo);
+    const check = checkZipEntries(infos, name, limits);
+    // With the central directory cut short, the layout's findings would be about entries never read.
+    findings.push(...(error ? check.findings.filter((f) => f.code.startsWith("ZIP_")) : check.findings));
+    const layout = error ? undefined : check.layout;
+    const parts = new Map<number, Unpacked>();
+    if (!error) {
+      for (const i of check.unpack) {
+        const info = infos[i]!;
+        const isBinary = info.name === layout?.binary?.entry;
+        const keep = info.name === layout?.meta ? limits.maxMetaXml : info.name === layout?.icon ? PNG_HEADER_BYTES : 0;
+        const result = await unpackEntry(zipfile, entries[i]!, info, { keep, hash: isBinary });
+        if (result.finding) findings.push(result.finding);
+        if (result.unpacked) parts.set(i, result.unpacked);
+      }
+    }
+    const part = (entry: string | undefined): Unpacked | undefined => {
+      const i = infos.findIndex((info) => info.name === entry);
+      return i < 0 ? undefined : parts.get(i);
+    };
+
+    let meta: MetaXml | undefined;
+    const metaBytes = part(layout?.meta);
+    if (layout?.meta !== undefined && metaBytes !== undefined) {
+      if (metaBytes.size > limits.maxMetaXml) {
+        findings.push(
+          packageFinding("META_UNREADABLE", `${layout.meta} is larger than ${limits.maxMetaXml} bytes`, layout.meta),
+        );
+      } else {
+        const read = parseMetaXml(metaBytes.head!);
+        if (read.ok) {
+          meta = read.meta;
+          for (const w of read.warnings)
+            findings.push(packageFinding("META_BAD_DATE", `${layout.meta}: ${w}`, layout.meta, "warning"));
+        } else
+          findings.push(
+            packageFinding("META_UNREADABLE", `${layout.meta} cannot be read: ${read.reason}`, layout.meta),
+          );
+      }
+    }
+
+    let icon: DerivedFiles["icon"];
+    const iconBytes = part(layout?.icon);
+    if (layout?.icon !== undefined && iconBytes !== undefined) {
+      const dimensions = parsePngSize(iconBytes.head!);
+      if (dimensions === undefined) {
+        findings.push(packageFinding("ICON_NOT_PNG", `${layout.icon} is not a PNG image`, layout.icon));
+      } else {
+        icon = { entry: layout.icon, size: iconBytes.size, ...dimensions };
+        if (dimensions.width !== ICON_WIDTH || dimensions.height !== ICON_HEIGHT) {
+          findings.push(
+            packageFinding(
+              "ICON_WRONG_SIZE",
+              `${layout.icon} is ${dimensions.width}x${dimensions.height}, not ${ICON_WIDTH}x${ICON_HEIGHT}`,
+              layout.icon,
+              "warning",
+            ),
+          );
+        }
+      }
+    }
+
+    const binary = part(layout?.binary?.entry);
+    if (layout?.binary === undefined || binary === undefined) return { findings };
+    const zipHashes = await hashFile(path);
+    const derived: DerivedFiles = {
+      zip_size: zipSize,
+      zip_md5: zipHashes.md5,
+      zip_sha256: zipHashes.sha256,
+      extracted: layout.extracted,
+      package_type: layout.binary.type,
+      binary: { entry: layout.binary.entry, size: binary.size, md5: binary.md5!, sha256: binary.sha256! },
+      subdirectories: layout.subdirectories,
+      root_folders: layout.rootFolders,
+    };
+    if (icon) derived.icon = icon;
+    if (meta) derived.meta = meta;
+    return { derived, findings };
+  } finally {
+    zipfile.close();
+  }
+}

@@ -1,0 +1,49 @@
+// The package files' step of a build: find them, zip a folder reproducibly, check the archive that
+// will be served and derive its values. Problems name the catalogue's file: the archive (with the
+// entry in the message), or for a folder the file inside it.
+import { join } from "node:path";
+import { inFile, type Problem } from "../catalogue/problems.js";
+import type { PackageFinding } from "./checkZipEntries.js";
+import { findPackageFiles, type PackageFiles } from "./findPackageFiles.js";
+import { inspectPackageZip, type DerivedFiles } from "./inspectPackageZip.js";
+import { zipPackageFolder } from "./zipPackageFolder.js";
+import { DEFAULT_ZIP_LIMITS, type ZipLimits } from "./zipLimits.js";
+
+export interface PackageFilesResult {
+  files: PackageFiles;
+  /** The archive to serve: the catalogue's zip, or the one built from the folder in `workDir`. */
+  archive?: string;
+  derived?: DerivedFiles;
+  problems: Problem[];
+}
+
+function toProblems(files: Exclude<PackageFiles, { kind: "none" }>, findings: readonly PackageFinding[]): Problem[] {
+  return findings.map(({ entry, ...f }) => {
+    const file = files.kind === "folder" && entry !== undefined ? `${files.file}${entry}` : files.file;
+    return inFile(file, [f])[0]!;
+  });
+}
+
+/**
+ * Reads the files of package `name` of `host`. A folder is zipped into `<workDir>/<host>/<name>.zip`.
+ * `files.kind` is "none" for a package without files (no archive, nothing derived).
+ */
+export async function readPackageFiles(
+  catalogueDir: string,
+  host: string,
+  name: string,
+  options: { workDir: string; limits?: ZipLimits },
+): Promise<PackageFilesResult> {
+  const { files, problems } = await findPackageFiles(catalogueDir, host, name);
+  if (files.kind === "none") return { files, problems };
+  let archive = files.path;
+  if (files.kind === "folder") {
+    archive = join(options.workDir, host, `${name}.zip`);
+    const zipped = await zipPackageFolder(files.path, archive);
+    if (zipped.findings.length > 0) return { files, problems: [...problems, ...toProblems(files, zipped.findings)] };
+  }
+  const report = await inspectPackageZip(archive, name, options.limits ?? DEFAULT_ZIP_LIMITS);
+  const result: PackageFilesResult = { files, archive, problems: [...problems, ...toProblems(files, report.findings)] };
+  if (report.derived) result.derived = report.derived;
+  return result;
+}

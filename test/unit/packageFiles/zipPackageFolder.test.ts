@@ -1,0 +1,212 @@
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { unzipSync } from "fflate";
+import { afterEach, describe, expect, it } from "vitest";
+import { compareCodePoints, listPackageFolder, zipPackageFolder } from "../../../src/packageFiles/zipPackageFolder.js";
+
+const SNAKE = join(import.meta.dirname, "..", "..", "fixtures", "package-files", "catalogue", "primary", "snake");
+const temps: string[] = [];
+const temp = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), "shopfront-zip-"));
+  temps.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
+
+/** Copies a tree writing its entries in reverse order, so that the directory order on disk differs. */
+function copyReversed(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true }).reverse()) {
+    if (entry.isDirectory()) copyReversed(join(from, entry.name), join(to, entry.name));
+    else writeFileSync(join(to, entry.name), readFileSync(join(from, entry.name)));
+  }
+}
+
+/** Every tree under `dir` with other times and modes. */
+function disturb(dir: string, when: Date, fileMode: number, folderMode: number): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      disturb(path, when, fileMode, folderMode);
+      chmodSync(path, folderMode);
+    } else chmodSync(path, fileMode);
+    utimesSync(path, when, when);
+  }
+}
+
+interface CentralEntry {
+  name: string;
+  madeBy: number;
+  flags: number;
+  method: number;
+  time: number;
+  date: number;
+  extraLength: number;
+  commentLength: number;
+  attrs: number;
+}
+
+/** The central directory, read field by field (independently of the zip libraries). */
+function centralDirectory(zip: Buffer): CentralEntry[] {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const entries: CentralEntry[] = [];
+  for (let i = 0; i < count; i++) {
+    const nameLength = zip.readUInt16LE(at + 28);
+    const extraLength = zip.readUInt16LE(at + 30);
+    const commentLength = zip.readUInt16LE(at + 32);
+    entries.push({
+      name: zip.toString("utf8", at + 46, at + 46 + nameLength),
+      madeBy: zip.readUInt16LE(at + 4),
+      flags: zip.readUInt16LE(at + 8),
+      method: zip.readUInt16LE(at + 10),
+      time: zip.readUInt16LE(at + 12),
+      date: zip.readUInt16LE(at + 14),
+      extraLength,
+      commentLength,
+      attrs: zip.readUInt32LE(at + 38),
+    });
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  return entries;
+}
+
+async function zipOf(dir: string): Promise<Buffer> {
+  const out = join(temp(), "out.zip");
+  const { findings } = await zipPackageFolder(dir, out);
+  expect(findings).toEqual([]);
+  return readFileSync(out);
+}
+
+describe("zipPackageFolder", () => {
+  it("gives the same bytes for the same tree, whatever its times, modes, directory order and hidden files", async () => {
+    const a = join(temp(), "snake");
+    cpSync(SNAKE, a, { recursive: true });
+    disturb(a, new Date("2001-02-03T04:05:06Z"), 0o644, 0o755);
+    const b = join(temp(), "snake");
+    copyReversed(SNAKE, b);
+    writeFileSync(join(b, ".DS_Store"), "Finder was here");
+    writeFileSync(join(b, "apps", "snake", ".gitkeep"), "");
+    disturb(b, new Date("2024-12-31T23:59:58Z"), 0o600, 0o700);
+    const [zipA, zipB] = [await zipOf(a), await zipOf(b)];
+    expect(sha256(zipB)).toBe(sha256(zipA));
+    expect(zipB.equals(zipA)).toBe(true);
+  });
+
+  it("gives the bytes it gave when this test was written (fflate is pinned: on every machine, every Node)", async () => {
+    expect(sha256(await zipOf(SNAKE))).toBe(GOLDEN_SNAKE_SHA256);
+  });
+
+  it("does not depend on the machine's time zone", async () => {
+    const saved = process.env.TZ;
+    try {
+      process.env.TZ = "Pacific/Kiritimati";
+      const east = await zipOf(SNAKE);
+      process.env.TZ = "America/Los_Angeles";
+      const west = await zipOf(SNAKE);
+      expect(west.equals(east)).toBe(true);
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  });
+
+  it("writes sorted entries, explicit folders, the DOS epoch, fixed modes, deflate, no extra fields", async () => {
+    const dir = join(temp(), "snake");
+    cpSync(SNAKE, dir, { recursive: true });
+    mkdirSync(join(dir, "apps", "snake", "saves"));
+    const zip = await zipOf(dir);
+    const entries = centralDirectory(zip);
+    expect(entries.map((e) => e.name)).toEqual([
+      "apps/",
+      "apps/snake/",
+      "apps/snake/boot.dol",
+      "apps/snake/data/",
+      "apps/snake/data/levels/",
+      "apps/snake/data/levels/level1.dat",
+      "apps/snake/data/readme.txt",
+      "apps/snake/icon.png",
+      "apps/snake/meta.xml",
+      "apps/snake/saves/",
+      "private/",
+      "private/snake/",
+      "private/snake/scores.dat",
+    ]);
+    for (const e of entries) {
+      const folder = e.name.endsWith("/");
+      expect(e).toMatchObject({ madeBy: (3 << 8) | 20, time: 0, date: (0 << 9) | (1 << 5) | 1 });
+      expect(e.extraLength + e.commentLength).toBe(0);
+      expect(e.method).toBe(folder ? 0 : 8);
+      expect(e.attrs >>> 16).toBe(folder ? 0o040755 : 0o100644);
+    }
+    // Another reader finds the folder's bytes.
+    const files = unzipSync(zip);
+    expect(
+      Buffer.from(files["apps/snake/boot.dol"]!).equals(readFileSync(join(SNAKE, "apps", "snake", "boot.dol"))),
+    ).toBe(true);
+    expect(files["apps/snake/saves/"]).toEqual(new Uint8Array(0));
+  });
+
+  it("sorts by code point, not by UTF-16 unit", async () => {
+    expect(["apps/\u{1F600}", "apps/\uFF21", "apps/a"].sort(compareCodePoints)).toEqual([
+      "apps/a",
+      "apps/\uFF21",
+      "apps/\u{1F600}",
+    ]);
+  });
+
+  it("writes names in NFC, whatever the file system gave", async () => {
+    const [nfc, nfd] = [temp(), temp()];
+    writeFileSync(join(nfc, "caf\u00e9.txt"), "x");
+    writeFileSync(join(nfd, "cafe\u0301.txt"), "x");
+    const zip = await zipOf(nfd);
+    expect(centralDirectory(zip).map((e) => e.name)).toEqual(["caf\u00e9.txt"]);
+    expect(zip.equals(await zipOf(nfc))).toBe(true);
+  });
+
+  it("refuses a symbolic link, without following it, and writes nothing", async () => {
+    const dir = join(temp(), "snake");
+    cpSync(SNAKE, dir, { recursive: true });
+    symlinkSync("/etc", join(dir, "apps", "snake", "etc"));
+    const out = join(temp(), "out.zip");
+    const { findings } = await zipPackageFolder(dir, out);
+    expect(findings).toEqual([
+      {
+        code: "SYMLINK",
+        severity: "error",
+        pointer: "",
+        entry: "apps/snake/etc",
+        message: "apps/snake/etc is a symbolic link (not followed: it could point outside)",
+      },
+    ]);
+    expect(readdirSync(join(out, ".."))).toEqual([]);
+  });
+
+  it("lists hidden entries out", async () => {
+    const dir = temp();
+    mkdirSync(join(dir, ".git"));
+    writeFileSync(join(dir, ".DS_Store"), "");
+    writeFileSync(join(dir, "a"), "");
+    expect((await listPackageFolder(dir)).entries).toEqual([{ path: "a", kind: "file" }]);
+  });
+});
+
+const GOLDEN_SNAKE_SHA256 = "95fd186ece536aef68350dc09a0daf281de8859a63646b1e6d460712cace543a";
