@@ -162,7 +162,7 @@ function filesWritten(stdout) {
   return match ? Number(match[1]) : NaN;
 }
 
-const { serializeStats } = await import(join(ROOT, "lib", "stats", "statsFile.js"));
+const { serializeStats } = await import(join(ROOT, "lib", "catalogue", "statsFile.js"));
 
 /** Writes every host's stats file: each package gets an entry; `changed` of them (a fraction) new downloads. */
 function writeStats(catalogue, round, changed) {

@@ -8,7 +8,7 @@ import type { Problem } from "../catalogue/problems.js";
 import { buildKey, forgetState, hostStateOf, readState, writeState, type BuildState } from "../rebuild/buildState.js";
 import { rebuildCatalogue } from "../rebuild/rebuildCatalogue.js";
 import { targetById } from "../targets/index.js";
-import type { CatalogueNames, TargetId } from "../targets/target.js";
+import type { TargetId } from "../targets/target.js";
 import type { OutputFile, RenderedCatalogue } from "../render/renderApi.js";
 import { fileFor } from "../routes/routeTable.js";
 import { diffOutput } from "../write/diffOutput.js";
@@ -21,9 +21,10 @@ import {
   type LockedOutput,
   type Slot,
 } from "../write/writeOutput.js";
-import { catalogueNames, loadCatalogue } from "./loadCatalogue.js";
-import { renderOutput } from "./renderOutput.js";
-import { targetFiles } from "./targetFiles.js";
+import { loadCatalogue } from "../load/loadCatalogue.js";
+import { catalogueNames } from "../render/catalogueNames.js";
+import { renderOutput } from "../output/renderOutput.js";
+import { targetFiles } from "../output/targetFiles.js";
 
 export interface BuildOptions {
   catalogueDir: string;
@@ -41,20 +42,28 @@ export interface BuildOptions {
 
 export type BuildProgress = (phase: "reading" | "writing", done: number, total: number) => void;
 
+/** The four ways a build goes, each with what only it has. */
+export type BuildMode =
+  /** Every input read and every file written: there was no usable previous build, or --force. */
+  | { kind: "full"; reason: string }
+  /** The build after a build (src/rebuild/): only what changed was read, and its files written. */
+  | { kind: "incremental" }
+  /** As incremental, and nothing had changed: nothing was written. */
+  | { kind: "unchanged" }
+  /**
+   * Every input was read and rendered (`reason` says why), then compared with the last build's output
+   * by its bytes: only the files that differ were written, maybe none (a fresh clone with the last
+   * build's output and state restored).
+   */
+  | { kind: "compared"; reason: string };
+
 export interface BuildSummary {
   hosts: number;
   packages: number;
   /** Output files in the built tree. */
   files: number;
-  /** How the build went: everything written, only changes written, or nothing to write. */
-  mode: "full" | "incremental" | "unchanged";
-  /** For a full build, why it was one; for a build compared by content, why it read every input. */
-  reason?: string;
-  /**
-   * Every input was read and rendered, then compared with the live output by its bytes: only the
-   * files that differ were written (a fresh clone with the last build's output and state restored).
-   */
-  byContent?: true;
+  /** How the build went. */
+  mode: BuildMode;
   /** Packages whose output was added, changed or removed (for incremental builds). */
   changedPackages: number;
   /** Files written or removed. */
@@ -111,7 +120,8 @@ function usableState(
 
 /**
  * Loads and renders the whole catalogue, writes it into the spare slot, publishes it and remembers it.
- * With the state of the live output (`live`), only the files whose bytes differ are written.
+ * With the previous build's state (`previous`, which names the live slot), only the files whose bytes
+ * differ from the live slot's are written.
  */
 async function buildFully(
   options: BuildOptions,
@@ -119,7 +129,7 @@ async function buildFully(
   key: string,
   reason: string,
   dropped: readonly TargetId[],
-  live?: BuildState,
+  previous?: BuildState,
 ): Promise<BuildResult> {
   const snapshotMs = (options.now ?? Date.now)();
   const { problems, catalogue, sources } = await loadCatalogue(
@@ -128,12 +138,8 @@ async function buildFully(
   );
   if (!catalogue || !sources) return { problems };
 
-  const names = catalogueNames(catalogue);
-  const files = [
-    ...renderOutput(catalogue, { site: options.site !== false }),
-    ...targetFiles(options.targets ?? [], names),
-  ];
-  const written = writeBuild(output, files, live, phase(options.onProgress, "writing"));
+  const files = [...renderOutput(catalogue, { site: options.site !== false, targets: options.targets ?? [] })];
+  const written = writeBuild(output, files, previous, phase(options.onProgress, "writing"));
 
   const hosts = catalogue.hosts.map((h) => h.id);
   writeState(output.layout.home, {
@@ -167,19 +173,18 @@ async function buildFully(
       hosts: hosts.length,
       packages,
       files: files.length,
-      mode: written.mode,
-      reason,
-      ...(written.mode === "full" ? {} : { byContent: true }),
-      changedPackages: written.changes ? changedPackages(written.changes, catalogue, live!) : packages,
+      mode: { kind: written.compared ? "compared" : "full", reason },
+      changedPackages: written.changes ? changedPackages(written.changes, catalogue, previous!) : packages,
       filesWritten: written.changes?.size ?? files.length,
-      ...droppedTargets(dropped, names, files),
+      ...droppedTargets(dropped, catalogue, files),
     },
   };
 }
 
 /** How a full build's files were written, and what the state records of the slots after it. */
 interface Written {
-  mode: BuildSummary["mode"];
+  /** Whether the files were compared with the last build's, and only the changes written. */
+  compared: boolean;
   /** The files written or deleted, when only the changes were. */
   changes?: ReadonlyMap<string, unknown>;
   live: Slot;
@@ -196,38 +201,38 @@ interface Written {
 function writeBuild(
   output: LockedOutput,
   files: readonly OutputFile[],
-  live: BuildState | undefined,
+  previous: BuildState | undefined,
   onFile: ((done: number, total: number) => void) | undefined,
 ): Written {
   const home = output.layout.home;
-  if (live) {
+  if (previous) {
     const changes = diffOutput(slotDir(output, output.live!), files);
-    if (changes.size === 0) return { mode: "unchanged", changes, live: output.live!, spare: live.spare };
+    if (changes.size === 0) return { compared: true, changes, live: output.live!, spare: previous.spare };
     if (changes.size * 2 <= files.length) {
       forgetState(home);
       // A spare slot that is not there (a cache that kept only the live one) is remade from links.
-      writeChanges(output, existsSync(slotDir(output, output.spare)) ? live.spare : null, changes);
+      writeChanges(output, existsSync(slotDir(output, output.spare)) ? previous.spare : null, changes);
       publish(output);
-      return { mode: "incremental", changes, live: output.spare, spare: [...changes.keys()] };
+      return { compared: true, changes, live: output.spare, spare: [...changes.keys()] };
     }
   }
   forgetState(home);
   writeFresh(output, files, onFile);
   publish(output);
-  return { mode: "full", live: output.spare, spare: null };
+  return { compared: false, live: output.spare, spare: null };
 }
 
 /** Packages whose file a build compared by content wrote or deleted. */
 function changedPackages(
   changes: ReadonlyMap<string, unknown>,
   catalogue: RenderedCatalogue,
-  live: BuildState,
+  previous: BuildState,
 ): number {
   const paths = new Set<string>();
   for (const [host, list] of catalogue.packages)
     for (const p of list) paths.add(fileFor("package", { host, name: p.name }));
-  for (const host of live.hosts)
-    for (const name of live.packages[host]!.names) paths.add(fileFor("package", { host, name }));
+  for (const host of previous.hosts)
+    for (const name of previous.packages[host]!.names) paths.add(fileFor("package", { host, name }));
   let changed = 0;
   for (const path of changes.keys()) if (paths.has(path)) changed++;
   return changed;
@@ -236,11 +241,12 @@ function changedPackages(
 /** The targets the previous build had and this one has not, when the output lost files of theirs. */
 function droppedTargets(
   dropped: readonly TargetId[],
-  names: CatalogueNames,
+  catalogue: RenderedCatalogue,
   files: readonly OutputFile[],
 ): Pick<BuildSummary, "dropped"> {
+  if (dropped.length === 0) return {};
   const kept = new Set(files.map((f) => f.path));
-  const gone = targetFiles(dropped, names)
+  const gone = targetFiles(dropped, catalogueNames(catalogue))
     .map((f) => f.path)
     .filter((path) => !kept.has(path));
   return gone.length > 0 ? { dropped: { targets: [...dropped], files: gone } } : {};

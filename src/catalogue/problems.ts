@@ -1,4 +1,5 @@
 // Problems are data: every check returns them, the CLI formats and prints them.
+import { compareCodePoints } from "../util/codePoints.js";
 
 export type Severity = "error" | "warning";
 
@@ -90,11 +91,10 @@ export function pointerToken(key: string | number): string {
   return String(key).replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
-const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Stable order for reports: by file, then pointer, then code. */
 export function sortProblems(problems: readonly Problem[]): Problem[] {
   return [...problems].sort(
-    (a, b) => byCodePoint(a.file, b.file) || byCodePoint(a.pointer, b.pointer) || byCodePoint(a.code, b.code),
+    (a, b) => compareCodePoints(a.file, b.file) || compareCodePoints(a.pointer, b.pointer) || compareCodePoints(a.code, b.code),
   );
 }

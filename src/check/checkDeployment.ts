@@ -1,12 +1,13 @@
 // `shopfront check`: the conformance suite against a deployed API, judged against what the
 // catalogue builds to, with what the host cannot do marked as such rather than failed.
-import { loadCatalogue } from "../build/loadCatalogue.js";
-import { conformanceCases, CONFORMANCE_ROWS, expectedApi, type ConformanceRow } from "./conformance.js";
+import { loadCatalogue } from "../load/loadCatalogue.js";
+import { CONFORMANCE_ROWS, type ConformanceRow } from "../routes/conformanceRows.js";
+import { conformanceCases, expectedApi } from "./conformance.js";
 import { runConformance, type Failure, type HttpResponse, type RunResult } from "./runConformance.js";
 import { reachDeployment } from "./reachDeployment.js";
 import { UsageError } from "../util/errors.js";
 import type { Problem } from "../catalogue/problems.js";
-import { renderOutput } from "../build/renderOutput.js";
+import { renderOutput } from "../output/renderOutput.js";
 import type { Target } from "../targets/target.js";
 
 export interface CheckOptions {

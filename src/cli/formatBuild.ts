@@ -5,15 +5,16 @@ import { CONFIG_FILE } from "../config/readConfig.js";
 
 /**
  * `built 2 hosts, 100000 packages (3 changed, 4 files written) in 0.6 s into dist`, or with
- * `; rebuilt by content, as most packages must be read again` after the counts.
+ * `; compared with the last build by content, as most packages must be read again` after the counts.
  */
 export function formatBuildSummary(built: BuildSummary, time: string, out: string): string {
   const what = `built ${plural(built.hosts, "host")}, ${plural(built.packages, "package")}`;
-  const how = built.byContent ? `; rebuilt by content, as ${built.reason}` : "";
-  if (built.mode === "unchanged") return `${what} (nothing changed${how}) in ${time}; ${out} is up to date`;
-  if (built.mode === "incremental")
-    return `${what} (${built.changedPackages} changed, ${plural(built.filesWritten, "file")} written${how}) in ${time} into ${out}`;
-  return `${what}, ${plural(built.files, "file")} in ${time} into ${out} (full build: ${built.reason})`;
+  const mode = built.mode;
+  if (mode.kind === "full")
+    return `${what}, ${plural(built.files, "file")} in ${time} into ${out} (full build: ${mode.reason})`;
+  const how = mode.kind === "compared" ? `; compared with the last build by content, as ${mode.reason}` : "";
+  if (built.filesWritten === 0) return `${what} (nothing changed${how}) in ${time}; ${out} is up to date`;
+  return `${what} (${built.changedPackages} changed, ${plural(built.filesWritten, "file")} written${how}) in ${time} into ${out}`;
 }
 
 /** `valid: 2 hosts, 39 packages in 0.1 s` */

@@ -2,6 +2,7 @@
 // limit the list is cut (errors first), with how many were left out and a count per kind, so a
 // catalogue with thousands of problems still gives a report a maintainer can read.
 import { isError, type Problem } from "../catalogue/problems.js";
+import { compareCodePoints } from "../util/codePoints.js";
 
 export function formatProblem(problem: Problem, displayFile: (file: string) => string): string {
   const pointer = problem.pointer ? `${problem.pointer} ` : "";
@@ -50,7 +51,9 @@ export function formatProblems<P extends Problem>(
   const hidden = problems.filter((p) => !listed.has(p));
   const kinds = new Map<string, number>();
   for (const p of problems) kinds.set(p.code, (kinds.get(p.code) ?? 0) + 1);
-  const byKind = [...kinds].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([code, n]) => `${n} ${code}`);
+  const byKind = [...kinds]
+    .sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0]))
+    .map(([code, n]) => `${n} ${code}`);
   return [
     ...shown.map((p) => formatOne(p, displayFile)),
     `... and ${hidden.length} more (${countParts(hidden)}) not shown; --max-problems 0 shows them all`,

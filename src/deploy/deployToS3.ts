@@ -1,3 +1,4 @@
+// Over 300 lines: the deploy's I/O in one place: listing, the last record, the phased uploads and their failures.
 // `shopfront deploy`: reads the build, lists the bucket under the prefix, reads the last deploy's
 // record, plans (planDeploy.ts), then uploads phase by phase with bounded parallelism, writes the
 // new record and, with `delete`, deletes last. The SDK retries throttling (SlowDown, 503), 5xx and

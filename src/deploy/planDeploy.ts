@@ -28,6 +28,7 @@ import {
   type RouteId,
 } from "../routes/routeTable.js";
 import { keyPrefix, objectKey, type S3Location } from "./s3Location.js";
+import { compareCodePoints } from "../util/codePoints.js";
 
 /** As GitHub Pages and crates.io's index: clients see a deploy within ten minutes. */
 export const DEFAULT_CACHE_CONTROL = "public, max-age=600";
@@ -151,7 +152,7 @@ export function normalizeEtag(etag: string): string {
 }
 
 function byKey<T extends { key: string }>(a: T, b: T): number {
-  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+  return compareCodePoints(a.key, b.key);
 }
 
 export function planDeploy(input: PlanInput): DeployPlan {
@@ -212,7 +213,7 @@ function uploadReason(
 export function renderDeployState(objects: ReadonlyMap<string, ObjectRecord>): string {
   const sorted = Object.fromEntries(
     [...objects]
-      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .sort(([a], [b]) => compareCodePoints(a, b))
       .map(([path, r]) => [
         path,
         { md5: r.md5, etag: r.etag, contentType: r.contentType, cacheControl: r.cacheControl },

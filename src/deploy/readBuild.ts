@@ -5,6 +5,7 @@ import { join, relative, sep } from "node:path";
 import { UsageError } from "../util/errors.js";
 import { fileFor } from "../routes/routeTable.js";
 import type { LocalFile } from "./planDeploy.js";
+import { compareCodePoints } from "../util/codePoints.js";
 
 export interface LocalBuild {
   /** The build slot the output link pointed to when the deploy started. */
@@ -39,5 +40,5 @@ export function readBuild(dir: string): LocalBuild {
     const bytes = readFileSync(join(root, path));
     files.push({ path, size: bytes.length, md5: md5Hex(bytes) });
   }
-  return { root, files: files.sort((a, b) => (a.path < b.path ? -1 : 1)) };
+  return { root, files: files.sort((a, b) => compareCodePoints(a.path, b.path)) };
 }

@@ -9,7 +9,7 @@ import { FailureError, UsageError } from "../util/errors.js";
 import { forEachConcurrently } from "../util/forEachConcurrently.js";
 import { VERSION } from "../util/version.js";
 import type { ImportSource } from "./writeImport.js";
-import { importSourceOf, parseApiJson, readHostList, readPackageList, type HostPackages } from "./readApi.js";
+import { importSourceOf, parseApiJson, parseHostList, parsePackageList, type HostPackages } from "./parseApi.js";
 
 export interface FetchApiOptions {
   /** The API's base URL, with or without a path prefix and a trailing slash. */
@@ -90,7 +90,7 @@ async function collect(
   concurrency: number,
   onProgress?: (done: number, total: number) => void,
 ): Promise<ImportSource> {
-  const hosts = readHostList(hostsJson.json, hostsJson.where, await schemaValidators());
+  const hosts = parseHostList(hostsJson.json, hostsJson.where, await schemaValidators());
   const ids = hosts.hosts.map((h) => h.id);
   const lists = new Map<string, HostPackages>();
   let done = 1;
@@ -116,7 +116,7 @@ export async function fetchApi(options: FetchApiOptions): Promise<ImportSource> 
   const readList = async (id: string) => {
     let { url, answer } = await fetchJson(`v2/${encodeURIComponent(id)}/packages`);
     if (NO_SUCH_ROUTE.has(answer.status)) ({ url, answer } = await fetchJson(`v1/${encodeURIComponent(id)}/packages`));
-    return readPackageList(jsonOf(answer, url), id, url);
+    return parsePackageList(jsonOf(answer, url), id, url);
   };
   return collect(
     { json: jsonOf(hosts.answer, hosts.url), where: hosts.url },
@@ -150,7 +150,7 @@ export async function readApiFiles(dir: string): Promise<ImportSource> {
     );
   const readList = async (id: string) => {
     const path = join(dir, "v1", id, "packages");
-    return readPackageList(readJsonFile(path), id, path);
+    return parsePackageList(readJsonFile(path), id, path);
   };
   return collect({ json: readJsonFile(hostsPath), where: hostsPath }, readList, 1);
 }

@@ -2,11 +2,11 @@
 // into the catalogue, then validate the catalogue as it now is, so the report says whether the
 // result builds. Nothing here prints; the result says what happened.
 import { readFileSync } from "node:fs";
-import { validateCatalogue, type ValidationResult } from "../build/validateCatalogue.js";
+import { validateCatalogue, type ValidationResult } from "../load/validateCatalogue.js";
 import type { Problem } from "../catalogue/problems.js";
 import { UsageError } from "../util/errors.js";
 import { fetchApi, readApiFiles } from "./fetchApi.js";
-import { readHbbList } from "./readHbbList.js";
+import { parseHbbList } from "./parseHbbList.js";
 import { writeImport, type ImportSource, type ImportSummary } from "./writeImport.js";
 
 export interface ImportReport {
@@ -40,7 +40,7 @@ export async function importHbbList(options: ImportTarget & { file: string; host
   } catch (e) {
     throw new UsageError(`cannot read the list ${options.file}: ${(e as Error).message}`);
   }
-  return importSource(readHbbList(bytes, options.host), options);
+  return importSource(parseHbbList(bytes, options.host), options);
 }
 
 export interface ImportApiOptions extends ImportTarget {

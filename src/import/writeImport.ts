@@ -11,7 +11,8 @@ import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { readSourceFile } from "../read/readCatalogue.js";
 import { writeAtomically } from "../util/writeAtomically.js";
 import { describeSchemaError } from "../validate/describeSchemaError.js";
-import { serializeStats, statsFileOf, type StatsFile } from "../stats/statsFile.js";
+import { manifestText } from "../catalogue/manifestFile.js";
+import { serializeStats, statsFileOf, type StatsFile } from "../catalogue/statsFile.js";
 import {
   HOSTS_FILE,
   MANIFEST_EXTENSION,
@@ -21,6 +22,7 @@ import {
   validateManifest,
   validateStatsFile,
 } from "../validate/catalogueRules.js";
+import { compareCodePoints } from "../util/codePoints.js";
 
 /** A package as a reader found it: its manifest fields as read (not yet checked) and its numbers. */
 export interface ImportedPackage {
@@ -81,13 +83,6 @@ export interface ImportResult {
   /** Problems of the catalogue's hosts.json or stats files that stop the import: nothing was written. */
   problems: Problem[];
   summary?: ImportSummary;
-}
-
-/** A manifest as shopfront's catalogues hold it: the manifest fields in alphabetical order, two-space JSON. */
-export function manifestText(manifest: Record<string, unknown>): string {
-  const ordered: Record<string, unknown> = {};
-  for (const key of Object.keys(manifest).sort()) ordered[key] = manifest[key];
-  return `${JSON.stringify(ordered, null, 2)}\n`;
 }
 
 /** A DNS label made of a host id (which may hold `_` and `.`). */
@@ -264,7 +259,7 @@ export async function writeImport(source: ImportSource, options: ImportOptions):
     summary: {
       written: toWrite.map((w) => w.file),
       skipped,
-      notCarriedOver: [...source.notCarriedOver].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+      notCarriedOver: [...source.notCarriedOver].sort((a, b) => compareCodePoints(a[0], b[0])),
       notes: source.notes ?? [],
       hostsFile: hosts.change,
       placeholderHosts: hosts.placeholders,

@@ -4,20 +4,20 @@
 // files become references inside the document). A route added to the table appears here without
 // a change to this module.
 import { readSchema, SCHEMA_FILES, type SchemaName, type SchemaObject } from "../catalogue/schemas.js";
-import { escapeNonAscii } from "../routes/filterList.js";
+import { escapeNonAscii } from "../util/asciiJson.js";
 import { paramOf, segmentsOf } from "../routes/routeSyntax.js";
 import {
   ALLOWED_METHODS,
   describeRoute,
   NOT_FOUND_FILE,
-  PARAM_KINDS,
   PREFLIGHT_HEADERS,
   RESPONSE_HEADERS,
   ROUTES,
-  type Param,
   type Route,
 } from "../routes/routeTable.js";
+import { PARAM_KINDS, type Param } from "../routes/routeParams.js";
 import { VERSION } from "../util/version.js";
+import { compareCodePoints } from "../util/codePoints.js";
 
 type JsonObject = Record<string, unknown>;
 
@@ -74,7 +74,7 @@ function embedSchemas(found: Set<SchemaName>): JsonObject {
     }
   }
   return Object.fromEntries(
-    [...embedded].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, schema]) => [componentName(name), schema]),
+    [...embedded].sort(([a], [b]) => compareCodePoints(a, b)).map(([name, schema]) => [componentName(name), schema]),
   );
 }
 

@@ -2,6 +2,7 @@
 // before a byte of it is unpacked, and the package's layout (apps/<name>/ and what it holds) is found.
 import { finding, type Finding, type ProblemCode, type Severity } from "../catalogue/problems.js";
 import type { ZipLimits } from "./zipLimits.js";
+import { compareCodePoints } from "../util/codePoints.js";
 
 /** One entry of the central directory, as the reader declares it. */
 export interface ZipEntryInfo {
@@ -55,8 +56,6 @@ export interface EntryCheck {
 
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
-
-const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Why a path would leave the SD card tree, or undefined when it stays inside. */
 export function unsafePathReason(name: string): string | undefined {
@@ -128,7 +127,7 @@ function checkCaseCollisions(names: readonly string[], findings: PackageFinding[
     if (first === undefined) seen.set(key, path);
     else if (first !== path && !reported.has(key)) {
       reported.add(key);
-      const [a, b] = [first, path].sort(byCodePoint) as [string, string];
+      const [a, b] = [first, path].sort(compareCodePoints) as [string, string];
       findings.push(packageFinding("ZIP_CASE_COLLISION", `${a} and ${b} differ only in case`, b));
     }
   }
@@ -137,7 +136,7 @@ function checkCaseCollisions(names: readonly string[], findings: PackageFinding[
 function findLayout(names: readonly string[], name: string, findings: PackageFinding[]): PackageLayout | undefined {
   const lower = name.toLowerCase();
   const folders = folderPaths(names);
-  const appFolders = [...folders].filter((f) => /^apps\/[^/]+$/i.test(f)).sort(byCodePoint);
+  const appFolders = [...folders].filter((f) => /^apps\/[^/]+$/i.test(f)).sort(compareCodePoints);
   // A FAT SD card ignores case, and so does the Homebrew Channel: Apps/Snake/ is apps/snake/.
   const own = appFolders.find((f) => f.slice(5).toLowerCase() === lower);
   for (const other of appFolders) {
@@ -171,10 +170,10 @@ function findLayout(names: readonly string[], name: string, findings: PackageFin
     subdirectories: [...folders]
       .filter((f) => f.startsWith(prefix))
       .map((f) => `/apps/${name}/${f.slice(prefix.length)}`)
-      .sort(byCodePoint),
+      .sort(compareCodePoints),
     rootFolders: [...new Set([...folders].map((f) => f.split("/")[0]!))]
       .filter((f) => f.toLowerCase() !== "apps")
-      .sort(byCodePoint),
+      .sort(compareCodePoints),
   };
   const binaries: { entry: string; type: "dol" | "elf" }[] = [];
   for (const entry of names) {

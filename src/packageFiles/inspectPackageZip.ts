@@ -1,3 +1,4 @@
+// Over 300 lines: one pass over a hostile archive, each check beside the entry state it reads.
 // Reads a package archive as hostile input and derives what the Open Shop Channel derives from it.
 // yauzl reads the central directory lazily from the file (random access: the archive is never held
 // in memory); every entry is checked on what it declares (checkZipEntries), then each safe entry is
@@ -9,8 +10,8 @@ import { open, stat } from "node:fs/promises";
 import yauzl from "yauzl";
 import { crc32 } from "./crc32.js";
 import { checkZipEntries, packageFinding, type PackageFinding, type ZipEntryInfo } from "./checkZipEntries.js";
-import { readMetaXml, type MetaXml } from "./readMetaXml.js";
-import { ICON_HEIGHT, ICON_WIDTH, PNG_HEADER_BYTES, readPngSize } from "./readPngSize.js";
+import { parseMetaXml, type MetaXml } from "./parseMetaXml.js";
+import { ICON_HEIGHT, ICON_WIDTH, PNG_HEADER_BYTES, parsePngSize } from "./parsePngSize.js";
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from "./zipLimits.js";
 
 /** What a package's files say about it, as the Open Shop Channel's server derives it. */
@@ -261,7 +262,7 @@ export async function inspectPackageZip(
           packageFinding("META_UNREADABLE", `${layout.meta} is larger than ${limits.maxMetaXml} bytes`, layout.meta),
         );
       } else {
-        const read = readMetaXml(metaBytes.head!);
+        const read = parseMetaXml(metaBytes.head!);
         if (read.ok) {
           meta = read.meta;
           for (const w of read.warnings)
@@ -276,7 +277,7 @@ export async function inspectPackageZip(
     let icon: DerivedFiles["icon"];
     const iconBytes = part(layout?.icon);
     if (layout?.icon !== undefined && iconBytes !== undefined) {
-      const dimensions = readPngSize(iconBytes.head!);
+      const dimensions = parsePngSize(iconBytes.head!);
       if (dimensions === undefined) {
         findings.push(packageFinding("ICON_NOT_PNG", `${layout.icon} is not a PNG image`, layout.icon));
       } else {

@@ -4,7 +4,7 @@ import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type D
 import { join } from "node:path";
 import { UsageError } from "../util/errors.js";
 import { signatureOf, type Signature } from "./signature.js";
-import { STATS_FOLDER } from "../stats/statsFile.js";
+import { STATS_FOLDER } from "../catalogue/statsFile.js";
 
 export type EntryKind = "file" | "directory" | "symlink" | "other";
 

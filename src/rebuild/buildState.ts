@@ -1,3 +1,4 @@
+// Over 300 lines: the state file's one format (type, serializer, strict parser), which must change together.
 // What a build remembers for the next one, kept beside the slots in .dist.shopfront/state:
 // the signature of every input as built, each package's rendered length (to splice lists), the
 // warnings, and which paths of the spare slot differ from the live one. Any doubt (no state, another

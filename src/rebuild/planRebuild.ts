@@ -1,9 +1,11 @@
+// Over 300 lines: the rebuild's pure plan, per host and per list, whose steps share the plan's changes as they go.
 // The pure middle of a rebuild. From the last build's state, the survey and the manifests read again
 // it decides which packages were removed, changed or added, which output files to write or delete,
 // and what to remember for the next build. It sees the live output only through the LiveFiles it is
 // given, read when a file may have changed; a kept package is never read, only cut from its list.
-import { byName, namesOf, type LoadedPackage } from "../build/loadCatalogue.js";
-import { targetFiles } from "../build/targetFiles.js";
+import { byName, type LoadedPackage } from "../load/loadCatalogue.js";
+import { namesOf } from "../render/catalogueNames.js";
+import { targetFiles } from "../output/targetFiles.js";
 import type { HostInfo, PackageStats } from "../catalogue/fields.js";
 import { sortProblems, type Problem } from "../catalogue/problems.js";
 import type { Signature } from "../read/signature.js";
@@ -22,8 +24,9 @@ import {
 } from "./buildState.js";
 import { listOffsets, spliceList } from "./spliceList.js";
 import type { RereadStats, Survey } from "./surveyCatalogue.js";
-import type { HostStats } from "../stats/statsFile.js";
+import type { HostStats } from "../catalogue/statsFile.js";
 import { unknownStatsProblems } from "../validate/catalogueRules.js";
+import { compareCodePoints } from "../util/codePoints.js";
 
 /** A valid manifest read again: its host, and its package's index in the last build if it was there. */
 export interface RereadPackage extends LoadedPackage {
@@ -71,7 +74,7 @@ export interface RebuildSummary {
   packages: number;
   /** Output files once the plan is carried out. */
   files: number;
-  mode: "incremental" | "unchanged";
+  mode: { kind: "incremental" } | { kind: "unchanged" };
   /** Packages removed, changed or added. */
   changedPackages: number;
   /** Files written or removed. */
@@ -173,7 +176,7 @@ export function planRebuild(
       hosts: state.hosts.length,
       packages: Object.values(packages).reduce((n, p) => n + p.names.length, 0),
       files,
-      mode: changes.writes.size === 0 ? "unchanged" : "incremental",
+      mode: { kind: changes.writes.size === 0 ? "unchanged" : "incremental" },
       changedPackages: changes.removed.length + changes.changed.length + changes.added.length,
       filesWritten: changes.writes.size,
     },
@@ -205,7 +208,7 @@ function orphansOf(
 }
 
 function byEntryName(a: [string, unknown], b: [string, unknown]): number {
-  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+  return compareCodePoints(a[0], b[0]);
 }
 
 /** A package of a host's new list: kept from the old list (its index there), read again, or both. */

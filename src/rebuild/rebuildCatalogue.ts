@@ -2,7 +2,7 @@
 // plan, then write the plan into the spare slot, publish it and remember the new state.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadManifest } from "../build/loadCatalogue.js";
+import { loadManifest } from "../load/loadCatalogue.js";
 import type { HostInfo, PackageStats } from "../catalogue/fields.js";
 import { isError, sortProblems, type Problem } from "../catalogue/problems.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
@@ -17,8 +17,8 @@ import {
   MAX_STATS_BYTES,
   type ManifestRef,
 } from "../validate/catalogueRules.js";
-import { hostStatsOf, statsFileOf, type HostStats } from "../stats/statsFile.js";
-import { withSiteChanges } from "../site/siteChanges.js";
+import { hostStatsOf, statsFileOf, type HostStats } from "../catalogue/statsFile.js";
+import { withSiteChanges } from "./planSite.js";
 import { publish, slotDir, writeChanges, type LockedOutput } from "../write/writeOutput.js";
 import { forgetState, signatureUnchanged, statsAt, writeState, type BuildState } from "./buildState.js";
 import { planRebuild, type LiveFiles, type RebuildSummary, type RereadPackage } from "./planRebuild.js";

@@ -7,9 +7,10 @@ import type { Problem } from "../catalogue/problems.js";
 import { folderSignatures, listCatalogue, listedFolders } from "../read/readCatalogue.js";
 import type { Signature } from "../read/signature.js";
 import { isSystemError } from "../util/errors.js";
-import { validateLayout, MANIFEST_EXTENSION, type ManifestRef } from "../validate/catalogueRules.js";
+import { MANIFEST_EXTENSION, type ManifestRef } from "../validate/catalogueRules.js";
+import { validateLayout } from "../validate/layoutRules.js";
 import { isUnchanged, signatureUnchanged, statsAt, type BuildState } from "./buildState.js";
-import { sameStats, type HostStats } from "../stats/statsFile.js";
+import { sameStats, type HostStats } from "../catalogue/statsFile.js";
 
 /** Which manifests a rebuild must read, and what it found without reading them. */
 export interface Survey {

@@ -7,17 +7,16 @@ import {
   type Package,
   type PackageStats,
 } from "../catalogue/fields.js";
-import { renderOpenApi } from "../openapi/renderOpenApi.js";
-import { escapeNonAscii } from "../routes/filterList.js";
+import { asciiJson, escapeNonAscii } from "../util/asciiJson.js";
 import {
   describeRoute,
   fallbackFor,
   fileFor,
   NOT_FOUND_FILE,
-  OPENAPI_FILE,
   PREFLIGHT_HEADERS,
   ROUTES,
 } from "../routes/routeTable.js";
+import { compareCodePoints } from "../util/codePoints.js";
 
 /**
  * A file of the output. A JSON array is kept as its rendered elements, so a list of any length is
@@ -46,14 +45,6 @@ export interface RenderedCatalogue {
   packages: ReadonlyMap<string, readonly RenderedPackage[]>;
 }
 
-/**
- * JSON with every character outside printable ASCII escaped as \uXXXX, as Python's ensure_ascii does:
- * the bytes then decode the same whatever charset a host claims.
- */
-export function asciiJson(value: unknown): string {
-  return escapeNonAscii(JSON.stringify(value));
-}
-
 const PACKAGE_KEYS = (Object.keys(PACKAGE_FIELDS) as (keyof Package)[]).sort();
 
 /** One package object: the manifest's fields and its stats, keys in alphabetical order. */
@@ -68,7 +59,7 @@ export function renderPackage(manifest: Manifest, stats: PackageStats = NO_STATS
 /** The host list object: `repos` in the catalogue's order, `repositories` keyed by id with sorted keys. */
 export function renderHosts(hosts: readonly HostInfo[]): string {
   const repositories: Record<string, { description: string; host: string; name: string }> = {};
-  for (const h of [...hosts].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+  for (const h of [...hosts].sort((a, b) => compareCodePoints(a.id, b.id))) {
     repositories[h.id] = { description: h.description, host: h.host, name: h.name };
   }
   return asciiJson({ repos: hosts.map((h) => h.id), repositories });
@@ -126,12 +117,11 @@ export function renderEmptyList(host: string): OutputFile {
   return { path: fallbackFor("category", { host }), content: "[]" };
 }
 
-/** Every file of the API, sorted by path. */
+/** Every file of the API but the OpenAPI document (output/renderOutput.ts adds it), sorted by path. */
 export function renderApi(catalogue: RenderedCatalogue): OutputFile[] {
   const files: OutputFile[] = [
     { path: fileFor("hosts"), content: renderHosts(catalogue.hosts) },
     { path: NOT_FOUND_FILE, content: renderNotFound() },
-    { path: OPENAPI_FILE, content: renderOpenApi() },
   ];
   for (const { id: host } of catalogue.hosts) {
     const packages = catalogue.packages.get(host) ?? [];
@@ -140,7 +130,7 @@ export function renderApi(catalogue: RenderedCatalogue): OutputFile[] {
     const keys = filterKeys(host);
     files.push(...renderFilteredLists(packages, (i) => keys(packages[i]!)));
   }
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return files.sort((a, b) => compareCodePoints(a.path, b.path));
 }
 
 /** filterFilesOf for one host, with each coder's key worked out once. */

@@ -4,6 +4,8 @@
 // in the JavaScript that CloudFront Functions accept, like matchRequest.ts. Its output has the bytes
 // the build would write for the same list: compact JSON, keys in their order, non-ASCII as \uXXXX.
 
+import { escapeNonAscii } from "../util/asciiJson.js";
+
 /** `list` (a list file's text) with only the packages whose internal_name contains `search` (a byte string). */
 export function filterList(list: string, search: string): string {
   const packages = JSON.parse(list) as { internal_name: string }[];
@@ -13,14 +15,4 @@ export function filterList(list: string, search: string): string {
     if (packages[i]!.internal_name.indexOf(search) >= 0) kept.push(JSON.stringify(packages[i]));
   }
   return escapeNonAscii(`[${kept.join(",")}]`);
-}
-
-/**
- * JSON text with every character outside printable ASCII escaped as \uXXXX, as Python's ensure_ascii
- * does: the bytes then decode the same whatever charset a host claims. The build's one escaping rule.
- */
-export function escapeNonAscii(json: string): string {
-  return /[^\x20-\x7e]/.test(json)
-    ? json.replace(/[\u007f-\uffff]/g, (c) => `\\u${`000${c.charCodeAt(0).toString(16)}`.slice(-4)}`)
-    : json;
 }

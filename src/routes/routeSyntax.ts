@@ -5,7 +5,7 @@
 // Names go in only as NAME_PATTERN_BODY, which has no capturing group of its own
 // (test/servers/serverTargets.test.ts checks that), so a config can number its captures: $1, %1, {re.x.1}.
 import { NAME_PATTERN_BODY } from "../catalogue/names.js";
-import type { Param, RouteQuery } from "./routeTable.js";
+import type { Param, RouteQuery } from "./routeParams.js";
 
 const PLACEHOLDER = /\{(\w+)\}/g;
 const PARAM_SEGMENT = /^\{(\w+)\}$/;

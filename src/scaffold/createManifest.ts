@@ -7,7 +7,7 @@ import type { Manifest } from "../catalogue/fields.js";
 import { nameProblem, NAME_RULE, RESERVED_NAME_RULE } from "../catalogue/names.js";
 import type { Problem } from "../catalogue/problems.js";
 import { schemaValidators } from "../catalogue/schemas.js";
-import { manifestText } from "../import/writeImport.js";
+import { manifestText } from "../catalogue/manifestFile.js";
 import { readSourceFile } from "../read/readCatalogue.js";
 import { FailureError, UsageError } from "../util/errors.js";
 import { HOSTS_FILE, MANIFEST_EXTENSION, MAX_SOURCE_BYTES, validateHostsFile } from "../validate/catalogueRules.js";

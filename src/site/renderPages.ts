@@ -1,3 +1,4 @@
+// Over 300 lines: the pages' HTML templates, one function each, sharing the page frame and `markup`.
 // The browse site's pages, each a pure function of the API's objects (a host from the host list,
 // package objects as the API serves them) to the page's HTML. Every value goes through `markup`,
 // which escapes it; every link is relative (linkTo) to a path from sitePaths.

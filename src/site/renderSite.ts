@@ -3,7 +3,8 @@
 // API files touch (siteChanges.ts) with the same functions.
 import { readFileSync } from "node:fs";
 import type { Package } from "../catalogue/fields.js";
-import { asciiJson, renderHosts, type OutputFile, type RenderedCatalogue } from "../render/renderApi.js";
+import { renderHosts, type OutputFile, type RenderedCatalogue } from "../render/renderApi.js";
+import { asciiJson } from "../util/asciiJson.js";
 import { coderKey, utf8Bytes } from "../routes/filterValue.js";
 import {
   renderHomePage,
@@ -22,6 +23,7 @@ import {
   STYLESHEET,
   type Listing,
 } from "./sitePaths.js";
+import { compareCodePoints } from "../util/codePoints.js";
 
 const ASSET_DIR = new URL("../../site-assets/", import.meta.url);
 
@@ -124,11 +126,12 @@ export function summarize(packages: readonly Package[]): HostSummary {
     categories.set(p.category, (categories.get(p.category) ?? 0) + 1);
     coders.set(p.coder, (coders.get(p.coder) ?? 0) + 1);
   }
-  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return {
-    categories: [...categories].sort(([a], [b]) => byText(a, b)).map(([category, count]) => ({ category, count })),
+    categories: [...categories]
+      .sort(([a], [b]) => compareCodePoints(a, b))
+      .map(([category, count]) => ({ category, count })),
     topCoders: [...coders]
-      .sort(([a, m], [b, n]) => n - m || byText(a, b))
+      .sort(([a, m], [b, n]) => n - m || compareCodePoints(a, b))
       .slice(0, TOP_CODERS)
       .map(([coder, count]) => ({ coder, count })),
     coders: coders.size,

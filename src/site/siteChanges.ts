@@ -1,40 +1,69 @@
-// The browse site in a rebuild: from the API files a rebuild plan writes, the site pages they touch,
+// The browse site in a rebuild: from the API files a rebuild writes, the site pages they touch,
 // rendered by the same functions as a full build, so the output stays byte for byte a full build's.
+// Pure: it sees the previous output only through the PreviousFiles it is given, and returns the
+// pages' writes for the rebuild's plan (rebuild/planSite.ts) to merge.
 // A package written or removed rewrites or removes its page and the pages of its category and coder
 // (before and after); a host list written rewrites the host's own listing and search index; the host
 // list (v1/hosts) or any host's list rewrites the home page. Only pages whose bytes differ are
 // written; pages past a listing's new end are removed.
 import type { Package } from "../catalogue/fields.js";
-import type { LiveFiles, RebuildPlan } from "../rebuild/planRebuild.js";
 import { contentText, type OutputFile } from "../render/renderApi.js";
 import { fileFor } from "../routes/routeTable.js";
 import { renderHomePage, renderPackagePage, type SiteHost } from "./renderPages.js";
 import { filterListings, hostsOfList, pageCount, renderHostListing, renderListing } from "./renderSite.js";
 import { HOME_PAGE, listingFolder, packagePage, pageIn, PAGE_SIZE, type Listing } from "./sitePaths.js";
 
-/** The plan with the site's changes added to its writes, and its counts of files brought up to date. */
-export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolean): RebuildPlan {
-  if (!site) return plan;
+/** The previous build's output, as far as the site's changes read it. */
+export interface PreviousFiles {
+  /** A file's bytes as latin1 text (outputs are ASCII), or undefined when it cannot be read. */
+  text(path: string): string | undefined;
+  exists(path: string): boolean;
+}
+
+export interface PackageRef {
+  host: string;
+  name: string;
+}
+
+/** What the rebuild changes in the API, which the site follows. */
+export interface ApiChanges {
+  /** API path -> new content, or null where the file is deleted. */
+  writes: ReadonlyMap<string, OutputFile["content"] | null>;
+  removed: readonly PackageRef[];
+  changed: readonly PackageRef[];
+  added: readonly PackageRef[];
+  /** A host's package count once the changes are made. */
+  packageCount(host: string): number;
+}
+
+/** The site's pages to write (content) or remove (null), and how many files they add to the output (negative when fewer). */
+export interface SiteChanges {
+  writes: Map<string, OutputFile["content"] | null>;
+  added: number;
+}
+
+/** The site pages that the API's changes touch, where their bytes differ from the previous output's. */
+export function siteChanges(plan: ApiChanges, previous: PreviousFiles): SiteChanges {
   const text = (path: string): string | undefined => {
     const written = plan.writes.get(path);
-    return written === undefined ? live.text(path) : written === null ? undefined : contentText(written);
+    return written === undefined ? previous.text(path) : written === null ? undefined : contentText(written);
   };
   const hostsWritten = plan.writes.has(fileFor("hosts"));
   const hosts = hostsOfList(text(fileFor("hosts"))!);
   const dirty = hosts.filter((h) => hostsWritten || plan.writes.has(fileFor("packages", { host: h.id })));
-  if (dirty.length === 0) return plan;
+  if (dirty.length === 0) return { writes: new Map(), added: 0 };
 
   const writes = new Map<string, OutputFile["content"] | null>();
   let added = 0;
   const put = (file: OutputFile) => {
     if (writes.has(file.path)) return;
-    const before = live.text(file.path);
+    const before = previous.text(file.path);
     if (before === file.content) return;
     writes.set(file.path, file.content);
     if (before === undefined) added++;
   };
   const remove = (path: string) => {
-    if (writes.has(path) || !live.exists(path)) return;
+    if (writes.has(path) || !previous.exists(path)) return;
     writes.set(path, null);
     added--;
   };
@@ -42,7 +71,7 @@ export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolea
   const putListing = (files: readonly OutputFile[], listing: Listing, pages = files.length) => {
     files.forEach(put);
     const folder = listingFolder(listing);
-    for (let n = pages + 1; live.exists(pageIn(folder, n)); n++) remove(pageIn(folder, n));
+    for (let n = pages + 1; previous.exists(pageIn(folder, n)); n++) remove(pageIn(folder, n));
   };
 
   for (const host of dirty) {
@@ -51,27 +80,14 @@ export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolea
     const own = renderHostListing(host, packages, hostPagesToRender(plan, host.id, packages, hostsWritten));
     putListing(own.slice(0, -1), { kind: "host", host: host.id }, pageCount(packages.length));
     put(own[own.length - 1]!);
-    if (plan.writes.has(listFile)) putPackages(plan, host, packages, live, { put, remove, putListing });
+    if (plan.writes.has(listFile)) putPackages(plan, host, packages, previous, { put, remove, putListing });
     // Every listing names its host: a new name rewrites them all.
     if (hostsWritten)
       for (const [listing, members] of filterListings(host.id, packages))
         putListing(renderListing(host, listing, members), listing);
   }
-  const counts = new Map(hosts.map((h) => [h.id, plan.state.packages[h.id]?.names.length ?? 0]));
-  put({ path: HOME_PAGE, content: renderHomePage(hosts, counts) });
-
-  const all = new Map([...plan.writes, ...writes]);
-  return {
-    ...plan,
-    writes: all,
-    state: { ...plan.state, files: plan.state.files + added },
-    summary: {
-      ...plan.summary,
-      files: plan.summary.files + added,
-      filesWritten: all.size,
-      mode: all.size === 0 ? "unchanged" : "incremental",
-    },
-  };
+  put({ path: HOME_PAGE, content: renderHomePage(hosts, new Map(hosts.map((h) => [h.id, plan.packageCount(h.id)]))) });
+  return { writes, added };
 }
 
 /**
@@ -81,7 +97,7 @@ export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolea
  * downloads were not edited still has some), only page 1 and the pages of the edited packages.
  */
 function hostPagesToRender(
-  plan: RebuildPlan,
+  plan: ApiChanges,
   host: string,
   packages: readonly Package[],
   hostsWritten: boolean,
@@ -104,7 +120,13 @@ interface Put {
 }
 
 /** The pages of a host's packages that the plan added, changed or removed, and of their categories and coders. */
-function putPackages(plan: RebuildPlan, host: SiteHost, packages: readonly Package[], live: LiveFiles, out: Put): void {
+function putPackages(
+  plan: ApiChanges,
+  host: SiteHost,
+  packages: readonly Package[],
+  previous: PreviousFiles,
+  out: Put,
+): void {
   const byName = new Map(packages.map((p) => [p.internal_name, p]));
   const categories = new Set<string>();
   const coders = new Set<string>();
@@ -113,7 +135,7 @@ function putPackages(plan: RebuildPlan, host: SiteHost, packages: readonly Packa
     coders.add(p.coder);
   };
   for (const { name } of [...plan.removed, ...plan.changed, ...plan.added].filter((p) => p.host === host.id)) {
-    const before = live.text(fileFor("package", { host: host.id, name }));
+    const before = previous.text(fileFor("package", { host: host.id, name }));
     if (before !== undefined) touch(JSON.parse(before) as Package);
     const now = byName.get(name);
     if (now) {

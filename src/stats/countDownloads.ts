@@ -2,7 +2,7 @@
 // stats file. Pure: the requests come in, tallies and the new stats file come out.
 import { isBadLine, type LogRequest, type ParsedLine } from "./logFormats.js";
 import type { UrlPattern } from "./urlPattern.js";
-import type { CountedLog, StatsFile } from "./statsFile.js";
+import type { CountedLog, StatsFile } from "../catalogue/statsFile.js";
 
 /**
  * Words by which crawlers, link previewers and feed fetchers name themselves in their user agent

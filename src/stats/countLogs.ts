@@ -1,3 +1,4 @@
+// Over 300 lines: the log count's I/O, streaming, hashing and the lock, around the pure counting (countDownloads.ts).
 // `shopfront stats count`: the I/O around the counting. Reads the host's packages and stats file,
 // streams each log (gunzipped when it is gzip) through a hash and the line splitter, and writes the
 // stats file back atomically. Memory stays flat however large the logs: a chunk, a line, the counts
@@ -36,8 +37,9 @@ import {
 } from "./countDownloads.js";
 import { detectFormat, lineParserFor, type LineParser, type LogFormat } from "./logFormats.js";
 import { LineSplitter } from "./splitLines.js";
-import { serializeStats, statsFileOf, type CountedLog, type StatsFile } from "./statsFile.js";
+import { serializeStats, statsFileOf, type CountedLog, type StatsFile } from "../catalogue/statsFile.js";
 import { compileUrlPattern } from "./urlPattern.js";
+import { compareCodePoints } from "../util/codePoints.js";
 
 export interface CountLogsOptions {
   catalogueDir: string;
@@ -315,7 +317,7 @@ export async function countLogs(options: CountLogsOptions): Promise<CountLogsRes
         packages: total.downloads.size,
         skipped: total.skipped,
         unknownNames: {
-          top: unknown.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, TOP_UNKNOWN_NAMES),
+          top: unknown.sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0])).slice(0, TOP_UNKNOWN_NAMES),
           distinct: unknown.length,
         },
         bad: total.bad,

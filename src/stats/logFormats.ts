@@ -1,3 +1,4 @@
+// Over 300 lines: one short hand-written parser per log format, kept beside the others it is compared with.
 // Access log lines -> requests, one parser per log format, and which format a log is in. Parsers are
 // hand-written scans rather than one regular expression per line: a gigabyte of log is millions of
 // lines, and a scan that only slices the fields it needs is several times faster.
@@ -12,7 +13,7 @@
 // - cloudfront: CloudFront standard logs
 //   (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/standard-logs-reference.html),
 //   W3C extended: tab-separated, columns named by the `#Fields:` header.
-import { escapeNonAscii } from "../routes/filterList.js";
+import { escapeNonAscii } from "../util/asciiJson.js";
 
 export const LOG_FORMATS = ["combined", "s3", "cloudfront"] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];

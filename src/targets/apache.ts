@@ -1,3 +1,4 @@
+// Over 300 lines: one host's whole config (server and .htaccess), each rule beside the comment that explains it.
 // Apache httpd 2.4: a <VirtualHost> for the server config, and the same rules as a .htaccess for
 // shared hosting. mod_rewrite routes, mod_headers adds the headers, ErrorDocument gives the JSON 404.
 import { dirname } from "node:path";
@@ -6,23 +7,23 @@ import { renderMethodNotAllowed } from "../render/renderApi.js";
 import {
   describeRoute,
   NOT_FOUND_FILE,
-  PARAM_KINDS,
   PREFLIGHT_HEADERS,
   RESPONSE_HEADERS,
   routePaths,
   SITE,
   SITE_TYPES,
-  type Param,
   type Route,
   type RoutePath,
 } from "../routes/routeTable.js";
+import { PARAM_KINDS, type Param } from "../routes/routeParams.js";
 import { VERSION } from "../util/version.js";
 import { escapeRegex, fillTemplate, NAME_CAPTURE, paramOf, pathPattern } from "../routes/routeSyntax.js";
 import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
 import { listedCoders, listedCodersNote, type ListedCoder } from "./shared/listedCoders.js";
 import { paramQueryPatterns, queryDecisions, queryKeys } from "./shared/queryDecisions.js";
 import { parseServerOptions } from "./shared/serverOptions.js";
-import { banner, type CatalogueNames, type ServerOptions, type Target, type TargetFile } from "./target.js";
+import type { CatalogueNames } from "../render/catalogueNames.js";
+import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** Where the rewrite rules run: they see URL paths in the server config, paths relative to the folder in a .htaccess. */
 interface RuleContext {

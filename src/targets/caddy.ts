@@ -1,3 +1,4 @@
+// Over 300 lines: one host's whole config; its comments explain each rule, and splitting a target would scatter them.
 // Caddy 2: a site block for the Caddyfile. Every route is matched on the request-target as sent
 // ({http.request.orig_uri}: the path placeholders are decoded and cleaned, so a `%2F` in a coder
 // would read as a `/`). map turns each query parameter of the v2 form into a state and its raw
@@ -10,16 +11,14 @@ import {
   ALLOWED_METHODS,
   describeRoute,
   NOT_FOUND_FILE,
-  PARAM_KINDS,
   PREFLIGHT_HEADERS,
   RESPONSE_HEADERS,
   routePaths,
   SITE,
   SITE_TYPES,
-  type Param,
   type Route,
-  type RouteQuery,
 } from "../routes/routeTable.js";
+import { PARAM_KINDS, type Param, type RouteQuery } from "../routes/routeParams.js";
 import { VERSION } from "../util/version.js";
 import {
   fillTemplate,
@@ -34,7 +33,8 @@ import {
 import { quote } from "./shared/configText.js";
 import { listedCoders, listedCodersNote, type ListedCoder } from "./shared/listedCoders.js";
 import { parseServerOptions } from "./shared/serverOptions.js";
-import { banner, type CatalogueNames, type ServerOptions, type Target, type TargetFile } from "./target.js";
+import type { CatalogueNames } from "../render/catalogueNames.js";
+import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** The request-target exactly as the client sent it. */
 const RAW_TARGET = "{http.request.orig_uri}";

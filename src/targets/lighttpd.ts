@@ -1,3 +1,4 @@
+// Over 300 lines: one host's whole config; its comments explain each rule, and splitting a target would scatter them.
 // lighttpd 1.4: a config fragment that opens a socket and serves the API on it. mod_rewrite routes
 // on the whole request-target (normalized: hex in upper case, unreserved characters decoded, a %2F
 // kept), each listed coder by its own rules; a filter's file that does not exist answers the host's
@@ -9,7 +10,6 @@ import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
 import {
   describeRoute,
   NOT_FOUND_FILE,
-  PARAM_KINDS,
   PREFLIGHT_HEADERS,
   RESERVED_HOST_IDS,
   RESPONSE_HEADERS,
@@ -17,10 +17,9 @@ import {
   routePaths,
   SITE,
   SITE_TYPES,
-  type Param,
   type Route,
-  type RouteQuery,
 } from "../routes/routeTable.js";
+import { PARAM_KINDS, type Param, type RouteQuery } from "../routes/routeParams.js";
 import { VERSION } from "../util/version.js";
 import {
   escapeRegex,
@@ -36,7 +35,8 @@ import {
 import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/configText.js";
 import { listedCoders, listedCodersNote, type ListedCoder } from "./shared/listedCoders.js";
 import { parseServerOptions } from "./shared/serverOptions.js";
-import { banner, type CatalogueNames, type ServerOptions, type Target, type TargetFile } from "./target.js";
+import type { CatalogueNames } from "../render/catalogueNames.js";
+import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /**
  * lighttpd sends `<prefix><status>.html` as the body of an error, with the error's status; these

@@ -28,17 +28,17 @@ import {
   fallbackFor,
   fileFor,
   NOT_FOUND_FILE,
-  PARAM_KINDS,
   pathFor,
   routePaths,
-  type Param,
   type Route,
   type RouteParams,
 } from "../routes/routeTable.js";
+import { PARAM_KINDS, type Param } from "../routes/routeParams.js";
 import { fillTemplate, paramOf } from "../routes/routeSyntax.js";
 import { VERSION } from "../util/version.js";
 import { renderHeadersFile } from "./shared/headersFile.js";
-import { banner, type CatalogueNames, type Target, type TargetFile } from "./target.js";
+import type { CatalogueNames } from "../render/catalogueNames.js";
+import { banner, type Target, type TargetFile } from "./target.js";
 
 /** Netlify's threshold for recommending placeholders over explicit rules. */
 export const MAX_NETLIFY_RULES = 10_000;

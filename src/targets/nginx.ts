@@ -1,3 +1,4 @@
+// Over 300 lines: one host's whole config; its comments explain each rule, and splitting a target would scatter them.
 // nginx: a server block to include in http { }, with the maps that read the v2 query parameters
 // and the coders. nginx matches locations against the decoded path ($uri), where `%2F` has become a
 // `/`, and cannot hex-encode a value, so a coder is read as sent ($request_uri, $args) and looked up
@@ -6,17 +7,15 @@ import { NAME_PATTERN_BODY } from "../catalogue/names.js";
 import { renderMethodNotAllowed } from "../render/renderApi.js";
 import {
   NOT_FOUND_FILE,
-  PARAM_KINDS,
   PREFLIGHT_HEADERS,
   RESPONSE_HEADERS,
   routePaths,
   SITE,
   SITE_TYPES,
-  type Param,
   type Route,
   type RoutePath,
-  type RouteQuery,
 } from "../routes/routeTable.js";
+import { PARAM_KINDS, type Param, type RouteQuery } from "../routes/routeParams.js";
 import { fillTemplate, paramOf, pathPattern } from "../routes/routeSyntax.js";
 import { UsageError } from "../util/errors.js";
 import { VERSION } from "../util/version.js";
@@ -24,7 +23,8 @@ import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/
 import { listedCoders, listedCodersNote } from "./shared/listedCoders.js";
 import { paramQueryPatterns, queryDecisions, queryKeys } from "./shared/queryDecisions.js";
 import { parseServerOptions } from "./shared/serverOptions.js";
-import { banner, type CatalogueNames, type ServerOptions, type Target, type TargetFile } from "./target.js";
+import type { CatalogueNames } from "../render/catalogueNames.js";
+import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** nginx's own variable `$host` is the request's Host, so every variable here has a prefix. */
 const PREFIX = "shopfront_";

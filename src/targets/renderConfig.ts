@@ -1,7 +1,8 @@
 // `shopfront config <target>`: the files that make one host answer every route. A web server's
 // config takes where it serves from and listens; every target's rules may name the catalogue's
 // hosts, packages and coders, so the catalogue is loaded (and must be valid) first.
-import { catalogueNames, loadCatalogue } from "../build/loadCatalogue.js";
+import { loadCatalogue } from "../load/loadCatalogue.js";
+import { catalogueNames } from "../render/catalogueNames.js";
 import type { Problem } from "../catalogue/problems.js";
 import { targetById } from "./index.js";
 import { parseListen, parseRoot } from "./shared/serverOptions.js";

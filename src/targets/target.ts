@@ -1,5 +1,6 @@
 // What every host target provides. Each target is one module; targets/index.ts lists them.
-import type { ConformanceRow } from "../check/conformance.js";
+import type { ConformanceRow } from "../routes/conformanceRows.js";
+import type { CatalogueNames } from "../render/catalogueNames.js";
 import type { OutputFile } from "../render/renderApi.js";
 
 export type TargetId =
@@ -10,23 +11,6 @@ export interface ServerOptions {
   /** Absolute path of the built folder (the `dist` link, so a rebuild switches atomically). */
   root: string;
   listen: { host: string; port: number };
-}
-
-/**
- * What the generators may list in configs. Hosts and package names have passed the name rule;
- * coders are free text, and reach a config only as the hex key of routes/filterValue.ts or as a
- * pattern every character of which is escaped (routes/valuePattern.ts).
- */
-export interface CatalogueNames {
-  hosts: readonly string[];
-  packages: ReadonlyMap<string, readonly string[]>;
-  /** Per host, its distinct coders, sorted (code-point order). */
-  coders: ReadonlyMap<string, readonly string[]>;
-  /**
-   * Per host, each category of its packages (names, sorted) with the coders that have packages in
-   * it (sorted): the category and category-coder lists the build writes, for hosts that list them.
-   */
-  categories: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>;
 }
 
 export interface TargetFile {

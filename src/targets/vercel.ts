@@ -25,20 +25,20 @@ import { renderNotFound } from "../render/renderApi.js";
 import {
   extensionOf,
   fileFor,
-  PARAM_KINDS,
   RESPONSE_HEADERS,
   routePaths,
   SITE,
   SITE_HEADERS,
   SITE_TYPES,
-  type Param,
   type Route,
   type RouteParams,
 } from "../routes/routeTable.js";
+import { PARAM_KINDS, type Param } from "../routes/routeParams.js";
 import { escapeRegex, fillTemplate, paramOf, pathPattern } from "../routes/routeSyntax.js";
 import { valuePattern } from "../routes/valuePattern.js";
 import { UsageError } from "../util/errors.js";
-import type { CatalogueNames, Target, TargetFile } from "./target.js";
+import type { CatalogueNames } from "../render/catalogueNames.js";
+import type { Target, TargetFile } from "./target.js";
 
 /** What @vercel/routing-utils' schema allows: rewrites in vercel.json, and characters in a source or a `has` value. */
 export const MAX_VERCEL_REWRITES = 2048;

@@ -1,8 +1,7 @@
+// Over 300 lines: one small recursive-descent parser; split, its scanner and grammar would only call each other.
 // Turns a file's bytes into a JSON value, or into findings a maintainer can act on: empty files,
 // invalid UTF-8, syntax errors with line and column, and duplicate keys (JSON.parse silently keeps
 // the last one, so a reviewer could read one value while the build publishes another).
-// Over 300 lines because it is one small recursive-descent parser (it must know each key's line and
-// column); split, its scanner and its grammar would only call each other.
 import { isUtf8 } from "node:buffer";
 import { finding, pointerToken, type Finding } from "../catalogue/problems.js";
 

@@ -47,7 +47,7 @@ function linkTarget(layout: OutputLayout, slot: Slot): string {
   return `${basename(layout.home)}/${slot}`;
 }
 
-type OutputState = { kind: "missing" } | { kind: "empty-folder" } | { kind: "live"; slot: Slot };
+type OutputState = { kind: "missing" } | { kind: "empty-folder" } | { kind: "published"; slot: Slot };
 
 /** What is at the output path now; throws a UsageError for anything shopfront did not make. */
 export function inspectOutput(layout: OutputLayout): OutputState {
@@ -61,7 +61,7 @@ export function inspectOutput(layout: OutputLayout): OutputState {
   if (stats.isSymbolicLink()) {
     const target = readlinkSync(layout.out);
     const slot = SLOTS.find((s) => target === linkTarget(layout, s));
-    if (slot) return { kind: "live", slot };
+    if (slot) return { kind: "published", slot };
     throw new UsageError(
       `${layout.out} is a symbolic link to ${target}, not a shopfront output; remove it or choose another --out`,
     );
@@ -95,7 +95,7 @@ export async function withOutput<T>(out: string, work: (output: LockedOutput) =>
   try {
     const state = inspectOutput(layout);
     removeLeftovers(layout);
-    const live = state.kind === "live" ? state.slot : undefined;
+    const live = state.kind === "published" ? state.slot : undefined;
     return await work({
       layout,
       ...(live ? { live } : {}),

@@ -38,8 +38,8 @@ async function built(catalogue: string): Promise<string> {
 }
 
 let browser: Browser;
-let site: { url: string; close: () => void };
-let large: { url: string; close: () => void };
+let site: { url: string; close: () => Promise<void> };
+let large: { url: string; close: () => Promise<void> };
 let largeHost: string;
 
 beforeAll(async () => {

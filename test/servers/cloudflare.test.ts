@@ -4,13 +4,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCatalogue } from "../../src/build/loadCatalogue.js";
-import {
-  conformanceCases,
-  CONFORMANCE_ROWS,
-  type ConformanceRow,
-  type ExpectedApi,
-} from "../../src/check/conformance.js";
+import { loadCatalogue } from "../../src/load/loadCatalogue.js";
+import { conformanceCases, type ExpectedApi } from "../../src/check/conformance.js";
+import { CONFORMANCE_ROWS, type ConformanceRow } from "../../src/routes/conformanceRows.js";
 import { runConformance, type RunResult } from "../../src/check/runConformance.js";
 import { renderNotFound } from "../../src/render/renderApi.js";
 import { filterList } from "../../src/routes/filterList.js";

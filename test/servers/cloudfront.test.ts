@@ -7,13 +7,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCatalogue } from "../../src/build/loadCatalogue.js";
-import {
-  conformanceCases,
-  CONFORMANCE_ROWS,
-  type ConformanceRow,
-  type ExpectedApi,
-} from "../../src/check/conformance.js";
+import { loadCatalogue } from "../../src/load/loadCatalogue.js";
+import { conformanceCases, type ExpectedApi } from "../../src/check/conformance.js";
+import { CONFORMANCE_ROWS, type ConformanceRow } from "../../src/routes/conformanceRows.js";
 import { runConformance, sendRaw, type RunResult } from "../../src/check/runConformance.js";
 import { coderKey, decodeValue, utf8Bytes } from "../../src/routes/filterValue.js";
 import { matchRequest } from "../../src/routes/matchRequest.js";

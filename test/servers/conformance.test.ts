@@ -2,10 +2,11 @@
 // nginx, Apache httpd (a virtual host, and a .htaccess the way shared hosting reads it), Caddy and
 // lighttpd, each started on 127.0.0.1 with the generated config and stopped after.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCatalogue } from "../../src/build/loadCatalogue.js";
-import { conformanceCases, CONFORMANCE_ROWS, expectedApi, type ConformanceRow } from "../../src/check/conformance.js";
+import { loadCatalogue } from "../../src/load/loadCatalogue.js";
+import { conformanceCases, expectedApi } from "../../src/check/conformance.js";
+import { CONFORMANCE_ROWS, type ConformanceRow } from "../../src/routes/conformanceRows.js";
 import { runConformance, type RunResult } from "../../src/check/runConformance.js";
-import { renderOutput } from "../../src/build/renderOutput.js";
+import { renderOutput } from "../../src/output/renderOutput.js";
 import { servePreview } from "../../src/serve/servePreview.js";
 import type { TargetId } from "../../src/targets/target.js";
 import { targetById } from "../../src/targets/index.js";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { conformanceCases } from "../../src/check/conformance.js";
 import { judge } from "../../src/check/runConformance.js";
-import { loadCatalogue } from "../../src/build/loadCatalogue.js";
+import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { renderNotFound } from "../../src/render/renderApi.js";
 import { SITE } from "../../src/routes/routeTable.js";
 import { githubPages } from "../../src/targets/githubPages.js";

@@ -19,7 +19,8 @@ import {
 } from "@vercel/routing-utils";
 import { Ajv } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
-import { catalogueNames, loadCatalogue } from "../../src/build/loadCatalogue.js";
+import { loadCatalogue } from "../../src/load/loadCatalogue.js";
+import { catalogueNames } from "../../src/render/catalogueNames.js";
 import { conformanceCases, type ExpectedApi } from "../../src/check/conformance.js";
 import { judge } from "../../src/check/runConformance.js";
 import { renderNotFound } from "../../src/render/renderApi.js";

@@ -1,5 +1,5 @@
 // Shared by the tests: temporary folders, fixture catalogues, and reading a built tree.
-import type { ConformanceRow } from "../../src/check/conformance.js";
+import type { ConformanceRow } from "../../src/routes/conformanceRows.js";
 import type { RunResult } from "../../src/check/runConformance.js";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";

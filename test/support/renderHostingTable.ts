@@ -1,7 +1,7 @@
 // The hosting table of docs/hosting.md, rendered from the target list: what each host serves (the API's
 // endpoints, the browse site), what it sends, what it cannot do and why, and how to set it up. A test
 // holds that page to exactly this output, so adding or changing a target changes the table.
-import { CONFORMANCE_ROWS, type ConformanceRow } from "../../src/check/conformance.js";
+import { CONFORMANCE_ROWS, type ConformanceRow } from "../../src/routes/conformanceRows.js";
 import { TARGETS } from "../../src/targets/index.js";
 import type { Target } from "../../src/targets/target.js";
 

@@ -1,7 +1,7 @@
 // The browse site as the build writes it, for the platform tests: what each host must serve (the
 // API, the OpenAPI document and the site) and a request for every file of the site.
 import { expectedApi, siteUrlOf, type ExpectedApi } from "../../src/check/conformance.js";
-import { renderOutput } from "../../src/build/renderOutput.js";
+import { renderOutput } from "../../src/output/renderOutput.js";
 import type { RenderedCatalogue } from "../../src/render/renderApi.js";
 import { contentTypeOf, isSiteFile } from "../../src/routes/routeTable.js";
 

@@ -65,8 +65,7 @@ describe("the output of the basic fixture", () => {
       hosts: 2,
       packages: 5,
       files: 22,
-      mode: "full",
-      reason: "no previous build",
+      mode: { kind: "full", reason: "no previous build" },
       changedPackages: 5,
       filesWritten: 22,
     });

@@ -197,7 +197,7 @@ describe("hostile input", () => {
   });
 
   it.each(CASES)("%s: the problem codes", async (_, change, codes) => {
-    const { loadCatalogue } = await import("../../src/build/loadCatalogue.js");
+    const { loadCatalogue } = await import("../../src/load/loadCatalogue.js");
     const catalogue = copyFixture("basic");
     change(catalogue);
     const { problems } = await loadCatalogue(catalogue);

@@ -3,10 +3,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CONFORMANCE_ROWS } from "../../src/check/conformance.js";
+import { CONFORMANCE_ROWS } from "../../src/routes/conformanceRows.js";
 import { TARGETS } from "../../src/targets/index.js";
 import { renderHostingTable } from "../support/renderHostingTable.js";
-import type { CatalogueNames, ServerOptions } from "../../src/targets/target.js";
+import type { CatalogueNames } from "../../src/render/catalogueNames.js";
+import type { ServerOptions } from "../../src/targets/target.js";
 import { ROOT } from "../support/helpers.js";
 
 describe("the hosting table of docs/hosting.md", () => {
@@ -74,7 +75,7 @@ describe("names that break the name rule", () => {
       for (const hostile of HOSTILE) {
         for (const names of [as("themes", hostile), as(hostile, "ok")]) {
           for (const generate of [() => target.config(options, names), () => target.deployFiles?.(names) ?? []]) {
-            let files: { content: unknown }[] = [];
+            let files: { content: unknown }[];
             try {
               files = generate();
             } catch (e) {

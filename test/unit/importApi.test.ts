@@ -8,15 +8,16 @@ import { join } from "node:path";
 import fse from "fs-extra";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/build/buildCatalogue.js";
-import { validateCatalogue } from "../../src/build/validateCatalogue.js";
+import { validateCatalogue } from "../../src/load/validateCatalogue.js";
 import { MANIFEST_FIELDS } from "../../src/catalogue/fields.js";
 import { schemaValidators } from "../../src/catalogue/schemas.js";
 import { formatImportSummary } from "../../src/cli/formatImport.js";
 import { apiBaseUrl, fetchApi, readApiFiles } from "../../src/import/fetchApi.js";
-import { parseApiJson, readHostList, readPackageList } from "../../src/import/readApi.js";
-import { manifestText, writeImport, type ImportSource } from "../../src/import/writeImport.js";
+import { parseApiJson, parseHostList, parsePackageList } from "../../src/import/parseApi.js";
+import { writeImport, type ImportSource } from "../../src/import/writeImport.js";
+import { manifestText } from "../../src/catalogue/manifestFile.js";
 import { servePreview } from "../../src/serve/servePreview.js";
-import { serializeStats, type StatsFile } from "../../src/stats/statsFile.js";
+import { serializeStats, type StatsFile } from "../../src/catalogue/statsFile.js";
 import { FailureError, UsageError } from "../../src/util/errors.js";
 import { VERSION } from "../../src/util/version.js";
 import { manifest, readTree, ROOT, shopfrontAsync, tempDir, writeFiles } from "../support/helpers.js";
@@ -341,7 +342,7 @@ describe("import api: failures", () => {
 
   it("a host list that is no host list, or whose hosts a catalogue cannot declare", async () => {
     const validators = await schemaValidators();
-    const read = (json: unknown) => () => readHostList(json, "H", validators);
+    const read = (json: unknown) => () => parseHostList(json, "H", validators);
     expect(read(null)).toThrow('H: expected the host list, {"repos": [...], "repositories": {...}}, got null');
     expect(read({ repos: [], repositories: {} })).toThrow('H: "repos" lists no hosts');
     expect(read({ repos: ["primary"], repositories: {} })).toThrow('H: "repositories" has no entry for host "primary"');
@@ -353,7 +354,7 @@ describe("import api: failures", () => {
         repositories: { ...HOSTS.repositories, hosts: HOSTS.repositories.themes },
       }),
     ).toThrow(/H: these hosts cannot be a catalogue's hosts.json: \/hosts\/1\/id/);
-    expect(() => readPackageList(null, "primary", "L")).toThrow(FailureError);
+    expect(() => parsePackageList(null, "primary", "L")).toThrow(FailureError);
   });
 
   it("reads JSON with a byte order mark; an empty answer is none", () => {

@@ -6,10 +6,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/build/buildCatalogue.js";
-import { loadCatalogue } from "../../src/build/loadCatalogue.js";
-import { importHbbList } from "../../src/import/importCatalogue.js";
-import { readHbbList } from "../../src/import/readHbbList.js";
+import { loadCatalogue } from "../../src/load/loadCatalogue.js";
+import { parseHbbList } from "../../src/import/parseHbbList.js";
 import { writeImport, type ImportSource } from "../../src/import/writeImport.js";
+import { importHbbList } from "../../src/import/importCatalogue.js";
 import { UsageError } from "../../src/util/errors.js";
 import { FIXTURES, readJson, ROOT, tempDir, writeFiles } from "../support/helpers.js";
 
@@ -38,7 +38,7 @@ const manifestOf = (dir: string, host: string, name: string) =>
 
 describe("the real lists", () => {
   it("import all 291 packages of listv035, each in the category its group's footer names, and build", async () => {
-    const source = readHbbList(readFileSync(join(HBB, "hbb-listv035-sample.txt")), "primary");
+    const source = parseHbbList(readFileSync(join(HBB, "hbb-listv035-sample.txt")), "primary");
     expect(source.skipped).toEqual([]);
     const dir = join(tempDir(), "catalogue");
     const summary = await importInto(dir, source);
@@ -83,7 +83,7 @@ describe("the real lists", () => {
   });
 
   it("import the one package of listv036, in the group the footer after it names (empty groups around it)", async () => {
-    const source = readHbbList(readFileSync(join(HBB, "hbb-listv036-sample.txt")), "primary");
+    const source = parseHbbList(readFileSync(join(HBB, "hbb-listv036-sample.txt")), "primary");
     expect(source.skipped).toEqual([]);
     expect(source.packages.map((p) => [p.name, p.manifest.category])).toEqual([["example_app", "games"]]);
   });
@@ -91,7 +91,7 @@ describe("the real lists", () => {
 
 describe("malformed lists", () => {
   it("skip a package line with too few tokens, with its line, and import the rest", () => {
-    const source = readHbbList(
+    const source = parseHbbList(
       list(entry("good"), entry("short", { tokens: "short 1300000000 100 2000 dol" }), entry("after"), "=Games="),
       "primary",
     );
@@ -100,7 +100,7 @@ describe("malformed lists", () => {
   });
 
   it("skip a package whose text lines run short at the end of the file", () => {
-    const source = readHbbList(
+    const source = parseHbbList(
       list(entry("good"), "=Games=", "cut 1300000000 100 2000 dol 3000 0 0 w . . .", "Cut"),
       "primary",
     );
@@ -114,7 +114,7 @@ describe("malformed lists", () => {
   });
 
   it("skip a package whose text lines run into a footer, and keep the footer", () => {
-    const source = readHbbList(
+    const source = parseHbbList(
       list(entry("good"), "cut 1300000000 100 2000 dol 3000 0 0 w . . .", "Cut", "=Games=", entry("next"), "=Media="),
       "primary",
     );
@@ -126,7 +126,7 @@ describe("malformed lists", () => {
   });
 
   it("read a folder list with spaces as extra folders, not carried over", () => {
-    const source = readHbbList(
+    const source = parseHbbList(
       list(
         entry("spaced", { tokens: "spaced 1300000000 100 2000 dol 3000 0 0 w /apps/My Game/data;/apps/x . ." }),
         "=Games=",
@@ -141,11 +141,11 @@ describe("malformed lists", () => {
   it("read CRLF and LF alike", () => {
     const lf = list(entry("a"), "=Games=", entry("b"), "=Demos=");
     const crlf = Buffer.from(lf.toString().replaceAll("\n", "\r\n"));
-    expect(readHbbList(crlf, "primary")).toEqual(readHbbList(lf, "primary"));
+    expect(parseHbbList(crlf, "primary")).toEqual(parseHbbList(lf, "primary"));
   });
 
   it("give the last group without a footer the one category no footer named, and say so", () => {
-    const source = readHbbList(
+    const source = parseHbbList(
       list(entry("d"), "=Demos=", entry("e"), "=Emulators=", entry("g"), "=Games=", entry("m"), "=Media=", entry("u")),
       "primary",
     );
@@ -160,7 +160,7 @@ describe("malformed lists", () => {
   });
 
   it("skip the last group without a footer when its category could be several", () => {
-    const source = readHbbList(list(entry("g"), "=Games=", entry("lost")), "primary");
+    const source = parseHbbList(list(entry("g"), "=Games=", entry("lost")), "primary");
     expect(source.packages.map((p) => p.name)).toEqual(["g"]);
     expect(source.skipped).toEqual([
       {
@@ -184,13 +184,13 @@ describe("malformed lists", () => {
       Buffer.from([0xe9, 0x20, 0x96, 0x20, 0x80]),
       Buffer.from("\n1.0\n4096\nShort\nLong\n=Games=\n", "latin1"),
     ]);
-    const source = readHbbList(bytes, "primary");
+    const source = parseHbbList(bytes, "primary");
     expect(source.packages[0]!.manifest).toMatchObject({ display_name: "Café", coder: "André – €" });
     expect(source.notes).toEqual(["lines 3, 4 are not UTF-8: read as Windows-1252"]);
   });
 
   it("keep UTF-8 lines as UTF-8", () => {
-    const source = readHbbList(
+    const source = parseHbbList(
       list(entry("j", { text: ["Jānis", "Jānis Rūcis", "1", "2", "s", "l"] }), "=Games="),
       "primary",
     );
@@ -200,7 +200,7 @@ describe("malformed lists", () => {
 
   it("report the header when it is missing, and read the first line as a package", () => {
     const text = [...entry("first"), "=Games="].join("\n");
-    const source = readHbbList(Buffer.from(text), "primary");
+    const source = parseHbbList(Buffer.from(text), "primary");
     expect(source.packages.map((p) => p.name)).toEqual(["first"]);
     expect(source.skipped).toEqual([{ source: "line 1", reasons: [expect.stringContaining("header")] }]);
   });
@@ -208,7 +208,7 @@ describe("malformed lists", () => {
 
 describe("values that break a rule", () => {
   it("are reported with the package and what to fix, and the package is skipped, not changed", async () => {
-    const source = readHbbList(
+    const source = parseHbbList(
       list(
         entry("ok"),
         entry("badctl", { tokens: "badctl 1300000000 100 2000 dol 3000 0 0 wx . . ." }),
@@ -248,7 +248,7 @@ describe("values that break a rule", () => {
   });
 
   it("two names that differ only in case: the first is imported, the second reported", async () => {
-    const source = readHbbList(list(entry("Snake"), entry("snake"), "=Games="), "primary");
+    const source = parseHbbList(list(entry("Snake"), entry("snake"), "=Games="), "primary");
     const summary = await importInto(join(tempDir(), "catalogue"), source);
     expect(summary.written).toEqual(["primary/Snake.json"]);
     expect(summary.skipped[0]!.reasons).toEqual([expect.stringContaining("differs only in case from Snake")]);
@@ -270,7 +270,7 @@ describe("an existing catalogue", () => {
       "stats/primary.json": { packages: { a: { downloads: 5, rating: "3" }, other: { downloads: 1 } } },
     });
     const before = readFileSync(join(dir, "primary", "a.json"), "utf8");
-    const source = readHbbList(list(entry("a"), entry("b"), "=Games="), "primary");
+    const source = parseHbbList(list(entry("a"), entry("b"), "=Games="), "primary");
     const kept = await importInto(dir, source);
     expect(kept.written).toEqual(["primary/b.json"]);
     expect(kept.skipped).toEqual([
@@ -289,7 +289,7 @@ describe("an existing catalogue", () => {
       a: { downloads: 42, rating: "4" },
     });
 
-    const themes = await importInto(dir, readHbbList(list(entry("t"), "=Games="), "themes"));
+    const themes = await importInto(dir, parseHbbList(list(entry("t"), "=Games="), "themes"));
     expect(themes.hostsFile).toBe("hosts added");
     expect(themes.placeholderHosts).toEqual(["themes"]);
     expect((readJson(join(dir, "hosts.json")) as { hosts: { id: string; name: string }[] }).hosts).toEqual([
@@ -305,7 +305,7 @@ describe("an existing catalogue", () => {
   it("refuses to add to an invalid stats file, and writes nothing", async () => {
     const dir = join(tempDir(), "catalogue");
     writeFiles(dir, { "stats/primary.json": { packages: { a: { downloads: -1 } } } });
-    const result = await writeImport(readHbbList(list(entry("a"), "=Games="), "primary"), {
+    const result = await writeImport(parseHbbList(list(entry("a"), "=Games="), "primary"), {
       catalogueDir: dir,
       force: false,
     });
@@ -372,7 +372,7 @@ describe("round trip through the list format", () => {
     const original = join(ROOT, "catalogue");
     const dir = join(tempDir(), "catalogue");
     for (const host of ["primary", "themes"]) {
-      const source = readHbbList(writeList(original, host), host);
+      const source = parseHbbList(writeList(original, host), host);
       expect(source.skipped).toEqual([]);
       const summary = await importInto(dir, source);
       expect(summary.skipped).toEqual([]);

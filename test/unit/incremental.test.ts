@@ -65,7 +65,7 @@ describe("incremental builds", () => {
   ])("equal a full build after every kind of edit, in sequence: %s", async (_, now) => {
     const catalogue = copyFixture("conformance");
     const out = join(tempDir(), "dist");
-    expect((await build(catalogue, out, { now })).mode).toBe("full");
+    expect((await build(catalogue, out, { now })).mode.kind).toBe("full");
 
     const edits: [string, (dir: string) => void, string][] = [
       ["nothing", () => {}, "unchanged"],
@@ -124,7 +124,7 @@ describe("incremental builds", () => {
             },
           }),
         // Read and rendered in full, then compared by content: only hosts.json is written.
-        "incremental",
+        "compared",
       ],
       [
         "non-ASCII text",
@@ -215,7 +215,7 @@ describe("incremental builds", () => {
     for (const [what, edit, mode] of edits) {
       edit(catalogue);
       const result = await buildCatalogue({ catalogueDir: catalogue, outDir: out, now });
-      expect(result.built?.mode, what).toBe(mode);
+      expect(result.built?.mode.kind, what).toBe(mode);
       expect(readTree(out), what).toEqual(await fullTree(catalogue));
       // The warnings too: a stats entry of a removed package is reported, one of a package added back is not.
       const full = await buildCatalogue({ catalogueDir: catalogue, outDir: join(tempDir(), "dist") });
@@ -233,7 +233,7 @@ describe("incremental builds", () => {
     // list, the three filtered lists it leaves (one kept by ZapShot) and the three it joins (two new).
     writeFiles(catalogue, { "primary/snake.json": manifest("snake", { zip_size: 7 }) });
     expect(await build(catalogue, out, apiOnly)).toMatchObject({
-      mode: "incremental",
+      mode: { kind: "incremental" },
       changedPackages: 1,
       filesWritten: 8,
       packages: 5,
@@ -241,7 +241,7 @@ describe("incremental builds", () => {
     });
     writeFiles(catalogue, { "primary/added.json": manifest("added") });
     expect(await build(catalogue, out, apiOnly)).toMatchObject({
-      mode: "incremental",
+      mode: { kind: "incremental" },
       changedPackages: 1,
       filesWritten: 5,
       packages: 6,
@@ -249,7 +249,7 @@ describe("incremental builds", () => {
     });
     rmSync(join(catalogue, "primary", "added.json"));
     expect(await build(catalogue, out, apiOnly)).toMatchObject({
-      mode: "incremental",
+      mode: { kind: "incremental" },
       changedPackages: 1,
       filesWritten: 5,
       packages: 5,
@@ -268,7 +268,7 @@ describe("incremental builds", () => {
     writeFileSync(file, readFileSync(file, "utf8").replace('"1.0"', '"1.1"'));
     utimesSync(file, before.atime, before.mtime);
     expect(statSync(file).size).toBe(before.size);
-    expect(await build(catalogue, out)).toMatchObject({ mode: "incremental", changedPackages: 1 });
+    expect(await build(catalogue, out)).toMatchObject({ mode: { kind: "incremental" }, changedPackages: 1 });
     expect(readTree(out)).toEqual(await fullTree(catalogue));
   });
 
@@ -283,7 +283,7 @@ describe("incremental builds", () => {
     expect(failed.problems.map((p) => p.code)).toEqual(["WRONG_TYPE"]);
     expect(readTree(out)).toEqual(before);
     writeFiles(catalogue, { "primary/snake.json": manifest("snake", { zip_size: 9 }) });
-    expect((await build(catalogue, out)).mode).toBe("incremental");
+    expect((await build(catalogue, out)).mode.kind).toBe("incremental");
     expect(readTree(out)).toEqual(await fullTree(catalogue));
   });
 
@@ -307,7 +307,7 @@ describe("incremental builds", () => {
     writeFiles(catalogue, { "primary/snake.json": manifest("snake", { updated: 1 }) });
     const first = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
     const again = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
-    expect(again.built?.mode).toBe("unchanged");
+    expect(again.built?.mode.kind).toBe("unchanged");
     expect(again.problems).toEqual(first.problems);
     expect(again.problems.map((p) => p.code)).toEqual(["UPDATED_BEFORE_RELEASE"]);
   });
@@ -324,7 +324,7 @@ describe("incremental builds", () => {
     // Long after the edits the folders are not listed again (surveyKnown); right after, they are.
     for (const now of [settled, undefined]) {
       const again = await buildCatalogue({ catalogueDir: catalogue, outDir: out, now });
-      expect(again.built?.mode).toBe("unchanged");
+      expect(again.built?.mode.kind).toBe("unchanged");
       expect(again.problems).toEqual(first.problems);
     }
   });
@@ -333,8 +333,8 @@ describe("incremental builds", () => {
     const catalogue = copyFixture("basic");
     const out = join(tempDir(), "dist");
     await build(catalogue, out);
-    expect(await build(catalogue, out, { force: true })).toMatchObject({ mode: "full", reason: "--force" });
-    expect(await build(catalogue, out, { targets: ["nginx"] })).toMatchObject({ mode: "full" });
+    expect(await build(catalogue, out, { force: true })).toMatchObject({ mode: { kind: "full", reason: "--force" } });
+    expect(await build(catalogue, out, { targets: ["nginx"] })).toMatchObject({ mode: { kind: "full" } });
   });
 });
 
@@ -356,8 +356,7 @@ describe("the build cache", () => {
     writeFileSync(statePath, serializeState({ ...state, key: "written by another version" }));
     writeFiles(catalogue, { "primary/snake.json": manifest("snake", { version: "3" }) });
     expect(await build(catalogue, out)).toMatchObject({
-      mode: "full",
-      reason: "no usable state from the previous build",
+      mode: { kind: "full", reason: "no usable state from the previous build" },
     });
     expect(readTree(out)).toEqual(await fullTree(catalogue));
   });
@@ -401,7 +400,7 @@ describe("the build cache", () => {
     });
     const leftover = join(out, "..", ".dist.shopfront", `state.${deadPid}`);
     writeFileSync(leftover, "shopfront-state 3\n12");
-    expect((await build(catalogue, out)).mode).toBe("unchanged");
+    expect((await build(catalogue, out)).mode.kind).toBe("unchanged");
     expect(existsSync(leftover)).toBe(false);
   });
 
@@ -411,7 +410,7 @@ describe("the build cache", () => {
     await build(catalogue, out);
     const statePath = join(out, "..", ".dist.shopfront", "state");
     writeFileSync(statePath, readFileSync(statePath).subarray(0, 100));
-    expect((await build(catalogue, out)).mode).toBe("full");
+    expect((await build(catalogue, out)).mode.kind).toBe("full");
   });
 
   it("is not used when the link was switched by hand to the other slot", async () => {
@@ -425,7 +424,9 @@ describe("the build cache", () => {
     rmSync(out);
     const { symlinkSync } = await import("node:fs");
     symlinkSync(`.dist.shopfront/${state.live === "a" ? "b" : "a"}`, out);
-    expect(await build(catalogue, out)).toMatchObject({ mode: "full", reason: "the previous build was interrupted" });
+    expect(await build(catalogue, out)).toMatchObject({
+      mode: { kind: "full", reason: "the previous build was interrupted" },
+    });
     expect(readTree(out)).toEqual(await fullTree(catalogue));
   });
 });
@@ -497,7 +498,7 @@ describe("a rebuild that does not list the catalogue", () => {
     const state = () => parseState(readFileSync(join(out, "..", ".dist.shopfront", "state")))!;
     expect(surveyKnown(catalogue, state())).toBeUndefined();
     // The next build lists the catalogue and records the folders' signatures under its own clock.
-    expect(await build(catalogue, out, { now: settled })).toMatchObject({ mode: "unchanged" });
+    expect(await build(catalogue, out, { now: settled })).toMatchObject({ mode: { kind: "unchanged" } });
     expect(surveyKnown(catalogue, state())?.toRead).toEqual([]);
   });
 });

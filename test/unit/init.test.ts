@@ -8,7 +8,7 @@ import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { buildCatalogue } from "../../src/build/buildCatalogue.js";
-import { validateCatalogue } from "../../src/build/validateCatalogue.js";
+import { validateCatalogue } from "../../src/load/validateCatalogue.js";
 import { MANIFEST_FIELDS } from "../../src/catalogue/fields.js";
 import { CONFIG_FILE } from "../../src/config/readConfig.js";
 import { createManifest, FILL_IN, CHECK, manifestTemplate } from "../../src/scaffold/createManifest.js";

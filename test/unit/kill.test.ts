@@ -200,7 +200,7 @@ describe("a killed build by content", () => {
         encoding: "utf8",
       });
       const duration = performance.now() - started;
-      expect(line).toContain("files written; rebuilt by content");
+      expect(line).toContain("files written; compared with the last build by content");
       let from = d;
       let landed = 0;
       for (const ms of moments(duration, COUNT)) {

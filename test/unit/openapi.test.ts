@@ -19,10 +19,10 @@ import {
   routeOfFile,
   routeById,
   urlFor,
-  type Param,
   type Route,
   type RouteId,
 } from "../../src/routes/routeTable.js";
+import type { Param } from "../../src/routes/routeParams.js";
 import { servePreview, type PreviewServer } from "../../src/serve/servePreview.js";
 import { VERSION } from "../../src/util/version.js";
 import { readTree, ROOT, tempDir } from "../support/helpers.js";

@@ -120,7 +120,7 @@ describe("planRebuild", () => {
       hosts: 2,
       packages: 4,
       files: live.size,
-      mode: "unchanged",
+      mode: { kind: "unchanged" },
       changedPackages: 0,
       filesWritten: 0,
     });
@@ -153,7 +153,7 @@ describe("planRebuild", () => {
       hosts: 2,
       packages: 4,
       files: live.size,
-      mode: "incremental",
+      mode: { kind: "incremental" },
       changedPackages: 1,
       filesWritten: 5,
     });
@@ -176,7 +176,7 @@ describe("planRebuild", () => {
       hosts: 2,
       packages: 3,
       files: live.size - 3,
-      mode: "incremental",
+      mode: { kind: "incremental" },
       changedPackages: 1,
       filesWritten: 5,
     });
@@ -203,7 +203,7 @@ describe("planRebuild", () => {
       hosts: 2,
       packages: 5,
       files: live.size + 1,
-      mode: "incremental",
+      mode: { kind: "incremental" },
       changedPackages: 1,
       filesWritten: 5,
     });
@@ -219,7 +219,7 @@ describe("planRebuild", () => {
       liveFiles(live),
     );
     expect(plan.writes.size).toBe(0);
-    expect(plan.summary).toMatchObject({ mode: "unchanged", changedPackages: 0, filesWritten: 0 });
+    expect(plan.summary).toMatchObject({ mode: { kind: "unchanged" }, changedPackages: 0, filesWritten: 0 });
     expect(plan.stateMoved).toBe(true);
     expect(isUnchanged(signature(99), plan.state.packages.primary!, 1, plan.state.snapshotMs + 60_000)).toBe(true);
   });

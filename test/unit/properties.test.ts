@@ -201,7 +201,7 @@ describe("valid catalogues", () => {
         // And their stats with the second's, where it has the host (stats of other names are orphans).
         writeStats(catalogue, Object.fromEntries(first.hosts.map((h) => [h.id, second.stats[h.id] ?? null])));
         const again = await buildCatalogue({ catalogueDir: catalogue, outDir: join(dir, "dist") });
-        expect(again.built?.mode).not.toBe("full");
+        expect(again.built?.mode.kind).not.toBe("full");
         const full = await buildCatalogue({ catalogueDir: catalogue, outDir: join(dir, "full") });
         expect(digest(join(dir, "dist"))).toBe(digest(join(dir, "full")));
         expect(again.problems).toEqual(full.problems);
@@ -228,7 +228,7 @@ describe("valid catalogues", () => {
               return before!.downloads !== after!.downloads || before!.rating !== after!.rating;
             }),
           );
-          expect(again.built?.mode).toBe(moved.length > 0 ? "incremental" : "unchanged");
+          expect(again.built?.mode.kind).toBe(moved.length > 0 ? "incremental" : "unchanged");
           expect(again.built?.changedPackages).toBe(moved.length);
           const full = await buildCatalogue({ catalogueDir: catalogue, outDir: join(dir, "full") });
           expect(digest(join(dir, "dist"))).toBe(digest(join(dir, "full")));

@@ -119,7 +119,7 @@ describe("a catalogue in git", () => {
     async () => {
       const checkout = join(memoryTempDir(), "checkout");
       freshClone(repo.origin, checkout, repo.second);
-      expect((await build(checkout)).mode).toBe("full");
+      expect((await build(checkout)).mode.kind).toBe("full");
       for (const [commit, tree] of [
         [repo.first, trees.first],
         [repo.second, trees.second],
@@ -127,7 +127,7 @@ describe("a catalogue in git", () => {
       ] as const) {
         git(checkout, "checkout", "-q", commit);
         const built = await build(checkout);
-        expect(built.mode).toBe("incremental");
+        expect(built.mode.kind).toBe("incremental");
         expect(built.filesWritten).toBe(differing(trees.first, trees.second));
         expect(readTree(join(checkout, "dist"))).toEqual(tree);
       }
@@ -145,7 +145,10 @@ describe("a catalogue in git", () => {
       freshClone(repo.origin, checkout, repo.second);
       restoreCache(cache, checkout);
       const built = await build(checkout);
-      expect(built).toMatchObject({ mode: "incremental", filesWritten: differing(trees.first, trees.second) });
+      expect(built).toMatchObject({
+        mode: { kind: "incremental" },
+        filesWritten: differing(trees.first, trees.second),
+      });
       expect(readTree(join(checkout, "dist"))).toEqual(trees.second);
     },
   );
@@ -164,8 +167,7 @@ describe("a catalogue in git", () => {
       freshClone(repo.origin, checkout, repo.second);
       restoreCache(cache, checkout);
       expect(await build(checkout)).toMatchObject({
-        mode: "full",
-        reason: "no usable state from the previous build",
+        mode: { kind: "full", reason: "no usable state from the previous build" },
         filesWritten: trees.second.size,
       });
       expect(readTree(join(checkout, "dist"))).toEqual(trees.second);
@@ -184,7 +186,7 @@ describe("a large catalogue in git, built in CI with the last build restored", (
 
   // Four clones of 10,400 files and five builds of them.
   it(
-    "reads everything, writes only the files whose bytes changed, and says it rebuilt by content",
+    "reads everything, writes only the files whose bytes changed, and says it compared with the last build by content",
     { timeout: 300_000 },
     async () => {
       const checkout = join(memoryTempDir(), "checkout");
@@ -226,7 +228,7 @@ describe("a large catalogue in git, built in CI with the last build restored", (
       const changed = differing(first, second);
       expect((await run()).stdout).toMatch(
         new RegExp(
-          `^built 2 hosts, 10400 packages \\(8 changed, ${changed} files written; rebuilt by content, as most packages must be read again\\) in `,
+          `^built 2 hosts, 10400 packages \\(8 changed, ${changed} files written; compared with the last build by content, as most packages must be read again\\) in `,
         ),
       );
       // Compared with Buffer.equals: a deep equality of 20,000 buffers walks them byte by byte.

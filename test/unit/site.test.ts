@@ -168,7 +168,7 @@ describe("the site in a rebuild", () => {
     const host = (readJson(join(catalogue, "hosts.json")) as { hosts: { id: string }[] }).hosts[0]!.id;
     const names = () => (readJson(join(out, "v1", host, "packages")) as Package[]).map((p) => p.internal_name).sort();
     const out = join(memoryTempDir(), "dist");
-    expect((await build(catalogue, out)).mode).toBe("full");
+    expect((await build(catalogue, out)).mode.kind).toBe("full");
     const file = (name: string) => join(catalogue, host, `${name}.json`);
     const statsFile = join(catalogue, "stats", `${host}.json`);
     const edits: [string, () => void][] = [
@@ -232,7 +232,7 @@ describe("the site in a rebuild", () => {
       const after = readTree(out);
       const full = join(memoryTempDir(), "dist");
       await build(catalogue, full);
-      expect(built.mode, what).toBe("incremental");
+      expect(built.mode.kind, what).toBe("incremental");
       expect(differing(after, readTree(full)), what).toEqual([]);
       expect(built.files, what).toBe(after.size);
       expect(built.filesWritten, what).toBe(differing(before, after).length);

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { countLogs, type CountLogsOptions } from "../../src/stats/countLogs.js";
 import { MAX_DOWNLOADS } from "../../src/stats/countDownloads.js";
 import { FailureError, UsageError } from "../../src/util/errors.js";
-import { loadCatalogue } from "../../src/build/loadCatalogue.js";
+import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { copyFixture, FIXTURES, readJson, shopfront, tempDir, writeFiles } from "../support/helpers.js";
 
 const LOGS = join(FIXTURES, "logs");

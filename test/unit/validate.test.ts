@@ -3,7 +3,7 @@
 import { mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadCatalogue } from "../../src/build/loadCatalogue.js";
+import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { UsageError } from "../../src/util/errors.js";
 import { copyFixture, manifest, tempDir, writeFiles } from "../support/helpers.js";
 

@@ -60,7 +60,7 @@ describe("watchCatalogue", () => {
 
     writeFiles(catalogue, { "primary/snake.json": manifest("snake", { display_name: "Snake II" }) });
     await eventually(async () => expect(await displayName(url, "snake")).toBe("Snake II"));
-    expect(events.at(-1)).toMatchObject({ kind: "built", built: { mode: "incremental" } });
+    expect(events.at(-1)).toMatchObject({ kind: "built", built: { mode: { kind: "incremental" } } });
   });
 
   it("keeps serving the last good build while the catalogue is broken, and serves the fix", async () => {

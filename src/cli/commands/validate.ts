@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { validateCatalogue } from "../../build/validateCatalogue.js";
+import { validateCatalogue } from "../../load/validateCatalogue.js";
 import { catalogueSetting, fromConfig } from "../applyConfig.js";
 import { EXIT, exits } from "../exit.js";
 import { formatValidSummary } from "../formatBuild.js";

@@ -1,7 +1,8 @@
 // The route table and the reference router as source text, for the code that routes at the edge
 // (the CloudFront function, the Cloudflare worker) exactly like the preview server. Functions are
 // embedded by their compiled source, so the edge runs the very code the preview server runs.
-import { filterList, escapeNonAscii } from "../../routes/filterList.js";
+import { filterList } from "../../routes/filterList.js";
+import { escapeNonAscii } from "../../util/asciiJson.js";
 import { coderKey, decodeValue, KEY_CHUNK, utf8Bytes } from "../../routes/filterValue.js";
 import { matchRequest } from "../../routes/matchRequest.js";
 import { PORTABLE_ROUTES } from "../../routes/routeTable.js";

@@ -10,7 +10,14 @@
 //   before RFC 9239). Only in `assets/`, the site's own files: a rule matches its path with or
 //   without a trailing slash, so `*.js` in browse/ would also type the page of a package named
 //   chart.js (/browse/<host>/package/chart.js/). A missing script's 404 gets that type too.
-import { NOT_FOUND_FILE, RESPONSE_HEADERS, ROUTES, SITE, SITE_HEADERS, SITE_TYPES } from "../../routes/routeTable.js";
+import {
+  NOT_FOUND_FILE,
+  RESPONSE_HEADERS,
+  ROUTES,
+  type SITE,
+  SITE_HEADERS,
+  SITE_TYPES,
+} from "../../routes/routeTable.js";
 import { segmentsOf } from "../../routes/routeSyntax.js";
 
 /** The site folder of the site's own assets, the one whose scripts a rule types. */

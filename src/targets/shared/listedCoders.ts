@@ -4,7 +4,8 @@
 // no package has, and the route answers its fallback.
 import { coderKey, utf8Bytes } from "../../routes/filterValue.js";
 import { valuePattern } from "../../routes/valuePattern.js";
-import type { CatalogueNames } from "../target.js";
+import type { CatalogueNames } from "../../render/catalogueNames.js";
+import { compareCodePoints } from "../../util/codePoints.js";
 
 export interface ListedCoder {
   /** Matches the coder's bytes as sent in a path segment, without anchors. */
@@ -20,7 +21,7 @@ export interface ListedCoder {
  * every host, and a host without that coder has no such file, so it answers its fallback.
  */
 export function listedCoders(names: CatalogueNames): ListedCoder[] {
-  const coders = [...new Set([...names.coders.values()].flat())].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const coders = [...new Set([...names.coders.values()].flat())].sort(compareCodePoints);
   return coders.map((coder) => ({
     path: valuePattern(coder, "path"),
     query: valuePattern(coder, "query"),

@@ -3,7 +3,8 @@
 // of it that is absent sends the server on to the next route, one that is repeated (or, for a
 // name, not a valid one) is a 404; a route with all its parameters present answers. A server
 // writes each step as one rule, in order, over the query string as sent.
-import { PARAM_KINDS, type QueryRoute, type RoutePath, type RouteQuery } from "../../routes/routeTable.js";
+import { PARAM_KINDS, type RouteQuery } from "../../routes/routeParams.js";
+import type { QueryRoute, RoutePath } from "../../routes/routeTable.js";
 import { filterQueryPatterns, queryPatterns, type QueryPatterns } from "../../routes/routeSyntax.js";
 
 export type QueryDecision =

@@ -5,8 +5,10 @@ import { chmodSync, readdirSync, readFileSync, readlinkSync, writeFileSync } fro
 import { connect } from "node:net";
 import { join } from "node:path";
 import { buildCatalogue } from "../../../src/build/buildCatalogue.js";
-import { catalogueNames, loadCatalogue } from "../../../src/build/loadCatalogue.js";
-import type { CatalogueNames, TargetId } from "../../../src/targets/target.js";
+import { loadCatalogue } from "../../../src/load/loadCatalogue.js";
+import { catalogueNames } from "../../../src/render/catalogueNames.js";
+import type { CatalogueNames } from "../../../src/render/catalogueNames.js";
+import type { TargetId } from "../../../src/targets/target.js";
 import { copyFixture, tempDir } from "../helpers.js";
 
 export interface RunningServer {

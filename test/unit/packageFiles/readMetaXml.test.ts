@@ -2,19 +2,19 @@ import { describe, expect, it } from "vitest";
 import {
   decodeMetaXmlBytes,
   parseReleaseDate,
-  readMetaXml,
+  parseMetaXml,
   type MetaXml,
-} from "../../../src/packageFiles/readMetaXml.js";
+} from "../../../src/packageFiles/parseMetaXml.js";
 
 function read(bytes: Uint8Array | string): MetaXml {
-  const result = readMetaXml(typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes);
+  const result = parseMetaXml(typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes);
   if (!result.ok) throw new Error(`not read: ${result.reason}`);
   return result.meta;
 }
 
 const latin1 = (s: string): Buffer => Buffer.from(s, "latin1");
 
-describe("readMetaXml", () => {
+describe("parseMetaXml", () => {
   it("reads the common shape: declaration, tabs, every field, a flag", () => {
     const meta = read(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <app version="1">
@@ -119,7 +119,7 @@ describe("readMetaXml", () => {
   });
 
   it("warns about a release date in no known form and leaves it out", () => {
-    const result = readMetaXml(Buffer.from("<app><release_date>N/A</release_date></app>"));
+    const result = parseMetaXml(Buffer.from("<app><release_date>N/A</release_date></app>"));
     expect(result.ok && result.meta.release_date).toBe(undefined);
     expect(result.ok && result.warnings).toEqual([
       `release_date "N/A" is not yyyyMMddHHmmss, yyyyMMddHHmm or yyyyMMdd`,
@@ -127,9 +127,9 @@ describe("readMetaXml", () => {
   });
 
   it("fails where no <app> element can be found", () => {
-    expect(readMetaXml(Buffer.from([0, 1, 2, 0xff]))).toEqual({ ok: false, reason: "it has no <app> element" });
-    expect(readMetaXml(Buffer.from(" \n"))).toEqual({ ok: false, reason: "the file is empty" });
-    expect(readMetaXml(Buffer.from("<!-- <app><name>x</name></app> -->"))).toMatchObject({ ok: false });
+    expect(parseMetaXml(Buffer.from([0, 1, 2, 0xff]))).toEqual({ ok: false, reason: "it has no <app> element" });
+    expect(parseMetaXml(Buffer.from(" \n"))).toEqual({ ok: false, reason: "the file is empty" });
+    expect(parseMetaXml(Buffer.from("<!-- <app><name>x</name></app> -->"))).toMatchObject({ ok: false });
   });
 });
 

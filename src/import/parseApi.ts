@@ -57,7 +57,7 @@ export function parseApiJson(text: string, where: string): unknown {
  * default (the API does not say which is). Hosts that a catalogue could not declare (a bad id or
  * host name) fail the import here, before any list is fetched under their id.
  */
-export function readHostList(json: unknown, where: string, validators: Validators): HostsFile {
+export function parseHostList(json: unknown, where: string, validators: Validators): HostsFile {
   const expected = 'the host list, {"repos": [...], "repositories": {...}}';
   if (!isObject(json)) throw new FailureError(`${where}: expected ${expected}, got ${describeValue(json)}`);
   const { repos, repositories } = json;
@@ -100,7 +100,7 @@ function statsOf(object: Record<string, unknown>): Partial<PackageStats> {
 }
 
 /** The packages of one host's list (`/v1/<host>/packages`), each with its manifest fields as given. */
-export function readPackageList(json: unknown, host: string, where: string): HostPackages {
+export function parsePackageList(json: unknown, host: string, where: string): HostPackages {
   if (!Array.isArray(json)) {
     const hint = json === null ? " (the original server answered null for what it did not have)" : "";
     throw new FailureError(`${where}: expected a list of packages, got ${describeValue(json)}${hint}`);

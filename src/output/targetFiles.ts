@@ -1,7 +1,8 @@
 // The files `build --target` adds to the output root, where a host reads its config from the deploy.
 import type { OutputFile } from "../render/renderApi.js";
 import { targetById } from "../targets/index.js";
-import type { CatalogueNames, TargetId } from "../targets/target.js";
+import type { CatalogueNames } from "../render/catalogueNames.js";
+import type { TargetId } from "../targets/target.js";
 import { UsageError } from "../util/errors.js";
 
 /** Every deploy file of the targets; two targets that would write one path are a usage error. */

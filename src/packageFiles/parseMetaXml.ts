@@ -132,7 +132,7 @@ export function parseReleaseDate(text: string): number | undefined {
 }
 
 /** Reads meta.xml's bytes. Fails only when no `<app>` element can be found. */
-export function readMetaXml(bytes: Uint8Array): MetaXmlResult {
+export function parseMetaXml(bytes: Uint8Array): MetaXmlResult {
   const { text, encoding } = decodeMetaXmlBytes(bytes);
   const clean = stripMarkup(text);
   const open = /<app(\s[^>]*)?>/i.exec(clean);

@@ -7,11 +7,9 @@ import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { folderSignatures, listCatalogue, readSourceFile } from "../read/readCatalogue.js";
 import type { Signature } from "../read/signature.js";
 import { renderPackage, type RenderedCatalogue, type RenderedPackage } from "../render/renderApi.js";
-import type { CatalogueNames } from "../targets/target.js";
 import {
   unknownStatsProblems,
   validateHostsFile,
-  validateLayout,
   validateManifest,
   validateStatsFile,
   HOSTS_FILE,
@@ -19,8 +17,10 @@ import {
   MAX_STATS_BYTES,
   type ManifestRef,
 } from "../validate/catalogueRules.js";
+import { validateLayout } from "../validate/layoutRules.js";
 import type { PackageStats } from "../catalogue/fields.js";
-import { hostStatsOf, type HostStats } from "../stats/statsFile.js";
+import { hostStatsOf, type HostStats } from "../catalogue/statsFile.js";
+import { compareCodePoints } from "../util/codePoints.js";
 
 /** What a build remembers of a host's stats file. */
 export interface StatsSource {
@@ -84,7 +84,7 @@ export function loadManifest(
 
 /** The order of a host's packages: by name, in code-point order. */
 export function byName(a: { name: string }, b: { name: string }): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  return compareCodePoints(a.name, b.name);
 }
 
 /** Reads and validates the whole catalogue, and renders every package. */
@@ -172,40 +172,4 @@ export async function loadCatalogue(
       stats: statsSources,
     },
   };
-}
-
-/** The names of a validated catalogue, as the target generators take them. */
-export function catalogueNames(catalogue: RenderedCatalogue): CatalogueNames {
-  return namesOf(
-    catalogue.hosts.map((h) => h.id),
-    catalogue.packages,
-  );
-}
-
-/** What the target generators take, from each host's packages in list order. */
-export function namesOf(
-  hosts: readonly string[],
-  packages: ReadonlyMap<string, readonly { name: string; category: string; coder: string }[]>,
-): CatalogueNames {
-  const each = <T>(of: (list: readonly { name: string; category: string; coder: string }[]) => T) =>
-    new Map(hosts.map((host) => [host, of(packages.get(host) ?? [])]));
-  return {
-    hosts,
-    packages: each((list) => list.map((p) => p.name)),
-    coders: each((list) => distinctSorted(list.map((p) => p.coder))),
-    categories: each(
-      (list) =>
-        new Map(
-          distinctSorted(list.map((p) => p.category)).map((category) => [
-            category,
-            distinctSorted(list.filter((p) => p.category === category).map((p) => p.coder)),
-          ]),
-        ),
-    ),
-  };
-}
-
-/** Each value once, sorted in code-point order. */
-function distinctSorted(values: Iterable<string>): string[] {
-  return [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -2,11 +2,11 @@
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
-/** The bytes readPngSize needs. */
+/** The bytes parsePngSize needs. */
 export const PNG_HEADER_BYTES = 24;
 
 /** Width and height of a PNG, or undefined when the bytes do not start like a PNG. */
-export function readPngSize(head: Uint8Array): { width: number; height: number } | undefined {
+export function parsePngSize(head: Uint8Array): { width: number; height: number } | undefined {
   if (head.length < PNG_HEADER_BYTES) return undefined;
   if (PNG_SIGNATURE.some((b, i) => head[i] !== b)) return undefined;
   const view = new DataView(head.buffer, head.byteOffset, head.byteLength);

@@ -93,7 +93,7 @@ interface Pending {
 }
 
 /** Reads a Homebrew Browser list into packages of `host`. */
-export function readHbbList(bytes: Uint8Array, host: string): ImportSource {
+export function parseHbbList(bytes: Uint8Array, host: string): ImportSource {
   const { lines, notUtf8 } = decodeLines(bytes);
   const skipped: SkippedEntry[] = [];
   const packages: ImportedPackage[] = [];

@@ -1,7 +1,8 @@
 // The stats source: catalogue/stats/<host>.json, one file per host, holding the downloads and rating
 // of its packages (schemas/stats.schema.json) and the access logs counted into it. Manifests are
 // reviewed by hand and counts change daily, so the numbers live here and never in a manifest.
-import { NO_STATS, type PackageStats } from "../catalogue/fields.js";
+import { NO_STATS, type PackageStats } from "./fields.js";
+import { compareCodePoints } from "../util/codePoints.js";
 
 /** The catalogue's folder of stats files. */
 export const STATS_FOLDER = "stats";
@@ -56,7 +57,6 @@ function oneLine(fields: Record<string, string | number | undefined>): string {
   return set.length === 0 ? "{}" : `{ ${set.map(([key, value]) => `"${key}": ${JSON.stringify(value)}`).join(", ")} }`;
 }
 
-const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * A stats file's text: packages sorted by name, one per line, then the counted logs one per line,
@@ -64,7 +64,7 @@ const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
  */
 export function serializeStats(file: StatsFile): string {
   const entries = Object.keys(file.packages)
-    .sort(byCodePoint)
+    .sort(compareCodePoints)
     .map((name) => {
       const { downloads, rating } = file.packages[name]!;
       return `${JSON.stringify(name)}: ${oneLine({ downloads, rating })}`;

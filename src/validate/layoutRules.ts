@@ -1,0 +1,213 @@
+// The catalogue's rules for its layout, as pure functions from a listing to problems: which folders
+// and files a catalogue holds (hosts declared in hosts.json, <host>/<name>.json, stats/<host>.json),
+// editors' leftovers, and names that differ only in case.
+import { foldCase, NAME_RULE, nameProblem, RESERVED_NAME_RULE } from "../catalogue/names.js";
+import { finding, type Finding, type Problem } from "../catalogue/problems.js";
+import type { CatalogueListing } from "../read/readCatalogue.js";
+import { STATS_FOLDER, statsFileOf } from "../catalogue/statsFile.js";
+import { compareCodePoints } from "../util/codePoints.js";
+import { HOSTS_FILE, MANIFEST_EXTENSION, type KnownNames, type ManifestRef } from "./catalogueRules.js";
+
+/** A host's stats file: catalogue/stats/<host>.json. */
+export interface StatsRef {
+  host: string;
+  file: string;
+}
+
+export interface LayoutResult {
+  manifests: ManifestRef[];
+  /** The stats files of declared hosts that have one. */
+  stats: StatsRef[];
+  problems: Problem[];
+}
+
+/**
+ * Files an editor or a merge tool leaves next to the file it edits: backups (`snake.json~`,
+ * `snake.json.bak`, `snake.json.orig`), Emacs' auto-save files (`#snake.json#`), swap and temporary
+ * files, and the file `4913` Vim creates for a moment to test whether a folder is writable. Hidden
+ * ones (`.snake.json.swp`) are not listed at all.
+ */
+const EDITOR_LEFTOVER = /~$|^#.*#$|\.(?:bak|orig|rej|tmp|swp|swo)$|^4913$/i;
+
+function isEditorLeftover(name: string): boolean {
+  return EDITOR_LEFTOVER.test(name);
+}
+
+function ignoredFile(): Finding {
+  return finding("IGNORED_FILE", "", "is ignored: it looks like an editor's backup or temporary file", "warning");
+}
+
+/**
+ * The folder rules: every folder is a declared host and every declared host a folder, manifests are
+ * regular `<name>.json` files with a legal name (editors' backups beside them are ignored, with a
+ * warning), no two names of a host differ only in case, and no symbolic links (one could point
+ * outside the catalogue). `declared` is undefined when hosts.json is unusable; then every folder is
+ * checked as a host, so one run still reports every manifest.
+ * `known` names passed the same rules in the previous build (the rules are part of the build's key):
+ * they are not checked again, and folding for case collisions is done only when a new name appears.
+ */
+export function validateLayout(
+  listing: CatalogueListing,
+  declared: readonly string[] | undefined,
+  known?: KnownNames,
+): LayoutResult {
+  const problems: Problem[] = [];
+  const manifests: ManifestRef[] = [];
+  const add = (file: string, f: Finding) => problems.push({ file, ...f });
+  const rootKinds = new Map(listing.root.map((e) => [e.name, e.kind]));
+
+  for (const entry of listing.root) {
+    if (entry.name === STATS_FOLDER && entry.kind !== "symlink") {
+      if (entry.kind !== "directory")
+        add(entry.name, finding("UNEXPECTED_ENTRY", "", "must be the folder of stats files, stats/<host>.json"));
+    } else if (entry.name === HOSTS_FILE) {
+      if (entry.kind !== "file")
+        add(
+          HOSTS_FILE,
+          finding(entry.kind === "symlink" ? "SYMLINK" : "UNEXPECTED_ENTRY", "", "must be a regular file"),
+        );
+    } else if (entry.kind === "symlink") {
+      add(entry.name, finding("SYMLINK", "", "is a symbolic link: the catalogue holds only regular files and folders"));
+    } else if (entry.kind === "directory" && declared && !declared.includes(entry.name)) {
+      add(
+        `${entry.name}/`,
+        finding(
+          "UNDECLARED_HOST_FOLDER",
+          "",
+          `is not a host declared in ${HOSTS_FILE} (declared: ${declared.join(", ") || "none"})`,
+        ),
+      );
+    } else if (entry.kind !== "directory" && entry.name.endsWith(MANIFEST_EXTENSION)) {
+      add(
+        entry.name,
+        finding("UNEXPECTED_ENTRY", "", "is not in a host folder: manifests are catalogue/<host>/<name>.json"),
+      );
+    }
+  }
+
+  const hosts =
+    declared ?? listing.root.filter((e) => e.kind === "directory" && e.name !== STATS_FOLDER).map((e) => e.name);
+  hosts.forEach((host, index) => {
+    const kind = rootKinds.get(host);
+    const where = `/hosts/${index}/id`;
+    if (kind === undefined)
+      add(
+        HOSTS_FILE,
+        finding("MISSING_HOST_FOLDER", where, `declares host "${host}" but the catalogue has no folder ${host}/`),
+      );
+    else if (kind !== "directory" && kind !== "symlink")
+      add(host, finding("NOT_A_FOLDER", "", `must be the folder of host "${host}", but it is a file`));
+    if (kind !== "directory") return;
+    const entries = listing.folders.get(host);
+    if (!entries || "error" in entries) {
+      add(`${host}/`, finding("UNREADABLE", "", `cannot be listed: ${entries?.error ?? "unknown error"}`));
+      return;
+    }
+    const knownHere = known?.get(host);
+    const names: string[] = [];
+    let newNames = false;
+    for (const entry of entries) {
+      const file = `${host}/${entry.name}`;
+      if (entry.kind === "symlink") {
+        add(file, finding("SYMLINK", "", "is a symbolic link: manifests must be regular files"));
+        continue;
+      }
+      if (entry.kind === "file" && isEditorLeftover(entry.name)) {
+        add(file, ignoredFile());
+        continue;
+      }
+      if (entry.kind !== "file" || !entry.name.endsWith(MANIFEST_EXTENSION)) {
+        add(
+          entry.kind === "directory" ? `${file}/` : file,
+          finding(
+            "UNEXPECTED_ENTRY",
+            "",
+            `is not a manifest: a host folder holds only <internal_name>${MANIFEST_EXTENSION} files`,
+          ),
+        );
+        continue;
+      }
+      const name = entry.name.slice(0, -MANIFEST_EXTENSION.length);
+      if (knownHere?.has(name) !== true) {
+        newNames = true;
+        const nameCode = nameProblem(name);
+        if (nameCode) {
+          add(
+            file,
+            finding(
+              nameCode,
+              "",
+              `has a file name that cannot be a package name: ${JSON.stringify(name)} ${nameCode === "INVALID_NAME" ? NAME_RULE : RESERVED_NAME_RULE}`,
+            ),
+          );
+        }
+      }
+      names.push(name);
+      manifests.push({ host, name, file });
+    }
+    if (newNames) addCaseCollisions(host, names, add);
+  });
+  const stats = rootKinds.get(STATS_FOLDER) === "directory" ? validateStatsLayout(listing, hosts, add) : [];
+  return { manifests, stats, problems };
+}
+
+/** The stats folder's rules: it holds only regular files named after declared hosts, <host>.json. */
+function validateStatsLayout(
+  listing: CatalogueListing,
+  hosts: readonly string[],
+  add: (file: string, f: Finding) => void,
+): StatsRef[] {
+  const entries = listing.folders.get(STATS_FOLDER);
+  if (!entries || "error" in entries) {
+    add(`${STATS_FOLDER}/`, finding("UNREADABLE", "", `cannot be listed: ${entries?.error ?? "unknown error"}`));
+    return [];
+  }
+  const stats: StatsRef[] = [];
+  for (const entry of entries) {
+    const file = `${STATS_FOLDER}/${entry.name}`;
+    const host = entry.name.endsWith(MANIFEST_EXTENSION) ? entry.name.slice(0, -MANIFEST_EXTENSION.length) : undefined;
+    if (entry.kind === "symlink")
+      add(file, finding("SYMLINK", "", "is a symbolic link: stats files must be regular files"));
+    else if (entry.kind === "file" && host !== undefined && hosts.includes(host))
+      stats.push({ host, file: statsFileOf(host) });
+    else if (entry.kind === "file" && isEditorLeftover(entry.name)) add(file, ignoredFile());
+    else
+      add(
+        entry.kind === "directory" ? `${file}/` : file,
+        finding(
+          "UNEXPECTED_ENTRY",
+          "",
+          `is not the stats file of a declared host: ${STATS_FOLDER}/ holds only <host>${MANIFEST_EXTENSION} files (hosts: ${hosts.join(", ") || "none"})`,
+        ),
+      );
+  }
+  return stats.sort((a, b) => hosts.indexOf(a.host) - hosts.indexOf(b.host));
+}
+
+/**
+ * Names of one host that fold to the same key, reported on all but the first in name order (so
+ * the report does not depend on the order the file system lists them in).
+ */
+function addCaseCollisions(host: string, names: readonly string[], add: (file: string, f: Finding) => void): void {
+  const byFolded = new Map<string, string[]>();
+  for (const name of names) {
+    const folded = foldCase(name);
+    const same = byFolded.get(folded);
+    if (same) same.push(name);
+    else byFolded.set(folded, [name]);
+  }
+  for (const same of byFolded.values()) {
+    if (same.length < 2) continue;
+    const [first, ...others] = same.sort(compareCodePoints);
+    for (const name of others) {
+      add(
+        `${host}/${name}${MANIFEST_EXTENSION}`,
+        finding(
+          "CASE_COLLISION",
+          "",
+          `differs from ${host}/${first}${MANIFEST_EXTENSION} only in case: they collide on case-insensitive file systems and caches`,
+        ),
+      );
+    }
+  }
+}
