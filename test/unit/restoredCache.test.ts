@@ -216,7 +216,7 @@ describe("a large catalogue in git, built in CI with the last build restored", (
       freshClone(repo.origin, checkout, repo.first);
       restoreCache(cache, checkout);
       expect((await run()).stdout).toMatch(
-        /^built 2 hosts, 10400 packages \(nothing changed; rebuilt by content, as most packages must be read again\) in /,
+        /^built 2 hosts, 10400 packages \(nothing changed; compared with the last build by content, as most packages must be read again\) in /,
       );
       // The state now has the clone's signatures: the next build trusts them.
       expect((await run()).stdout).toMatch(/^built 2 hosts, 10400 packages \(nothing changed\) in /);
@@ -238,7 +238,7 @@ describe("a large catalogue in git, built in CI with the last build restored", (
       cache = saveCache(checkout);
       freshClone(repo.origin, checkout, repo.first);
       restoreCache(cache, checkout);
-      expect((await run()).stdout).toMatch(new RegExp(`\\(8 changed, ${changed} files written; rebuilt by content`));
+      expect((await run()).stdout).toMatch(new RegExp(`\\(8 changed, ${changed} files written; compared with the last build by content`));
       expect(differing(readTree(join(checkout, "dist")), first)).toBe(0);
     },
   );
