@@ -238,7 +238,9 @@ describe("a large catalogue in git, built in CI with the last build restored", (
       cache = saveCache(checkout);
       freshClone(repo.origin, checkout, repo.first);
       restoreCache(cache, checkout);
-      expect((await run()).stdout).toMatch(new RegExp(`\\(8 changed, ${changed} files written; compared with the last build by content`));
+      expect((await run()).stdout).toMatch(
+        new RegExp(`\\(8 changed, ${changed} files written; compared with the last build by content`),
+      );
       expect(differing(readTree(join(checkout, "dist")), first)).toBe(0);
     },
   );
