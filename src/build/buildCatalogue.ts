@@ -3,7 +3,7 @@
 // (src/rebuild/) takes over and reads and writes only what changed; when it must read nearly every
 // input again (a fresh clone with the last build restored), the full build compares its files with
 // the live output and writes only those that differ. It returns data; the CLI prints.
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import type { Problem } from "../catalogue/problems.js";
 import { buildKey, forgetState, hostStateOf, readState, writeState, type BuildState } from "../rebuild/buildState.js";
 import { rebuildCatalogue } from "../rebuild/rebuildCatalogue.js";
@@ -17,11 +17,12 @@ import {
   slotDir,
   withOutput,
   writeChanges,
+  workFolder,
   writeFresh,
   type LockedOutput,
   type Slot,
 } from "../write/writeOutput.js";
-import { loadCatalogue } from "../load/loadCatalogue.js";
+import { loadCatalogue, type CatalogueSources } from "../load/loadCatalogue.js";
 import { catalogueNames } from "../render/catalogueNames.js";
 import { renderOutput } from "../output/renderOutput.js";
 import { targetFiles } from "../output/targetFiles.js";
@@ -132,12 +133,35 @@ async function buildFully(
   previous?: BuildState,
 ): Promise<BuildResult> {
   const snapshotMs = (options.now ?? Date.now)();
-  const { problems, catalogue, sources } = await loadCatalogue(
-    options.catalogueDir,
-    phase(options.onProgress, "reading"),
-  );
-  if (!catalogue || !sources) return { problems };
+  // Package folders are zipped and the served entries unpacked here, beside the slots, so that they
+  // are moved into the spare slot, never copied twice; removed whatever happens (removeLeftovers too).
+  const workDir = workFolder(output);
+  try {
+    const { problems, catalogue, sources } = await loadCatalogue(
+      options.catalogueDir,
+      phase(options.onProgress, "reading"),
+      { workDir, store: true },
+    );
+    if (!catalogue || !sources) return { problems };
+    return finishFullBuild(options, output, key, reason, dropped, previous, snapshotMs, problems, catalogue, sources);
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
 
+/** Writes, publishes and remembers what a full build loaded. */
+function finishFullBuild(
+  options: BuildOptions,
+  output: LockedOutput,
+  key: string,
+  reason: string,
+  dropped: readonly TargetId[],
+  previous: BuildState | undefined,
+  snapshotMs: number,
+  problems: Problem[],
+  catalogue: RenderedCatalogue,
+  sources: CatalogueSources,
+): BuildResult {
   const files = [...renderOutput(catalogue, { site: options.site !== false, targets: options.targets ?? [] })];
   const written = writeBuild(output, files, previous, phase(options.onProgress, "writing"));
 
@@ -164,6 +188,7 @@ async function buildFully(
     ),
     warnings: problems,
     files: files.length,
+    ...(hasPackageFiles(catalogue) ? { packageFiles: true } : {}),
   });
   let packages = 0;
   for (const list of catalogue.packages.values()) packages += list.length;
@@ -250,6 +275,11 @@ function droppedTargets(
     .map((f) => f.path)
     .filter((path) => !kept.has(path));
   return gone.length > 0 ? { dropped: { targets: [...dropped], files: gone } } : {};
+}
+
+function hasPackageFiles(catalogue: RenderedCatalogue): boolean {
+  for (const list of catalogue.packages.values()) if (list.some((p) => p.files)) return true;
+  return false;
 }
 
 /** The progress of one phase, as the step that does it reports it. */

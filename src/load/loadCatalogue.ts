@@ -1,12 +1,24 @@
 // The load step every command that reads a catalogue shares: read -> validate -> render. Each valid
 // manifest is rendered as soon as it is validated, so a large catalogue is held as JSON text, never
 // as parsed manifests.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Manifest } from "../catalogue/fields.js";
+import { extractPackageEntries } from "../packageFiles/extractPackageEntries.js";
+import { mergeDerived } from "../packageFiles/mergeDerived.js";
+import { PLACEHOLDER_ICON } from "../packageFiles/placeholderIcon.js";
+import { readPackageFiles } from "../packageFiles/readPackageFiles.js";
 import { isError, sortProblems, type Problem } from "../catalogue/problems.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { folderSignatures, listCatalogue, readSourceFile } from "../read/readCatalogue.js";
 import type { Signature } from "../read/signature.js";
-import { renderPackage, type RenderedCatalogue, type RenderedPackage } from "../render/renderApi.js";
+import {
+  renderPackage,
+  type RenderedCatalogue,
+  type RenderedPackage,
+  type StoredPackageFiles,
+} from "../render/renderApi.js";
 import {
   unknownStatsProblems,
   validateHostsFile,
@@ -56,15 +68,78 @@ export interface LoadedPackage {
   signature: Signature;
 }
 
-/** Reads, validates and renders one manifest, with its entry in the host's stats file if it has one. */
+/**
+ * Reads a package's files, merges what they derive into its manifest and, given `store` (a folder on
+ * the output's file system), unpacks the entries the build serves beside the archive into
+ * `<store>/<host>/<name>/` (streamed, never held in memory); a folder is zipped there too.
+ */
+export async function loadPackageFiles(
+  catalogueDir: string,
+  ref: ManifestRef,
+  manifest: Manifest | undefined,
+  stats: PackageStats | undefined,
+  workDir: string,
+  store: boolean,
+): Promise<{ problems: Problem[]; pkg?: RenderedPackage }> {
+  // Read even beside an invalid manifest, so that one run reports the files' problems too.
+  const read = await readPackageFiles(catalogueDir, ref.host, ref.name, { workDir });
+  if (!manifest || !read.derived || !read.archive) return { problems: read.problems };
+  const merged = mergeDerived(manifest, read.derived, ref.file);
+  const problems = [...read.problems, ...merged.problems];
+  if (problems.some(isError)) return { problems };
+  const derived = read.derived;
+  const at = join(workDir, ref.host, ref.name);
+  const binary = derived.package_type === "elf" ? "boot.elf" : "boot.dol";
+  const files: StoredPackageFiles = {
+    zipSize: derived.zip_size,
+    icon: derived.icon !== undefined,
+    archive: { from: read.archive, move: read.files.kind === "folder" },
+    iconFrom: derived.icon ? join(at, "icon.png") : PLACEHOLDER_ICON,
+    binary: { name: binary, from: join(at, binary) },
+    ...(derived.metaEntry !== undefined ? { metaFrom: join(at, "meta.xml") } : {}),
+  };
+  if (store) {
+    await extractPackageEntries(read.archive, [
+      { entry: derived.binary.entry, to: files.binary.from },
+      ...(derived.icon ? [{ entry: derived.icon.entry, to: files.iconFrom }] : []),
+      ...(files.metaFrom !== undefined ? [{ entry: derived.metaEntry!, to: files.metaFrom }] : []),
+    ]);
+  }
+  return {
+    problems,
+    pkg: {
+      name: ref.name,
+      json: renderPackage(merged.package as Manifest, stats),
+      category: manifest.category,
+      coder: merged.package.coder!,
+      ...(stats ? { stats } : {}),
+      files,
+    },
+  };
+}
+
+/**
+ * Reads, validates and renders one manifest, with its entry in the host's stats file if it has one.
+ * A manifest with package files beside it (`ref.files`) is returned unrendered, as `withFiles`:
+ * loadPackageFiles renders it with what its files derive.
+ */
 export function loadManifest(
   catalogueDir: string,
   ref: ManifestRef,
   validators: Validators,
   stats: PackageStats | undefined,
-): { problems: Problem[]; loaded?: LoadedPackage } {
+): { problems: Problem[]; loaded?: LoadedPackage; withFiles?: { manifest?: Manifest; signature?: Signature } } {
   const source = readSourceFile(join(catalogueDir, ref.file), MAX_SOURCE_BYTES);
   const checked = validateManifest(ref, source, validators);
+  if (ref.files !== undefined) {
+    return {
+      problems: checked.problems,
+      withFiles: {
+        ...(checked.manifest ? { manifest: checked.manifest } : {}),
+        ...(source.signature ? { signature: source.signature } : {}),
+      },
+    };
+  }
   if (!checked.manifest) return { problems: checked.problems };
   // A valid manifest was read, so its signature was taken.
   return {
@@ -88,9 +163,20 @@ export function byName(a: { name: string }, b: { name: string }): number {
 }
 
 /** Reads and validates the whole catalogue, and renders every package. */
+export interface LoadOptions {
+  /**
+   * Where package folders are zipped and, with `store`, the stored entries unpacked; the caller
+   * removes it. Without it a temporary folder is used and removed (then `store` must be off).
+   */
+  workDir?: string;
+  /** Unpack the entries a build serves (binary, meta.xml, icon) into `workDir`. */
+  store?: boolean;
+}
+
 export async function loadCatalogue(
   catalogueDir: string,
   onProgress?: (done: number, total: number) => void,
+  options: LoadOptions = {},
 ): Promise<LoadedCatalogue> {
   const listing = listCatalogue(catalogueDir);
   const validators = await schemaValidators();
@@ -115,16 +201,37 @@ export async function loadCatalogue(
   }
 
   const loaded = new Map<string, LoadedPackage[]>();
-  layout.manifests.forEach((ref, i) => {
-    const manifest = loadManifest(catalogueDir, ref, validators, stats.get(ref.host)?.entries.get(ref.name));
-    if (manifest.problems.length > 0) problems.push(...manifest.problems);
-    if (manifest.loaded) {
-      let list = loaded.get(ref.host);
-      if (!list) loaded.set(ref.host, (list = []));
-      list.push(manifest.loaded);
+  const withFiles = layout.manifests.some((ref) => ref.files !== undefined);
+  const ownWorkDir = withFiles && options.workDir === undefined;
+  const workDir = options.workDir ?? (withFiles ? mkdtempSync(join(tmpdir(), "shopfront-files-")) : "");
+  try {
+    for (const [i, ref] of layout.manifests.entries()) {
+      const entry = stats.get(ref.host)?.entries.get(ref.name);
+      const manifest = loadManifest(catalogueDir, ref, validators, entry);
+      if (manifest.problems.length > 0) problems.push(...manifest.problems);
+      let done = manifest.loaded;
+      if (manifest.withFiles) {
+        const files = await loadPackageFiles(
+          catalogueDir,
+          ref,
+          manifest.withFiles.manifest,
+          entry,
+          workDir,
+          options.store === true,
+        );
+        problems.push(...files.problems);
+        if (files.pkg) done = { pkg: files.pkg, signature: manifest.withFiles.signature! };
+      }
+      if (done) {
+        let list = loaded.get(ref.host);
+        if (!list) loaded.set(ref.host, (list = []));
+        list.push(done);
+      }
+      onProgress?.(i + 1, layout.manifests.length);
     }
-    onProgress?.(i + 1, layout.manifests.length);
-  });
+  } finally {
+    if (ownWorkDir) rmSync(workDir, { recursive: true, force: true });
+  }
 
   const statsSources = new Map<string, StatsSource>();
   for (const host of hosts.hostsFile?.hosts.map((h) => h.id) ?? []) {
@@ -160,7 +267,11 @@ export async function loadCatalogue(
   }
   return {
     problems: sorted,
-    catalogue: { hosts: hosts.hostsFile.hosts, packages },
+    catalogue: {
+      hosts: hosts.hostsFile.hosts,
+      packages,
+      ...(withFiles ? { defaultHost: hosts.hostsFile.default } : {}),
+    },
     // A valid hosts file was read, so its signature was taken.
     sources: {
       hostsFile: hostsSource!.signature!,

@@ -156,6 +156,8 @@ export interface BuildState {
   warnings: Problem[];
   /** Output files in the live slot. */
   files: number;
+  /** Whether a package had files beside its manifest (zip or folder); a rebuild then builds fully. */
+  packageFiles?: boolean;
 }
 
 const STATE_FILE = "state";

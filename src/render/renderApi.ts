@@ -1,4 +1,5 @@
 // Renders a validated catalogue into the files of the static API: a list of path -> content, pure.
+import { readFileSync } from "node:fs";
 import {
   NO_STATS,
   PACKAGE_FIELDS,
@@ -25,7 +26,26 @@ import { compareCodePoints } from "../util/codePoints.js";
  */
 export interface OutputFile {
   path: string;
-  content: string | { jsonArray: readonly (string | Uint8Array)[] };
+  /**
+   * The bytes, or a file on disk whose bytes these are (a package's stored files, never read into
+   * memory): copied, or moved in when `move` (a file the build made for this output).
+   */
+  content: string | { jsonArray: readonly (string | Uint8Array)[] } | { file: string; move?: boolean };
+}
+
+/** Where the stored files of a package with files come from, and what the site is told of them. */
+export interface StoredPackageFiles {
+  /** Bytes of the archive as served. */
+  zipSize: number;
+  /** false when the package has no icon and the placeholder is served. */
+  icon: boolean;
+  /** The archive: the catalogue's own zip (copied) or the one built from the folder (moved in). */
+  archive: { from: string; move: boolean };
+  /** The icon to serve: unpacked from the archive, or the placeholder. */
+  iconFrom: string;
+  binary: { name: "boot.dol" | "boot.elf"; from: string };
+  /** meta.xml as unpacked; absent when the archive's meta.xml could not be read. */
+  metaFrom?: string;
 }
 
 export interface RenderedPackage {
@@ -37,12 +57,16 @@ export interface RenderedPackage {
   coder: string;
   /** Its entry in the host's stats file; without one it reports NO_STATS. */
   stats?: PackageStats;
+  /** Present for a package with files beside its manifest (the site reads zipSize and icon). */
+  files?: StoredPackageFiles;
 }
 
 export interface RenderedCatalogue {
   hosts: readonly HostInfo[];
   /** Per host id, its packages sorted by name in code-point order. */
   packages: ReadonlyMap<string, readonly RenderedPackage[]>;
+  /** hosts.json's default host: its packages' stored files are at the root (routes/packageFileLayout.ts). */
+  defaultHost?: string;
 }
 
 const PACKAGE_KEYS = (Object.keys(PACKAGE_FIELDS) as (keyof Package)[]).sort();
@@ -147,6 +171,7 @@ export function filterKeys(host: string): (pkg: Pick<RenderedPackage, "category"
 /** A file's bytes as one string (tests and small files; large lists are written in chunks). */
 export function contentText(content: OutputFile["content"]): string {
   if (typeof content === "string") return content;
+  if ("file" in content) return readFileSync(content.file, "latin1");
   const items = content.jsonArray.map((item) =>
     typeof item === "string" ? item : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1"),
   );
