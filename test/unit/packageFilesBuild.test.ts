@@ -7,16 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import yauzl from "yauzl";
 import { PLACEHOLDER_ICON } from "../../src/packageFiles/placeholderIcon.js";
-import {
-  copyFixture,
-  FIXTURES,
-  manifest,
-  readJson,
-  readTree,
-  shopfront,
-  tempDir,
-  writeFiles,
-} from "../support/helpers.js";
+import { copyFixture, FIXTURES, manifest, readJson, readTree, shopfront, writeFiles } from "../support/helpers.js";
 
 const HOSTILE = join(FIXTURES, "package-files", "hostile");
 
