@@ -91,8 +91,6 @@ export async function loadPackageFiles(
   const at = join(workDir, ref.host, ref.name);
   const binary = derived.package_type === "elf" ? "boot.elf" : "boot.dol";
   const files: StoredPackageFiles = {
-    zipSize: derived.zip_size,
-    icon: derived.icon !== undefined,
     archive: { from: read.archive, move: read.files.kind === "folder" },
     iconFrom: derived.icon ? join(at, "icon.png") : PLACEHOLDER_ICON,
     binary: { name: binary, from: join(at, binary) },
@@ -113,7 +111,8 @@ export async function loadPackageFiles(
       category: manifest.category,
       coder: merged.package.coder!,
       ...(stats ? { stats } : {}),
-      files,
+      files: { zipSize: derived.zip_size, icon: derived.icon !== undefined },
+      stored: files,
     },
   };
 }

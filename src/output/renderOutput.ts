@@ -5,6 +5,7 @@
 import { renderOpenApi } from "../openapi/renderOpenApi.js";
 import { catalogueNames } from "../render/catalogueNames.js";
 import { renderApi, type OutputFile, type RenderedCatalogue } from "../render/renderApi.js";
+import { PLACEHOLDER_ICON } from "../packageFiles/placeholderIcon.js";
 import { packageFilePaths } from "../routes/packageFileLayout.js";
 import { OPENAPI_FILE } from "../routes/routeTable.js";
 import { renderSite } from "../site/renderSite.js";
@@ -25,16 +26,17 @@ export function storedPackageFiles(catalogue: RenderedCatalogue): OutputFile[] {
   const files: OutputFile[] = [];
   for (const [host, packages] of catalogue.packages) {
     for (const p of packages) {
-      if (!p.files) continue;
-      const paths = packageFilePaths(host, catalogue.defaultHost!, p.name, p.files.binary.name);
+      const stored = p.stored;
+      if (!stored) continue;
+      const paths = packageFilePaths(host, catalogue.defaultHost!, p.name, stored.binary.name);
       files.push(
-        { path: paths.archive, content: { file: p.files.archive.from, move: p.files.archive.move } },
+        { path: paths.archive, content: { file: stored.archive.from, move: stored.archive.move } },
         // The placeholder is the tool's own file: copied; everything else was unpacked for this build.
-        { path: paths.icon, content: { file: p.files.iconFrom, move: p.files.icon } },
-        { path: paths.binary, content: { file: p.files.binary.from, move: true } },
+        { path: paths.icon, content: { file: stored.iconFrom, move: stored.iconFrom !== PLACEHOLDER_ICON } },
+        { path: paths.binary, content: { file: stored.binary.from, move: true } },
       );
-      if (p.files.metaFrom !== undefined)
-        files.push({ path: paths.meta, content: { file: p.files.metaFrom, move: true } });
+      if (stored.metaFrom !== undefined)
+        files.push({ path: paths.meta, content: { file: stored.metaFrom, move: true } });
     }
   }
   return files;

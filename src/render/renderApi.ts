@@ -33,12 +33,16 @@ export interface OutputFile {
   content: string | { jsonArray: readonly (string | Uint8Array)[] } | { file: string; move?: boolean };
 }
 
-/** Where the stored files of a package with files come from, and what the site is told of them. */
-export interface StoredPackageFiles {
+/** What the browse site is told of a package's files (a download link, and its icon or the placeholder). */
+export interface PackageFilesInfo {
   /** Bytes of the archive as served. */
   zipSize: number;
   /** false when the package has no icon and the placeholder is served. */
   icon: boolean;
+}
+
+/** Where the stored files of a package with files come from: files on disk the build writes into its slot. */
+export interface StoredPackageFiles {
   /** The archive: the catalogue's own zip (copied) or the one built from the folder (moved in). */
   archive: { from: string; move: boolean };
   /** The icon to serve: unpacked from the archive, or the placeholder. */
@@ -57,8 +61,10 @@ export interface RenderedPackage {
   coder: string;
   /** Its entry in the host's stats file; without one it reports NO_STATS. */
   stats?: PackageStats;
-  /** Present for a package with files beside its manifest (the site reads zipSize and icon). */
-  files?: StoredPackageFiles;
+  /** Present for a package with files beside its manifest: what the site shows of them. */
+  files?: PackageFilesInfo;
+  /** With files: where its stored files come from (output/renderOutput.ts writes them). */
+  stored?: StoredPackageFiles;
 }
 
 export interface RenderedCatalogue {
