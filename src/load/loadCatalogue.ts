@@ -1,7 +1,7 @@
 // The load step every command that reads a catalogue shares: read -> validate -> render. Each valid
 // manifest is rendered as soon as it is validated, so a large catalogue is held as JSON text, never
 // as parsed manifests.
-import { mkdtempSync, rmSync } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, rmSync, type Stats } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Manifest } from "../catalogue/fields.js";
@@ -12,10 +12,13 @@ import { readPackageFiles } from "../packageFiles/readPackageFiles.js";
 import { isError, sortProblems, type Problem } from "../catalogue/problems.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { folderSignatures, listCatalogue, readSourceFile } from "../read/readCatalogue.js";
-import type { Signature } from "../read/signature.js";
+import { signatureOf, type Signature } from "../read/signature.js";
+import type { DerivedFiles } from "../packageFiles/inspectPackageZip.js";
 import {
   renderPackage,
   type RenderedCatalogue,
+  type FileContent,
+  type PackageFilesMemo,
   type RenderedPackage,
   type StoredPackageFiles,
 } from "../render/renderApi.js";
@@ -69,9 +72,73 @@ export interface LoadedPackage {
 }
 
 /**
+ * What a build may reuse of the last build's package files: the memo of package `host/name`, whether
+ * a file kept its signature (the racy-window rule of the manifests), and the live slot's folder.
+ */
+export interface PackageFilesReuse {
+  memo(host: string, name: string): PackageFilesMemo | undefined;
+  unchanged(now: Signature, then: Signature): boolean;
+  liveDir: string;
+}
+
+/** The signatures of a package's files: the zip's (under ""), or every folder and file of its folder, by path. */
+export function packageFilesSignatures(
+  catalogueDir: string,
+  host: string,
+  name: string,
+): PackageFilesMemo["signatures"] {
+  const row = (path: string, s: Signature): PackageFilesMemo["signatures"][number] => [
+    path,
+    s.size,
+    s.mtimeMs,
+    s.ctimeMs,
+    s.ino,
+  ];
+  const zip = join(catalogueDir, host, `${name}.zip`);
+  const zipStats = lstatOrNothing(zip);
+  if (zipStats?.isFile()) return [row("", signatureOf(zipStats))];
+  const rows: PackageFilesMemo["signatures"] = [];
+  const walk = (dir: string, path: string): void => {
+    const stats = lstatOrNothing(dir);
+    if (!stats) return;
+    rows.push(row(path, signatureOf(stats)));
+    if (!stats.isDirectory()) return;
+    for (const entry of readdirSync(dir).sort()) walk(join(dir, entry), `${path}/${entry}`);
+  };
+  walk(join(catalogueDir, host, name), "");
+  return rows;
+}
+
+function lstatOrNothing(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the files still have the signatures the memo took, and its stored files are in the live slot. */
+function memoHolds(memo: PackageFilesMemo, now: PackageFilesMemo["signatures"], reuse: PackageFilesReuse): boolean {
+  if (memo.signatures.length !== now.length) return false;
+  for (let i = 0; i < now.length; i++) {
+    const [path, size, mtimeMs, ctimeMs, ino] = memo.signatures[i]!;
+    const [nowPath, ...nowSignature] = now[i]!;
+    const then = { size, mtimeMs, ctimeMs, ino };
+    const at = { size: nowSignature[0], mtimeMs: nowSignature[1], ctimeMs: nowSignature[2], ino: nowSignature[3] };
+    if (path !== nowPath || !reuse.unchanged(at, then)) return false;
+  }
+  const { archive, icon, binary, meta } = memo.paths;
+  return [archive, icon, binary, ...(meta !== undefined ? [meta] : [])].every((p) =>
+    lstatOrNothing(join(reuse.liveDir, p))?.isFile(),
+  );
+}
+
+/**
  * Reads a package's files, merges what they derive into its manifest and, given `store` (a folder on
  * the output's file system), unpacks the entries the build serves beside the archive into
- * `<store>/<host>/<name>/` (streamed, never held in memory); a folder is zipped there too.
+ * `<store>/<host>/<name>/` (streamed, never held in memory); a folder is zipped there too. With
+ * `reuse`, files that kept their signatures are not read at all: the last build's values are merged,
+ * and its stored files are linked from the live slot.
  */
 export async function loadPackageFiles(
   catalogueDir: string,
@@ -80,7 +147,26 @@ export async function loadPackageFiles(
   stats: PackageStats | undefined,
   workDir: string,
   store: boolean,
+  reuse?: PackageFilesReuse,
 ): Promise<{ problems: Problem[]; pkg?: RenderedPackage }> {
+  // Taken before the files are read: a change while they are read is seen by the next build.
+  const signatures = packageFilesSignatures(catalogueDir, ref.host, ref.name);
+  const memo = reuse?.memo(ref.host, ref.name);
+  if (memo && reuse && memoHolds(memo, signatures, reuse)) {
+    if (!manifest) return { problems: memo.warnings };
+    const merged = mergeDerived(manifest, memo.derived, ref.file);
+    const problems = [...memo.warnings, ...merged.problems];
+    if (problems.some(isError)) return { problems };
+    const live = (path: string): FileContent => ({ file: join(reuse.liveDir, path), link: true });
+    const files: StoredPackageFiles = {
+      archive: live(memo.paths.archive),
+      icon: live(memo.paths.icon),
+      binary: { name: memo.derived.package_type === "elf" ? "boot.elf" : "boot.dol", content: live(memo.paths.binary) },
+      ...(memo.paths.meta !== undefined ? { meta: live(memo.paths.meta) } : {}),
+      memo: { signatures: memo.signatures, derived: memo.derived, warnings: memo.warnings },
+    };
+    return { problems, pkg: renderWithFiles(ref, manifest, merged.package, stats, memo.derived, files) };
+  }
   // Read even beside an invalid manifest, so that one run reports the files' problems too.
   const read = await readPackageFiles(catalogueDir, ref.host, ref.name, { workDir });
   if (!manifest || !read.derived || !read.archive) return { problems: read.problems };
@@ -90,30 +176,41 @@ export async function loadPackageFiles(
   const derived = read.derived;
   const at = join(workDir, ref.host, ref.name);
   const binary = derived.package_type === "elf" ? "boot.elf" : "boot.dol";
+  // The catalogue's zip is copied, never linked: an editor changing it must not change the output.
+  // The rest was made for this build in workDir: moved in. The placeholder is the tool's own: copied.
   const files: StoredPackageFiles = {
-    archive: { from: read.archive, move: read.files.kind === "folder" },
-    iconFrom: derived.icon ? join(at, "icon.png") : PLACEHOLDER_ICON,
-    binary: { name: binary, from: join(at, binary) },
-    ...(derived.metaEntry !== undefined ? { metaFrom: join(at, "meta.xml") } : {}),
+    archive: { file: read.archive, move: read.files.kind === "folder" },
+    icon: derived.icon ? { file: join(at, "icon.png"), move: true } : { file: PLACEHOLDER_ICON },
+    binary: { name: binary, content: { file: join(at, binary), move: true } },
+    ...(derived.metaEntry !== undefined ? { meta: { file: join(at, "meta.xml"), move: true } } : {}),
+    memo: { signatures, derived, warnings: read.problems },
   };
   if (store) {
     await extractPackageEntries(read.archive, [
-      { entry: derived.binary.entry, to: files.binary.from },
-      ...(derived.icon ? [{ entry: derived.icon.entry, to: files.iconFrom }] : []),
-      ...(files.metaFrom !== undefined ? [{ entry: derived.metaEntry!, to: files.metaFrom }] : []),
+      { entry: derived.binary.entry, to: files.binary.content.file },
+      ...(derived.icon ? [{ entry: derived.icon.entry, to: files.icon.file }] : []),
+      ...(files.meta !== undefined ? [{ entry: derived.metaEntry!, to: files.meta.file }] : []),
     ]);
   }
+  return { problems, pkg: renderWithFiles(ref, manifest, merged.package, stats, derived, files) };
+}
+
+function renderWithFiles(
+  ref: ManifestRef,
+  manifest: Manifest,
+  merged: Partial<Manifest>,
+  stats: PackageStats | undefined,
+  derived: DerivedFiles,
+  stored: StoredPackageFiles,
+): RenderedPackage {
   return {
-    problems,
-    pkg: {
-      name: ref.name,
-      json: renderPackage(merged.package as Manifest, stats),
-      category: manifest.category,
-      coder: merged.package.coder!,
-      ...(stats ? { stats } : {}),
-      files: { zipSize: derived.zip_size, icon: derived.icon !== undefined },
-      stored: files,
-    },
+    name: ref.name,
+    json: renderPackage(merged as Manifest, stats),
+    category: manifest.category,
+    coder: merged.coder!,
+    ...(stats ? { stats } : {}),
+    files: { zipSize: derived.zip_size, icon: derived.icon !== undefined },
+    stored,
   };
 }
 
@@ -170,6 +267,8 @@ export interface LoadOptions {
   workDir?: string;
   /** Unpack the entries a build serves (binary, meta.xml, icon) into `workDir`. */
   store?: boolean;
+  /** The last build's package files, reused where they kept their signatures. */
+  reuse?: PackageFilesReuse;
 }
 
 export async function loadCatalogue(
@@ -217,6 +316,7 @@ export async function loadCatalogue(
           entry,
           workDir,
           options.store === true,
+          options.reuse,
         );
         problems.push(...files.problems);
         if (files.pkg) done = { pkg: files.pkg, signature: manifest.withFiles.signature! };

@@ -5,7 +5,6 @@
 import { renderOpenApi } from "../openapi/renderOpenApi.js";
 import { catalogueNames } from "../render/catalogueNames.js";
 import { renderApi, type OutputFile, type RenderedCatalogue } from "../render/renderApi.js";
-import { PLACEHOLDER_ICON } from "../packageFiles/placeholderIcon.js";
 import { packageFilePaths } from "../routes/packageFileLayout.js";
 import { OPENAPI_FILE } from "../routes/routeTable.js";
 import { renderSite } from "../site/renderSite.js";
@@ -30,13 +29,11 @@ export function storedPackageFiles(catalogue: RenderedCatalogue): OutputFile[] {
       if (!stored) continue;
       const paths = packageFilePaths(host, catalogue.defaultHost!, p.name, stored.binary.name);
       files.push(
-        { path: paths.archive, content: { file: stored.archive.from, move: stored.archive.move } },
-        // The placeholder is the tool's own file: copied; everything else was unpacked for this build.
-        { path: paths.icon, content: { file: stored.iconFrom, move: stored.iconFrom !== PLACEHOLDER_ICON } },
-        { path: paths.binary, content: { file: stored.binary.from, move: true } },
+        { path: paths.archive, content: stored.archive },
+        { path: paths.icon, content: stored.icon },
+        { path: paths.binary, content: stored.binary.content },
       );
-      if (stored.metaFrom !== undefined)
-        files.push({ path: paths.meta, content: { file: stored.metaFrom, move: true } });
+      if (stored.meta !== undefined) files.push({ path: paths.meta, content: stored.meta });
     }
   }
   return files;

@@ -1,5 +1,7 @@
 // Renders a validated catalogue into the files of the static API: a list of path -> content, pure.
 import { readFileSync } from "node:fs";
+import type { Problem } from "../catalogue/problems.js";
+import type { DerivedFiles } from "../packageFiles/inspectPackageZip.js";
 import {
   NO_STATS,
   PACKAGE_FIELDS,
@@ -30,7 +32,7 @@ export interface OutputFile {
    * The bytes, or a file on disk whose bytes these are (a package's stored files, never read into
    * memory): copied, or moved in when `move` (a file the build made for this output).
    */
-  content: string | { jsonArray: readonly (string | Uint8Array)[] } | { file: string; move?: boolean };
+  content: string | { jsonArray: readonly (string | Uint8Array)[] } | FileContent;
 }
 
 /** What the browse site is told of a package's files (a download link, and its icon or the placeholder). */
@@ -41,15 +43,36 @@ export interface PackageFilesInfo {
   icon: boolean;
 }
 
+/** A stored file's bytes: a file on disk, copied, moved in (made for this build) or linked (the live slot's own). */
+export interface FileContent {
+  file: string;
+  move?: boolean;
+  link?: boolean;
+}
+
+/**
+ * What a build remembers of a package's files, so the next build need not read them while they keep
+ * their signatures: each file's signature by its path in the package (`""` for the zip itself), what
+ * they derive, their warnings, and where the live slot holds the stored files.
+ */
+export interface PackageFilesMemo {
+  signatures: [path: string, size: number, mtimeMs: number, ctimeMs: number, ino: number][];
+  derived: DerivedFiles;
+  warnings: Problem[];
+  /** The stored files' paths in the output, as packageFilePaths gave them. */
+  paths: { archive: string; icon: string; binary: string; meta?: string };
+}
+
 /** Where the stored files of a package with files come from: files on disk the build writes into its slot. */
 export interface StoredPackageFiles {
-  /** The archive: the catalogue's own zip (copied) or the one built from the folder (moved in). */
-  archive: { from: string; move: boolean };
-  /** The icon to serve: unpacked from the archive, or the placeholder. */
-  iconFrom: string;
-  binary: { name: "boot.dol" | "boot.elf"; from: string };
+  archive: FileContent;
+  /** Its own icon, or the placeholder (copied). */
+  icon: FileContent;
+  binary: { name: "boot.dol" | "boot.elf"; content: FileContent };
   /** meta.xml as unpacked; absent when the archive's meta.xml could not be read. */
-  metaFrom?: string;
+  meta?: FileContent;
+  /** For the next build's state. */
+  memo: Omit<PackageFilesMemo, "paths">;
 }
 
 export interface RenderedPackage {

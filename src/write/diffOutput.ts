@@ -114,8 +114,12 @@ function sameFile(path: string, source: string, block: Buffer): boolean {
     return false;
   }
   try {
-    const size = fstatSync(fd).size;
-    if (fstatSync(sourceFd).size !== size) return false;
+    const stats = fstatSync(fd);
+    const sourceStats = fstatSync(sourceFd);
+    // The same file (a package's stored file linked from the live slot): equal without a read.
+    if (stats.ino === sourceStats.ino && stats.dev === sourceStats.dev) return true;
+    const size = stats.size;
+    if (sourceStats.size !== size) return false;
     const other = Buffer.allocUnsafe(Math.min(block.length, 1 << 16));
     for (let position = 0; position < size;) {
       const want = Math.min(other.length, size - position);

@@ -208,9 +208,11 @@ const SMALL_BYTES = 1 << 16;
 
 function writeContent(path: string, content: OutputFile["content"]): void {
   if (typeof content !== "string" && "file" in content) {
-    // A package's stored file: moved in when the build made it, else copied (the kernel copies it,
-    // never through memory; never linked, so an edited source cannot change a published file).
-    if (content.move === true) renameSync(content.file, path);
+    // A package's stored file: linked when it is the live slot's own (unchanged since the last build),
+    // moved in when the build made it, else copied (the kernel copies it, never through memory; a
+    // catalogue's file is never linked, so an edited source cannot change a published file).
+    if (content.link === true) linkSync(content.file, path);
+    else if (content.move === true) renameSync(content.file, path);
     else copyFileSync(content.file, path);
     return;
   }
