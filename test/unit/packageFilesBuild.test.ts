@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import yauzl from "yauzl";
 import { PLACEHOLDER_ICON } from "../../src/packageFiles/placeholderIcon.js";
 import { RACY_MS } from "../../src/rebuild/buildState.js";
+import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { copyFixture, FIXTURES, manifest, readJson, readTree, shopfront, writeFiles } from "../support/helpers.js";
 
 const HOSTILE = join(FIXTURES, "package-files", "hostile");
@@ -151,6 +152,22 @@ describe("a catalogue with package files", () => {
       expect(readlinkSync(out), zip).toBe(link);
       expect(readTree(out), zip).toEqual(tree);
     }
+  });
+
+  it("gives the site files: { zipSize, icon } for each package with files, and no files for one without", async () => {
+    const catalogue = copyFixture("package-files");
+    writeFiles(catalogue, { "primary/plain.json": manifest("plain") });
+    const { catalogue: loaded } = await loadCatalogue(catalogue);
+    const byName = new Map((loaded!.packages.get("primary") ?? []).map((p) => [p.name, p]));
+    for (const name of ["pong", "snake", "tetris"]) {
+      const p = byName.get(name)!;
+      expect(p.files, name).toEqual({
+        zipSize: (JSON.parse(p.json) as { zip_size: number }).zip_size,
+        icon: name !== "pong",
+      });
+    }
+    expect(byName.get("pong")!.files!.zipSize).toBe(statSync(join(catalogue, "primary", "pong.zip")).size);
+    expect(byName.get("plain")).not.toHaveProperty("files");
   });
 
   it("fails with every problem of the catalogue in one run", () => {
