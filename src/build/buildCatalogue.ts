@@ -3,13 +3,22 @@
 // (src/rebuild/) takes over and reads and writes only what changed; when it must read nearly every
 // input again (a fresh clone with the last build restored), the full build compares its files with
 // the live output and writes only those that differ. It returns data; the CLI prints.
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import type { Problem } from "../catalogue/problems.js";
-import { buildKey, forgetState, hostStateOf, readState, writeState, type BuildState } from "../rebuild/buildState.js";
+import {
+  buildKey,
+  forgetState,
+  hostStateOf,
+  readState,
+  signatureUnchanged,
+  writeState,
+  type BuildState,
+} from "../rebuild/buildState.js";
+import { packageFilePaths } from "../routes/packageFileLayout.js";
 import { rebuildCatalogue } from "../rebuild/rebuildCatalogue.js";
 import { targetById } from "../targets/index.js";
 import type { TargetId } from "../targets/target.js";
-import type { OutputFile, RenderedCatalogue } from "../render/renderApi.js";
+import type { OutputFile, PackageFilesMemo, RenderedCatalogue } from "../render/renderApi.js";
 import { fileFor } from "../routes/routeTable.js";
 import { diffOutput } from "../write/diffOutput.js";
 import {
@@ -17,11 +26,12 @@ import {
   slotDir,
   withOutput,
   writeChanges,
+  workFolder,
   writeFresh,
   type LockedOutput,
   type Slot,
 } from "../write/writeOutput.js";
-import { loadCatalogue } from "../load/loadCatalogue.js";
+import { loadCatalogue, type CatalogueSources, type PackageFilesReuse } from "../load/loadCatalogue.js";
 import { catalogueNames } from "../render/catalogueNames.js";
 import { renderOutput } from "../output/renderOutput.js";
 import { targetFiles } from "../output/targetFiles.js";
@@ -68,6 +78,11 @@ export interface BuildSummary {
   changedPackages: number;
   /** Files written or removed. */
   filesWritten: number;
+  /**
+   * With package files: how many packages' files were read (zipped, checked, hashed) by this build;
+   * the others kept their signatures, and their stored files are the live slot's, linked.
+   */
+  packageFilesRead?: number;
   /** Targets the previous build wrote files for and this one does not, with those files, now gone. */
   dropped?: { targets: TargetId[]; files: string[] };
 }
@@ -132,12 +147,35 @@ async function buildFully(
   previous?: BuildState,
 ): Promise<BuildResult> {
   const snapshotMs = (options.now ?? Date.now)();
-  const { problems, catalogue, sources } = await loadCatalogue(
-    options.catalogueDir,
-    phase(options.onProgress, "reading"),
-  );
-  if (!catalogue || !sources) return { problems };
+  // Package folders are zipped and the served entries unpacked here, beside the slots, so that they
+  // are moved into the spare slot, never copied twice; removed whatever happens (removeLeftovers too).
+  const workDir = workFolder(output);
+  try {
+    const { problems, catalogue, sources } = await loadCatalogue(
+      options.catalogueDir,
+      phase(options.onProgress, "reading"),
+      { workDir, store: true, ...(previous?.packageFilesMemo ? { reuse: reuseOf(output, previous) } : {}) },
+    );
+    if (!catalogue || !sources) return { problems };
+    return finishFullBuild(options, output, key, reason, dropped, previous, snapshotMs, problems, catalogue, sources);
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
 
+/** Writes, publishes and remembers what a full build loaded. */
+function finishFullBuild(
+  options: BuildOptions,
+  output: LockedOutput,
+  key: string,
+  reason: string,
+  dropped: readonly TargetId[],
+  previous: BuildState | undefined,
+  snapshotMs: number,
+  problems: Problem[],
+  catalogue: RenderedCatalogue,
+  sources: CatalogueSources,
+): BuildResult {
   const files = [...renderOutput(catalogue, { site: options.site !== false, targets: options.targets ?? [] })];
   const written = writeBuild(output, files, previous, phase(options.onProgress, "writing"));
 
@@ -164,6 +202,7 @@ async function buildFully(
     ),
     warnings: problems,
     files: files.length,
+    ...packageFilesState(catalogue),
   });
   let packages = 0;
   for (const list of catalogue.packages.values()) packages += list.length;
@@ -176,6 +215,7 @@ async function buildFully(
       mode: { kind: written.compared ? "compared" : "full", reason },
       changedPackages: written.changes ? changedPackages(written.changes, catalogue, previous!) : packages,
       filesWritten: written.changes?.size ?? files.length,
+      ...packageFilesRead(catalogue),
       ...droppedTargets(dropped, catalogue, files),
     },
   };
@@ -250,6 +290,53 @@ function droppedTargets(
     .map((f) => f.path)
     .filter((path) => !kept.has(path));
   return gone.length > 0 ? { dropped: { targets: [...dropped], files: gone } } : {};
+}
+
+/**
+ * The last build's package files, to reuse where they kept their signatures: `previous` names the
+ * live slot (usableState checked it), which holds their stored files.
+ */
+function reuseOf(output: LockedOutput, previous: BuildState): PackageFilesReuse {
+  const memo = previous.packageFilesMemo ?? {};
+  return {
+    memo: (host, name) => memo[`${host}/${name}`],
+    unchanged: (now, then) => signatureUnchanged(now, then, previous.snapshotMs),
+    liveDir: slotDir(output, output.live!),
+  };
+}
+
+function packageFilesRead(catalogue: RenderedCatalogue): Pick<BuildSummary, "packageFilesRead"> {
+  let withFiles = 0;
+  let read = 0;
+  for (const list of catalogue.packages.values()) {
+    for (const p of list) {
+      if (!p.stored) continue;
+      withFiles++;
+      if (p.stored.archive.link !== true) read++;
+    }
+  }
+  return withFiles > 0 ? { packageFilesRead: read } : {};
+}
+
+/** What the state remembers of the package files: each package's memo, with its stored files' paths. */
+function packageFilesState(catalogue: RenderedCatalogue): Pick<BuildState, "packageFiles" | "packageFilesMemo"> {
+  const memo: Record<string, PackageFilesMemo> = {};
+  for (const [host, list] of catalogue.packages) {
+    for (const p of list) {
+      if (!p.stored) continue;
+      const paths = packageFilePaths(host, catalogue.defaultHost!, p.name, p.stored.binary.name);
+      memo[`${host}/${p.name}`] = {
+        ...p.stored.memo,
+        paths: {
+          archive: paths.archive,
+          icon: paths.icon,
+          binary: paths.binary,
+          ...(p.stored.meta !== undefined ? { meta: paths.meta } : {}),
+        },
+      };
+    }
+  }
+  return Object.keys(memo).length > 0 ? { packageFiles: true, packageFilesMemo: memo } : {};
 }
 
 /** The progress of one phase, as the step that does it reports it. */

@@ -24,6 +24,17 @@ export const MANIFEST_FIELDS = {
   zip_size: "integer",
 } as const satisfies Record<string, JsonTypeName>;
 
+/**
+ * Manifest fields a package's files decide (src/packageFiles/mergeDerived.ts): a manifest may leave
+ * them out when the package has files beside it; without files they are required.
+ */
+export const FILES_FIELDS = ["extracted", "package_type", "zip_size"] as const satisfies readonly (keyof typeof MANIFEST_FIELDS)[];
+
+/** The fields every manifest has (the manifest schema's `required`). */
+export const REQUIRED_MANIFEST_FIELDS = (Object.keys(MANIFEST_FIELDS) as (keyof typeof MANIFEST_FIELDS)[]).filter(
+  (f) => !(FILES_FIELDS as readonly string[]).includes(f),
+);
+
 /** Fields the build computes; a statistics source will fill them later without touching manifests. */
 export const COMPUTED_FIELDS = {
   downloads: "integer",

@@ -35,6 +35,7 @@ export const PROBLEM_CODES = {
   SYMLINK: "a symbolic link inside the catalogue (refused: it could point outside)",
   UNREADABLE: "a file or folder that could not be read",
   STATS_UNKNOWN_PACKAGE: "a stats entry for a package the host does not have (warning: stats outlive packages)",
+  PACKAGE_FILES_WITHOUT_MANIFEST: "a <name>.zip or <name>/ folder in a host folder with no <name>.json beside it",
   PACKAGE_FILES_TWICE: "a package has both <name>.zip and a <name>/ folder beside its manifest",
   ZIP_INVALID: "a package archive that is not a zip file",
   ZIP_TRUNCATED: "a package archive that ends before its structure does (a cut download)",

@@ -13,13 +13,22 @@ export function formatInit(result: InitResult, shown: (path: string) => string, 
   lines.push(
     "",
     `next: ${next.join(", then ")}; fill in catalogue/hosts.json and catalogue/${EXAMPLE_PACKAGE},`,
-    "and add packages with `npx shopfront new HOST/NAME`. Commit vendor/ and package-lock.json with the",
+    "and add packages with `npx shopfront new HOST/NAME` (`--from DIR|ZIP` copies a package's files beside",
+    "its manifest, as HOST/NAME.zip or a folder HOST/NAME/, and fills it from meta.xml; the build derives",
+    "zip_size, extracted and package_type from them). Commit vendor/ and package-lock.json with the",
     "rest: shopfront is in no registry yet, and the workflow's `npm ci` installs it from them.",
   );
   return lines;
 }
 
 /** `wrote catalogue/primary/snake.json: fill in display_name, ...` */
-export function formatNew(file: string): string {
+export function formatNew(file: string, fillIn?: readonly string[]): string {
+  // With package files: only what meta.xml did not give; the sizes and the type come from the files.
+  if (fillIn !== undefined) {
+    const check = CHECK.filter((f) => f !== "package_type");
+    return fillIn.length > 0
+      ? `wrote ${file}: fill in ${listed(fillIn)}, and check ${listed(check)}`
+      : `wrote ${file} from meta.xml: check ${listed(check)}`;
+  }
   return `wrote ${file}: fill in ${listed(FILL_IN)}, and check ${listed(CHECK)}`;
 }

@@ -1,12 +1,27 @@
 // The load step every command that reads a catalogue shares: read -> validate -> render. Each valid
 // manifest is rendered as soon as it is validated, so a large catalogue is held as JSON text, never
 // as parsed manifests.
+import { lstatSync, mkdtempSync, readdirSync, rmSync, type Stats } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Manifest } from "../catalogue/fields.js";
+import { extractPackageEntries } from "../packageFiles/extractPackageEntries.js";
+import { mergeDerived } from "../packageFiles/mergeDerived.js";
+import { PLACEHOLDER_ICON } from "../packageFiles/placeholderIcon.js";
+import { readPackageFiles } from "../packageFiles/readPackageFiles.js";
 import { isError, sortProblems, type Problem } from "../catalogue/problems.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { folderSignatures, listCatalogue, readSourceFile } from "../read/readCatalogue.js";
-import type { Signature } from "../read/signature.js";
-import { renderPackage, type RenderedCatalogue, type RenderedPackage } from "../render/renderApi.js";
+import { signatureOf, type Signature } from "../read/signature.js";
+import type { DerivedFiles } from "../packageFiles/inspectPackageZip.js";
+import {
+  renderPackage,
+  type RenderedCatalogue,
+  type FileContent,
+  type PackageFilesMemo,
+  type RenderedPackage,
+  type StoredPackageFiles,
+} from "../render/renderApi.js";
 import {
   unknownStatsProblems,
   validateHostsFile,
@@ -56,15 +71,171 @@ export interface LoadedPackage {
   signature: Signature;
 }
 
-/** Reads, validates and renders one manifest, with its entry in the host's stats file if it has one. */
+/**
+ * What a build may reuse of the last build's package files: the memo of package `host/name`, whether
+ * a file kept its signature (the racy-window rule of the manifests), and the live slot's folder.
+ */
+export interface PackageFilesReuse {
+  memo(host: string, name: string): PackageFilesMemo | undefined;
+  unchanged(now: Signature, then: Signature): boolean;
+  liveDir: string;
+}
+
+/** The signatures of a package's files: the zip's (under ""), or every folder and file of its folder, by path. */
+export function packageFilesSignatures(
+  catalogueDir: string,
+  host: string,
+  name: string,
+): PackageFilesMemo["signatures"] {
+  const row = (path: string, s: Signature): PackageFilesMemo["signatures"][number] => [
+    path,
+    s.size,
+    s.mtimeMs,
+    s.ctimeMs,
+    s.ino,
+  ];
+  const zip = join(catalogueDir, host, `${name}.zip`);
+  const zipStats = lstatOrNothing(zip);
+  if (zipStats?.isFile()) return [row("", signatureOf(zipStats))];
+  const rows: PackageFilesMemo["signatures"] = [];
+  const walk = (dir: string, path: string): void => {
+    const stats = lstatOrNothing(dir);
+    if (!stats) return;
+    rows.push(row(path, signatureOf(stats)));
+    if (!stats.isDirectory()) return;
+    for (const entry of readdirSync(dir).sort()) walk(join(dir, entry), `${path}/${entry}`);
+  };
+  walk(join(catalogueDir, host, name), "");
+  return rows;
+}
+
+function lstatOrNothing(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the files still have the signatures the memo took, and its stored files are in the live slot. */
+function memoHolds(memo: PackageFilesMemo, now: PackageFilesMemo["signatures"], reuse: PackageFilesReuse): boolean {
+  if (memo.signatures.length !== now.length) return false;
+  for (let i = 0; i < now.length; i++) {
+    const [path, size, mtimeMs, ctimeMs, ino] = memo.signatures[i]!;
+    const [nowPath, ...nowSignature] = now[i]!;
+    const then = { size, mtimeMs, ctimeMs, ino };
+    const at = { size: nowSignature[0], mtimeMs: nowSignature[1], ctimeMs: nowSignature[2], ino: nowSignature[3] };
+    if (path !== nowPath || !reuse.unchanged(at, then)) return false;
+  }
+  const { archive, icon, binary, meta } = memo.paths;
+  return [archive, icon, binary, ...(meta !== undefined ? [meta] : [])].every((p) =>
+    lstatOrNothing(join(reuse.liveDir, p))?.isFile(),
+  );
+}
+
+/**
+ * Reads a package's files, merges what they derive into its manifest and, given `store` (a folder on
+ * the output's file system), unpacks the entries the build serves beside the archive into
+ * `<store>/<host>/<name>/` (streamed, never held in memory); a folder is zipped there too. With
+ * `reuse`, files that kept their signatures are not read at all: the last build's values are merged,
+ * and its stored files are linked from the live slot.
+ */
+export async function loadPackageFiles(
+  catalogueDir: string,
+  ref: ManifestRef,
+  manifest: Manifest | undefined,
+  stats: PackageStats | undefined,
+  workDir: string,
+  store: boolean,
+  reuse?: PackageFilesReuse,
+): Promise<{ problems: Problem[]; pkg?: RenderedPackage }> {
+  // Taken before the files are read: a change while they are read is seen by the next build.
+  const signatures = packageFilesSignatures(catalogueDir, ref.host, ref.name);
+  const memo = reuse?.memo(ref.host, ref.name);
+  if (memo && reuse && memoHolds(memo, signatures, reuse)) {
+    if (!manifest) return { problems: memo.warnings };
+    const merged = mergeDerived(manifest, memo.derived, ref.file);
+    const problems = [...memo.warnings, ...merged.problems];
+    if (problems.some(isError)) return { problems };
+    const live = (path: string): FileContent => ({ file: join(reuse.liveDir, path), link: true });
+    const files: StoredPackageFiles = {
+      archive: live(memo.paths.archive),
+      icon: live(memo.paths.icon),
+      binary: { name: memo.derived.package_type === "elf" ? "boot.elf" : "boot.dol", content: live(memo.paths.binary) },
+      ...(memo.paths.meta !== undefined ? { meta: live(memo.paths.meta) } : {}),
+      memo: { signatures: memo.signatures, derived: memo.derived, warnings: memo.warnings },
+    };
+    return { problems, pkg: renderWithFiles(ref, manifest, merged.package, stats, memo.derived, files) };
+  }
+  // Read even beside an invalid manifest, so that one run reports the files' problems too.
+  const read = await readPackageFiles(catalogueDir, ref.host, ref.name, { workDir });
+  if (!manifest || !read.derived || !read.archive) return { problems: read.problems };
+  const merged = mergeDerived(manifest, read.derived, ref.file);
+  const problems = [...read.problems, ...merged.problems];
+  if (problems.some(isError)) return { problems };
+  const derived = read.derived;
+  const at = join(workDir, ref.host, ref.name);
+  const binary = derived.package_type === "elf" ? "boot.elf" : "boot.dol";
+  // The catalogue's zip is copied, never linked: an editor changing it must not change the output.
+  // The rest was made for this build in workDir: moved in. The placeholder is the tool's own: copied.
+  const files: StoredPackageFiles = {
+    archive: { file: read.archive, move: read.files.kind === "folder" },
+    icon: derived.icon ? { file: join(at, "icon.png"), move: true } : { file: PLACEHOLDER_ICON },
+    binary: { name: binary, content: { file: join(at, binary), move: true } },
+    ...(derived.metaEntry !== undefined ? { meta: { file: join(at, "meta.xml"), move: true } } : {}),
+    memo: { signatures, derived, warnings: read.problems },
+  };
+  if (store) {
+    await extractPackageEntries(read.archive, [
+      { entry: derived.binary.entry, to: files.binary.content.file },
+      ...(derived.icon ? [{ entry: derived.icon.entry, to: files.icon.file }] : []),
+      ...(files.meta !== undefined ? [{ entry: derived.metaEntry!, to: files.meta.file }] : []),
+    ]);
+  }
+  return { problems, pkg: renderWithFiles(ref, manifest, merged.package, stats, derived, files) };
+}
+
+function renderWithFiles(
+  ref: ManifestRef,
+  manifest: Manifest,
+  merged: Partial<Manifest>,
+  stats: PackageStats | undefined,
+  derived: DerivedFiles,
+  stored: StoredPackageFiles,
+): RenderedPackage {
+  return {
+    name: ref.name,
+    json: renderPackage(merged as Manifest, stats),
+    category: manifest.category,
+    coder: merged.coder!,
+    ...(stats ? { stats } : {}),
+    files: { zipSize: derived.zip_size, icon: derived.icon !== undefined },
+    stored,
+  };
+}
+
+/**
+ * Reads, validates and renders one manifest, with its entry in the host's stats file if it has one.
+ * A manifest with package files beside it (`ref.files`) is returned unrendered, as `withFiles`:
+ * loadPackageFiles renders it with what its files derive.
+ */
 export function loadManifest(
   catalogueDir: string,
   ref: ManifestRef,
   validators: Validators,
   stats: PackageStats | undefined,
-): { problems: Problem[]; loaded?: LoadedPackage } {
+): { problems: Problem[]; loaded?: LoadedPackage; withFiles?: { manifest?: Manifest; signature?: Signature } } {
   const source = readSourceFile(join(catalogueDir, ref.file), MAX_SOURCE_BYTES);
   const checked = validateManifest(ref, source, validators);
+  if (ref.files !== undefined) {
+    return {
+      problems: checked.problems,
+      withFiles: {
+        ...(checked.manifest ? { manifest: checked.manifest } : {}),
+        ...(source.signature ? { signature: source.signature } : {}),
+      },
+    };
+  }
   if (!checked.manifest) return { problems: checked.problems };
   // A valid manifest was read, so its signature was taken.
   return {
@@ -88,9 +259,22 @@ export function byName(a: { name: string }, b: { name: string }): number {
 }
 
 /** Reads and validates the whole catalogue, and renders every package. */
+export interface LoadOptions {
+  /**
+   * Where package folders are zipped and, with `store`, the stored entries unpacked; the caller
+   * removes it. Without it a temporary folder is used and removed (then `store` must be off).
+   */
+  workDir?: string;
+  /** Unpack the entries a build serves (binary, meta.xml, icon) into `workDir`. */
+  store?: boolean;
+  /** The last build's package files, reused where they kept their signatures. */
+  reuse?: PackageFilesReuse;
+}
+
 export async function loadCatalogue(
   catalogueDir: string,
   onProgress?: (done: number, total: number) => void,
+  options: LoadOptions = {},
 ): Promise<LoadedCatalogue> {
   const listing = listCatalogue(catalogueDir);
   const validators = await schemaValidators();
@@ -115,16 +299,38 @@ export async function loadCatalogue(
   }
 
   const loaded = new Map<string, LoadedPackage[]>();
-  layout.manifests.forEach((ref, i) => {
-    const manifest = loadManifest(catalogueDir, ref, validators, stats.get(ref.host)?.entries.get(ref.name));
-    if (manifest.problems.length > 0) problems.push(...manifest.problems);
-    if (manifest.loaded) {
-      let list = loaded.get(ref.host);
-      if (!list) loaded.set(ref.host, (list = []));
-      list.push(manifest.loaded);
+  const withFiles = layout.manifests.some((ref) => ref.files !== undefined);
+  const ownWorkDir = withFiles && options.workDir === undefined;
+  const workDir = options.workDir ?? (withFiles ? mkdtempSync(join(tmpdir(), "shopfront-files-")) : "");
+  try {
+    for (const [i, ref] of layout.manifests.entries()) {
+      const entry = stats.get(ref.host)?.entries.get(ref.name);
+      const manifest = loadManifest(catalogueDir, ref, validators, entry);
+      if (manifest.problems.length > 0) problems.push(...manifest.problems);
+      let done = manifest.loaded;
+      if (manifest.withFiles) {
+        const files = await loadPackageFiles(
+          catalogueDir,
+          ref,
+          manifest.withFiles.manifest,
+          entry,
+          workDir,
+          options.store === true,
+          options.reuse,
+        );
+        problems.push(...files.problems);
+        if (files.pkg) done = { pkg: files.pkg, signature: manifest.withFiles.signature! };
+      }
+      if (done) {
+        let list = loaded.get(ref.host);
+        if (!list) loaded.set(ref.host, (list = []));
+        list.push(done);
+      }
+      onProgress?.(i + 1, layout.manifests.length);
     }
-    onProgress?.(i + 1, layout.manifests.length);
-  });
+  } finally {
+    if (ownWorkDir) rmSync(workDir, { recursive: true, force: true });
+  }
 
   const statsSources = new Map<string, StatsSource>();
   for (const host of hosts.hostsFile?.hosts.map((h) => h.id) ?? []) {
@@ -160,7 +366,11 @@ export async function loadCatalogue(
   }
   return {
     problems: sorted,
-    catalogue: { hosts: hosts.hostsFile.hosts, packages },
+    catalogue: {
+      hosts: hosts.hostsFile.hosts,
+      packages,
+      ...(withFiles ? { defaultHost: hosts.hostsFile.default } : {}),
+    },
     // A valid hosts file was read, so its signature was taken.
     sources: {
       hostsFile: hostsSource!.signature!,

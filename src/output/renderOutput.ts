@@ -5,6 +5,7 @@
 import { renderOpenApi } from "../openapi/renderOpenApi.js";
 import { catalogueNames } from "../render/catalogueNames.js";
 import { renderApi, type OutputFile, type RenderedCatalogue } from "../render/renderApi.js";
+import { packageFilePaths } from "../routes/packageFileLayout.js";
 import { OPENAPI_FILE } from "../routes/routeTable.js";
 import { renderSite } from "../site/renderSite.js";
 import type { TargetId } from "../targets/target.js";
@@ -16,10 +17,33 @@ export interface OutputOptions {
   targets?: readonly TargetId[];
 }
 
+/**
+ * The stored files of every package with files, at routes/packageFileLayout.ts's paths: the archive,
+ * the icon (or the placeholder), the binary and meta.xml, as files on disk (never read here).
+ */
+export function storedPackageFiles(catalogue: RenderedCatalogue): OutputFile[] {
+  const files: OutputFile[] = [];
+  for (const [host, packages] of catalogue.packages) {
+    for (const p of packages) {
+      const stored = p.stored;
+      if (!stored) continue;
+      const paths = packageFilePaths(host, catalogue.defaultHost!, p.name, stored.binary.name);
+      files.push(
+        { path: paths.archive, content: stored.archive },
+        { path: paths.icon, content: stored.icon },
+        { path: paths.binary, content: stored.binary.content },
+      );
+      if (stored.meta !== undefined) files.push({ path: paths.meta, content: stored.meta });
+    }
+  }
+  return files;
+}
+
 export function renderOutput(catalogue: RenderedCatalogue, options: OutputOptions): OutputFile[] {
   const targets = options.targets ?? [];
   return [
     ...renderApi(catalogue),
+    ...storedPackageFiles(catalogue),
     { path: OPENAPI_FILE, content: renderOpenApi() },
     ...(options.site ? renderSite(catalogue) : []),
     ...(targets.length > 0 ? targetFiles(targets, catalogueNames(catalogue)) : []),

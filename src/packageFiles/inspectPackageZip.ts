@@ -33,6 +33,8 @@ export interface DerivedFiles {
   root_folders: string[];
   /** undefined when meta.xml could not be read. */
   meta?: MetaXml;
+  /** meta.xml's entry in the archive, with meta. */
+  metaEntry?: string;
 }
 
 export interface PackageZipReport {
@@ -309,7 +311,10 @@ export async function inspectPackageZip(
       root_folders: layout.rootFolders,
     };
     if (icon) derived.icon = icon;
-    if (meta) derived.meta = meta;
+    if (meta) {
+      derived.meta = meta;
+      derived.metaEntry = layout.meta!;
+    }
     return { derived, findings };
   } finally {
     zipfile.close();

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import type { PackageStats } from "../catalogue/fields.js";
 import type { Problem } from "../catalogue/problems.js";
 import type { Signature } from "../read/signature.js";
-import type { RenderedPackage } from "../render/renderApi.js";
+import type { PackageFilesMemo, RenderedPackage } from "../render/renderApi.js";
 import { schemaTexts } from "../catalogue/schemas.js";
 import { siteAssets } from "../site/renderSite.js";
 import { VERSION } from "../util/version.js";
@@ -156,6 +156,13 @@ export interface BuildState {
   warnings: Problem[];
   /** Output files in the live slot. */
   files: number;
+  /** Whether a package had files beside its manifest (zip or folder); a rebuild then builds fully. */
+  packageFiles?: boolean;
+  /**
+   * Per package with files (`host/name`): their signatures, what they derived and where the live slot
+   * stores them. The full build reuses a package's entry while its files keep their signatures.
+   */
+  packageFilesMemo?: Record<string, PackageFilesMemo>;
 }
 
 const STATE_FILE = "state";

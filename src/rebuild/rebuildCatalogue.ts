@@ -43,12 +43,16 @@ export async function rebuildCatalogue(
   output: LockedOutput,
   state: BuildState,
 ): Promise<{ problems: Problem[]; built?: RebuildSummary } | { fullBuild: string }> {
+  // Package files are read, checked and stored by the full build, which compares what it renders
+  // with the live slot's files and writes only those that differ.
+  if (state.packageFiles === true) return { fullBuild: "the catalogue has package files" };
   const snapshotMs = options.now();
   const hostsFile = await rereadHostsFile(options.catalogueDir, state);
   if (!hostsFile) return { fullBuild: "the hosts changed" };
   const stats = await rereadStats(options.catalogueDir, state);
   if (!stats) return { fullBuild: "a stats file is no longer a regular file" };
   const survey = surveyCatalogue(options.catalogueDir, state, stats.entries);
+  if (survey.packageFiles) return { fullBuild: "the catalogue has package files" };
   if (survey.toRead.length >= FULL_BUILD_READS && survey.toRead.length * 2 > packageCount(state))
     return { fullBuild: "most packages must be read again" };
   const manifests = await rereadManifests(options.catalogueDir, survey.toRead, statsLookup(state, stats.entries));

@@ -22,6 +22,8 @@ export interface Survey {
   problems: Problem[];
   /** The folders' signatures for the next build. */
   folders: Signature[] | null;
+  /** Whether a manifest now has package files beside it (only a listing can find new ones). */
+  packageFiles: boolean;
 }
 
 /** Per host whose stats file was read again, its entries now. */
@@ -99,6 +101,7 @@ function emptySurvey(state: BuildState, folders: Signature[] | null): Survey {
     toRead: [],
     problems: [],
     folders,
+    packageFiles: false,
   };
 }
 
@@ -142,6 +145,7 @@ function surveyListing(dir: string, state: BuildState, moved: StatsMoved): Surve
   const indexes = new Map(state.hosts.map((h) => [h, new Map(state.packages[h]!.names.map((name, i) => [name, i]))]));
   const layout = validateLayout(listing, state.hosts, indexes);
   const survey = emptySurvey(state, folderSignatures(listing, state.hosts));
+  survey.packageFiles = layout.manifests.some((ref) => ref.files !== undefined);
   survey.problems.push(...layout.problems);
   const warnings = warningsByFile(state);
   const prefix = `${dir}${sep}`;

@@ -1,4 +1,7 @@
 // Renders a validated catalogue into the files of the static API: a list of path -> content, pure.
+import { readFileSync } from "node:fs";
+import type { Problem } from "../catalogue/problems.js";
+import type { DerivedFiles } from "../packageFiles/inspectPackageZip.js";
 import {
   NO_STATS,
   PACKAGE_FIELDS,
@@ -25,7 +28,51 @@ import { compareCodePoints } from "../util/codePoints.js";
  */
 export interface OutputFile {
   path: string;
-  content: string | { jsonArray: readonly (string | Uint8Array)[] };
+  /**
+   * The bytes, or a file on disk whose bytes these are (a package's stored files, never read into
+   * memory): copied, or moved in when `move` (a file the build made for this output).
+   */
+  content: string | { jsonArray: readonly (string | Uint8Array)[] } | FileContent;
+}
+
+/** What the browse site is told of a package's files (a download link, and its icon or the placeholder). */
+export interface PackageFilesInfo {
+  /** Bytes of the archive as served. */
+  zipSize: number;
+  /** false when the package has no icon and the placeholder is served. */
+  icon: boolean;
+}
+
+/** A stored file's bytes: a file on disk, copied, moved in (made for this build) or linked (the live slot's own). */
+export interface FileContent {
+  file: string;
+  move?: boolean;
+  link?: boolean;
+}
+
+/**
+ * What a build remembers of a package's files, so the next build need not read them while they keep
+ * their signatures: each file's signature by its path in the package (`""` for the zip itself), what
+ * they derive, their warnings, and where the live slot holds the stored files.
+ */
+export interface PackageFilesMemo {
+  signatures: [path: string, size: number, mtimeMs: number, ctimeMs: number, ino: number][];
+  derived: DerivedFiles;
+  warnings: Problem[];
+  /** The stored files' paths in the output, as packageFilePaths gave them. */
+  paths: { archive: string; icon: string; binary: string; meta?: string };
+}
+
+/** Where the stored files of a package with files come from: files on disk the build writes into its slot. */
+export interface StoredPackageFiles {
+  archive: FileContent;
+  /** Its own icon, or the placeholder (copied). */
+  icon: FileContent;
+  binary: { name: "boot.dol" | "boot.elf"; content: FileContent };
+  /** meta.xml as unpacked; absent when the archive's meta.xml could not be read. */
+  meta?: FileContent;
+  /** For the next build's state. */
+  memo: Omit<PackageFilesMemo, "paths">;
 }
 
 export interface RenderedPackage {
@@ -37,12 +84,18 @@ export interface RenderedPackage {
   coder: string;
   /** Its entry in the host's stats file; without one it reports NO_STATS. */
   stats?: PackageStats;
+  /** Present for a package with files beside its manifest: what the site shows of them. */
+  files?: PackageFilesInfo;
+  /** With files: where its stored files come from (output/renderOutput.ts writes them). */
+  stored?: StoredPackageFiles;
 }
 
 export interface RenderedCatalogue {
   hosts: readonly HostInfo[];
   /** Per host id, its packages sorted by name in code-point order. */
   packages: ReadonlyMap<string, readonly RenderedPackage[]>;
+  /** hosts.json's default host: its packages' stored files are at the root (routes/packageFileLayout.ts). */
+  defaultHost?: string;
 }
 
 const PACKAGE_KEYS = (Object.keys(PACKAGE_FIELDS) as (keyof Package)[]).sort();
@@ -147,6 +200,7 @@ export function filterKeys(host: string): (pkg: Pick<RenderedPackage, "category"
 /** A file's bytes as one string (tests and small files; large lists are written in chunks). */
 export function contentText(content: OutputFile["content"]): string {
   if (typeof content === "string") return content;
+  if ("file" in content) return readFileSync(content.file, "latin1");
   const items = content.jsonArray.map((item) =>
     typeof item === "string" ? item : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1"),
   );

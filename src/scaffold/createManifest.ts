@@ -1,11 +1,24 @@
 // `shopfront new HOST/NAME`: a new manifest from a template whose values pass validation but are
 // plainly placeholders, stamped with the current time. manifestTemplate is pure; createManifest
 // checks the name and the host and writes the file, never over an existing one.
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import {
+  constants,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
-import type { Manifest } from "../catalogue/fields.js";
+import { FILES_FIELDS, type Manifest } from "../catalogue/fields.js";
 import { nameProblem, NAME_RULE, RESERVED_NAME_RULE } from "../catalogue/names.js";
-import type { Problem } from "../catalogue/problems.js";
+import { isError, type Problem } from "../catalogue/problems.js";
+import type { MetaXml } from "../packageFiles/parseMetaXml.js";
+import { readPackageFiles } from "../packageFiles/readPackageFiles.js";
 import { schemaValidators } from "../catalogue/schemas.js";
 import { manifestText } from "../catalogue/manifestFile.js";
 import { readSourceFile } from "../read/readCatalogue.js";
@@ -68,13 +81,53 @@ export interface CreateManifestOptions {
   projectDir: string;
   /** The wall clock (tests fix it). */
   now?: () => number;
+  /**
+   * A package's files to copy into the catalogue: a zip (to HOST/NAME.zip) or a folder holding the
+   * SD card tree (to HOST/NAME/). The manifest is then filled from meta.xml and the files.
+   */
+  from?: string;
 }
 
 export interface CreateManifestResult {
-  /** Problems of hosts.json that keep the host from being checked: nothing was written. */
+  /** Problems of hosts.json, or of the package files given (`from`): with an error, nothing was written. */
   problems: Problem[];
   /** The manifest written, relative to the catalogue folder. */
   file?: string;
+  /** With `from`: the package files copied, relative to the catalogue folder (`HOST/NAME.zip` or `HOST/NAME/`). */
+  files?: string;
+  /** With `from`: the fields the manifest still needs filled in by hand. */
+  fillIn?: (keyof Manifest)[];
+}
+
+/** The fields of a manifest that meta.xml gives, by meta.xml's name. */
+const FROM_META = [
+  ["display_name", "name"],
+  ["coder", "coder"],
+  ["version", "version"],
+  ["short_description", "short_description"],
+  ["long_description", "long_description"],
+] as const;
+
+/**
+ * A manifest for a package with files: what meta.xml says where it says it, the template's
+ * placeholders elsewhere; zip_size, extracted and package_type left out, for the build derives them.
+ */
+export function manifestFromFiles(
+  name: string,
+  nowSeconds: number,
+  schema: string,
+  meta: MetaXml | undefined,
+): { text: string; fillIn: (keyof Manifest)[] } {
+  const template = JSON.parse(manifestTemplate(name, nowSeconds, schema)) as Record<string, unknown>;
+  const fillIn: (keyof Manifest)[] = [];
+  for (const [field, metaField] of FROM_META) {
+    const value = meta?.[metaField];
+    if (value !== undefined && value !== "") template[field] = value;
+    else fillIn.push(field);
+  }
+  if (meta?.release_date !== undefined) template.release_date = meta.release_date;
+  for (const field of FILES_FIELDS) delete template[field];
+  return { text: manifestText(template as unknown as Manifest), fillIn };
 }
 
 /** Writes catalogue/HOST/NAME.json from the template. A bad name or host is a usage error; an existing file a failure. */
@@ -101,11 +154,9 @@ export async function createManifest(options: CreateManifestOptions): Promise<Cr
   const file = `${host}/${name}${MANIFEST_EXTENSION}`;
   const folder = join(catalogueDir, host);
   const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000);
-  const text = manifestTemplate(
-    name,
-    nowSeconds,
-    schemaReference(folder, join(options.projectDir, SCHEMA_FOLDER, "manifest.schema.json")),
-  );
+  const schema = schemaReference(folder, join(options.projectDir, SCHEMA_FOLDER, "manifest.schema.json"));
+  if (options.from !== undefined) return createWithFiles(options, file, nowSeconds, schema, hosts.problems);
+  const text = manifestTemplate(name, nowSeconds, schema);
   try {
     // A declared host may not have its folder yet. wx: never over a file that exists.
     mkdirSync(folder, { recursive: true });
@@ -116,4 +167,58 @@ export async function createManifest(options: CreateManifestOptions): Promise<Cr
     throw e;
   }
   return { problems: hosts.problems, file };
+}
+
+/** What `from` is: a zip file or a folder; anything else is a usage error. */
+function filesKind(from: string): "zip" | "folder" {
+  let stats;
+  try {
+    stats = statSync(from);
+  } catch {
+    throw new UsageError(`cannot read ${from}: there is no such file or folder`);
+  }
+  if (stats.isDirectory()) return "folder";
+  if (stats.isFile()) return "zip";
+  throw new UsageError(`${from} is neither a zip file nor a folder`);
+}
+
+/**
+ * Copies the package files into the catalogue, checks them as a build would, and writes the manifest
+ * filled from them. Files that fail the check are removed again: nothing is left written.
+ */
+async function createWithFiles(
+  options: CreateManifestOptions,
+  file: string,
+  nowSeconds: number,
+  schema: string,
+  hostProblems: Problem[],
+): Promise<CreateManifestResult> {
+  const { catalogueDir, host, name } = options;
+  const kind = filesKind(options.from!);
+  const manifestPath = join(catalogueDir, file);
+  const files = kind === "zip" ? `${host}/${name}.zip` : `${host}/${name}/`;
+  const filesPath = join(catalogueDir, host, kind === "zip" ? `${name}.zip` : name);
+  for (const path of [manifestPath, join(catalogueDir, host, `${name}.zip`), join(catalogueDir, host, name)]) {
+    if (existsSync(path)) throw new FailureError(`${path} exists; nothing was written`);
+  }
+  mkdirSync(join(catalogueDir, host), { recursive: true });
+  if (kind === "zip") copyFileSync(options.from!, filesPath, constants.COPYFILE_EXCL);
+  else cpSync(options.from!, filesPath, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
+  const workDir = mkdtempSync(join(tmpdir(), "shopfront-new-"));
+  try {
+    const read = await readPackageFiles(catalogueDir, host, name, { workDir });
+    const problems = [...hostProblems, ...read.problems];
+    if (!read.derived || problems.some(isError)) {
+      rmSync(filesPath, { recursive: true, force: true });
+      return { problems };
+    }
+    const { text, fillIn } = manifestFromFiles(name, nowSeconds, schema, read.derived.meta);
+    writeFileSync(manifestPath, text, { flag: "wx" });
+    return { problems, file, files, fillIn };
+  } catch (e) {
+    rmSync(filesPath, { recursive: true, force: true });
+    throw e;
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
 }

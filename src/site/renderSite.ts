@@ -3,7 +3,7 @@
 // API files touch (siteChanges.ts) with the same functions.
 import { readFileSync } from "node:fs";
 import type { Package } from "../catalogue/fields.js";
-import { renderHosts, type OutputFile, type RenderedCatalogue } from "../render/renderApi.js";
+import { renderHosts, type OutputFile, type PackageFilesInfo, type RenderedCatalogue } from "../render/renderApi.js";
 import { asciiJson } from "../util/asciiJson.js";
 import { coderKey, utf8Bytes } from "../routes/filterValue.js";
 import {
@@ -39,12 +39,19 @@ export function siteAssets(): readonly OutputFile[] {
 }
 
 /** Every file of the site, in no particular order. */
+/** A package as the site's pages get it: its API object, and `files` when it has package files. */
+export type SitePackage = Package & { files?: PackageFilesInfo };
+
 export function renderSite(catalogue: RenderedCatalogue): OutputFile[] {
   const hosts = hostsOfList(renderHosts(catalogue.hosts));
   const counts = new Map<string, number>();
   const files: OutputFile[] = [...siteAssets()];
   for (const host of hosts) {
-    const packages = (catalogue.packages.get(host.id) ?? []).map((p) => JSON.parse(p.json) as Package);
+    // A package with files carries `files` (its archive's size, whether it has its own icon) to the pages.
+    const packages = (catalogue.packages.get(host.id) ?? []).map((p): SitePackage => ({
+      ...(JSON.parse(p.json) as Package),
+      ...(p.files ? { files: p.files } : {}),
+    }));
     counts.set(host.id, packages.length);
     files.push(...renderHostListing(host, packages));
     for (const [listing, members] of filterListings(host.id, packages))

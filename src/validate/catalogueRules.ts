@@ -1,6 +1,6 @@
 // The catalogue's rules for a file, as pure functions from its bytes to problems: hosts.json, a
 // manifest, a stats file. The rules for the folders and the files they hold are layoutRules.ts.
-import type { HostsFile, Manifest } from "../catalogue/fields.js";
+import { FILES_FIELDS, type HostsFile, type Manifest } from "../catalogue/fields.js";
 import { foldCase, isValidName } from "../catalogue/names.js";
 import { numbersAsWritten, parseJson } from "./parseJson.js";
 import { finding, inFile, pointerToken, type Finding, type Problem } from "../catalogue/problems.js";
@@ -23,6 +23,8 @@ export interface ManifestRef {
   host: string;
   name: string;
   file: string;
+  /** The package's files beside it, when the host folder lists `<name>.zip` or a folder `<name>/`. */
+  files?: "zip" | "folder";
 }
 
 /** Per host, the package names a previous build by the same shopfront accepted, with their index in its state. */
@@ -120,6 +122,7 @@ function parseJsonLenient(source: SourceBytes): unknown {
 }
 
 export interface ManifestResult {
+  /** The manifest as written: zip_size, extracted and package_type may be missing when the package has files. */
   manifest?: Manifest;
   problems: Problem[];
 }
@@ -136,6 +139,19 @@ export function validateManifest(ref: ManifestRef, source: SourceBytes, validato
         `is ${JSON.stringify(name)} but the file is named ${ref.name}${MANIFEST_EXTENSION}: they must be equal`,
       ),
     );
+  }
+  if (value !== undefined && ref.files === undefined) {
+    for (const field of FILES_FIELDS) {
+      if ((value as Partial<Manifest>)[field] === undefined) {
+        findings.push(
+          finding(
+            "MISSING_FIELD",
+            `/${field}`,
+            `${field} is missing: only a package with files beside its manifest (${ref.name}.zip or a folder ${ref.name}/) may leave it to the build`,
+          ),
+        );
+      }
+    }
   }
   if (raw && Number.isInteger(raw.updated) && Number.isInteger(raw.release_date) && raw.updated! < raw.release_date!) {
     findings.push(

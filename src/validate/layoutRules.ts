@@ -1,7 +1,7 @@
 // The catalogue's rules for its layout, as pure functions from a listing to problems: which folders
 // and files a catalogue holds (hosts declared in hosts.json, <host>/<name>.json, stats/<host>.json),
 // editors' leftovers, and names that differ only in case.
-import { foldCase, NAME_RULE, nameProblem, RESERVED_NAME_RULE } from "../catalogue/names.js";
+import { foldCase, isValidName, NAME_RULE, nameProblem, RESERVED_NAME_RULE } from "../catalogue/names.js";
 import { finding, type Finding, type Problem } from "../catalogue/problems.js";
 import type { CatalogueListing } from "../read/readCatalogue.js";
 import { STATS_FOLDER, statsFileOf } from "../catalogue/statsFile.js";
@@ -106,8 +106,31 @@ export function validateLayout(
     const knownHere = known?.get(host);
     const names: string[] = [];
     let newNames = false;
+    const withManifest = new Set(
+      entries
+        .filter((e) => e.kind === "file" && e.name.endsWith(MANIFEST_EXTENSION))
+        .map((e) => e.name.slice(0, -MANIFEST_EXTENSION.length)),
+    );
+    const filesOf = new Map<string, "zip" | "folder">();
     for (const entry of entries) {
       const file = `${host}/${entry.name}`;
+      const packageFiles = packageFilesEntry(entry);
+      if (packageFiles) {
+        if (withManifest.has(packageFiles.name)) {
+          // Both a zip and a folder is findPackageFiles' PACKAGE_FILES_TWICE, at load.
+          filesOf.set(packageFiles.name, packageFiles.kind);
+        } else {
+          add(
+            packageFiles.kind === "folder" ? `${file}/` : file,
+            finding(
+              "PACKAGE_FILES_WITHOUT_MANIFEST",
+              "",
+              `holds a package's files, but there is no manifest ${host}/${packageFiles.name}${MANIFEST_EXTENSION} beside it`,
+            ),
+          );
+        }
+        continue;
+      }
       if (entry.kind === "symlink") {
         add(file, finding("SYMLINK", "", "is a symbolic link: manifests must be regular files"));
         continue;
@@ -122,7 +145,7 @@ export function validateLayout(
           finding(
             "UNEXPECTED_ENTRY",
             "",
-            `is not a manifest: a host folder holds only <internal_name>${MANIFEST_EXTENSION} files`,
+            `is not a manifest: a host folder holds only <internal_name>${MANIFEST_EXTENSION} files and their package files (<internal_name>.zip or a folder <internal_name>/)`,
           ),
         );
         continue;
@@ -145,10 +168,28 @@ export function validateLayout(
       names.push(name);
       manifests.push({ host, name, file });
     }
+    for (const ref of manifests) {
+      const kind = ref.host === host ? filesOf.get(ref.name) : undefined;
+      if (kind) ref.files = kind;
+    }
     if (newNames) addCaseCollisions(host, names, add);
   });
   const stats = rootKinds.get(STATS_FOLDER) === "directory" ? validateStatsLayout(listing, hosts, add) : [];
   return { manifests, stats, problems };
+}
+
+/**
+ * A package's files as a host folder lists them: `<name>.zip` (a regular file) or a folder `<name>/`
+ * (../packageFiles/findPackageFiles.ts reads them). Names that cannot be a package's are not files.
+ */
+function packageFilesEntry(entry: {
+  name: string;
+  kind: string;
+}): { name: string; kind: "zip" | "folder" } | undefined {
+  if (entry.kind === "file" && entry.name.endsWith(".zip") && isValidName(entry.name.slice(0, -4)))
+    return { name: entry.name.slice(0, -4), kind: "zip" };
+  if (entry.kind === "directory" && isValidName(entry.name)) return { name: entry.name, kind: "folder" };
+  return undefined;
 }
 
 /** The stats folder's rules: it holds only regular files named after declared hosts, <host>.json. */

@@ -36,8 +36,10 @@ function listFiles(root: string, folder: string, paths: string[] = []): string[]
   return paths;
 }
 
+type InMemory = Exclude<OutputFile["content"], { file: string }>;
+
 /** The content's length in bytes (outputs are ASCII, so a string's length is its byte length). */
-function byteLength(content: OutputFile["content"]): number {
+function byteLength(content: InMemory): number {
   if (typeof content === "string") return content.length;
   let length = 2 + Math.max(0, content.jsonArray.length - 1);
   for (const item of content.jsonArray) length += typeof item === "string" ? item.length : item.byteLength;
@@ -45,7 +47,7 @@ function byteLength(content: OutputFile["content"]): number {
 }
 
 /** The content as runs of bytes, in order. */
-function* pieces(content: OutputFile["content"]): Generator<Uint8Array> {
+function* pieces(content: InMemory): Generator<Uint8Array> {
   if (typeof content === "string") {
     yield Buffer.from(content, "latin1");
     return;
@@ -61,6 +63,7 @@ function* pieces(content: OutputFile["content"]): Generator<Uint8Array> {
 
 /** Whether the file at `path` holds exactly `content`; a file that cannot be read differs. */
 function sameBytes(path: string, content: OutputFile["content"], block: Buffer): boolean {
+  if (typeof content !== "string" && "file" in content) return sameFile(path, content.file, block);
   let fd: number;
   try {
     fd = openSync(path, "r");
@@ -92,5 +95,44 @@ function sameBytes(path: string, content: OutputFile["content"], block: Buffer):
     return false;
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Whether the files at `path` and `source` hold the same bytes, compared a block at a time. */
+function sameFile(path: string, source: string, block: Buffer): boolean {
+  let fd: number;
+  let sourceFd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return false;
+  }
+  try {
+    sourceFd = openSync(source, "r");
+  } catch {
+    closeSync(fd);
+    return false;
+  }
+  try {
+    const stats = fstatSync(fd);
+    const sourceStats = fstatSync(sourceFd);
+    // The same file (a package's stored file linked from the live slot): equal without a read.
+    if (stats.ino === sourceStats.ino && stats.dev === sourceStats.dev) return true;
+    const size = stats.size;
+    if (sourceStats.size !== size) return false;
+    const other = Buffer.allocUnsafe(Math.min(block.length, 1 << 16));
+    for (let position = 0; position < size;) {
+      const want = Math.min(other.length, size - position);
+      const a = readSync(fd, block, 0, want, position);
+      const b = readSync(sourceFd, other, 0, want, position);
+      if (a !== want || b !== want || block.compare(other, 0, want, 0, want) !== 0) return false;
+      position += want;
+    }
+    return true;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+    closeSync(sourceFd);
   }
 }

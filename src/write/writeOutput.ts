@@ -11,6 +11,7 @@
 // slots never share a changed inode.
 import {
   closeSync,
+  copyFileSync,
   linkSync,
   lstatSync,
   mkdirSync,
@@ -157,6 +158,11 @@ export function writeChanges(
   }
 }
 
+/** A folder for this build's own files on the output's file system (so they can be renamed into a slot). */
+export function workFolder(output: LockedOutput): string {
+  return join(output.layout.home, `work-${process.pid}`);
+}
+
 /** Points the output at the spare slot, in one rename. */
 export function publish(output: LockedOutput): void {
   const { layout } = output;
@@ -201,6 +207,15 @@ const CHUNK_CHARS = 1 << 20;
 const SMALL_BYTES = 1 << 16;
 
 function writeContent(path: string, content: OutputFile["content"]): void {
+  if (typeof content !== "string" && "file" in content) {
+    // A package's stored file: linked when it is the live slot's own (unchanged since the last build),
+    // moved in when the build made it, else copied (the kernel copies it, never through memory; a
+    // catalogue's file is never linked, so an edited source cannot change a published file).
+    if (content.link === true) linkSync(content.file, path);
+    else if (content.move === true) renameSync(content.file, path);
+    else copyFileSync(content.file, path);
+    return;
+  }
   const fd = openSync(path, "w");
   try {
     if (typeof content === "string") {
@@ -232,10 +247,12 @@ function writeContent(path: string, content: OutputFile["content"]): void {
 
 /**
  * Removes what a killed build left in the home folder: a half-made link, a temporary file, a state
- * not yet renamed into place (writeState in rebuild/buildState.ts writes it as `state.<pid>`).
+ * not yet renamed into place (writeState in rebuild/buildState.ts writes it as `state.<pid>`), the
+ * folder a build zips and unpacks package files in (`work-<pid>`).
  */
 function removeLeftovers(layout: OutputLayout): void {
   for (const name of readdirSync(layout.home)) {
-    if (/^(link|tmp)-\d+$|^state\.\d+$/.test(name)) rmSync(join(layout.home, name), { force: true });
+    if (/^(link|tmp|work)-\d+$|^state\.\d+$/.test(name))
+      rmSync(join(layout.home, name), { recursive: true, force: true });
   }
 }

@@ -2,7 +2,7 @@
 // existed; a new manifest is stamped with the time, passes validation, and is refused for a bad
 // name, an undeclared host or a file that exists.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
@@ -16,7 +16,7 @@ import { initProject, projectFiles, vendoredTarball } from "../../src/scaffold/i
 import { PAGES_WORKFLOW } from "../../src/targets/githubPages.js";
 import { FailureError, UsageError } from "../../src/util/errors.js";
 import { VERSION } from "../../src/util/version.js";
-import { copyFixture, readJson, readTree, ROOT, tempDir } from "../support/helpers.js";
+import { copyFixture, FIXTURES, readJson, readTree, ROOT, tempDir } from "../support/helpers.js";
 
 const NOW_MS = 1_700_000_000_123;
 const now = () => NOW_MS;
@@ -125,6 +125,50 @@ describe("shopfront init", () => {
 describe("shopfront new", () => {
   const create = (catalogueDir: string, host: string, name: string) =>
     createManifest({ catalogueDir, host, name, projectDir: join(catalogueDir, ".."), now });
+
+  it("--from copies a package folder or zip beside the manifest and fills it from meta.xml", async () => {
+    const catalogueDir = copyFixture("basic");
+    const source = join(FIXTURES, "package-files", "catalogue", "primary");
+    const from = (name: string, path: string) =>
+      createManifest({ catalogueDir, host: "primary", name, projectDir: join(catalogueDir, ".."), now, from: path });
+    expect(await from("snake2", join(source, "snake"))).toMatchObject({
+      problems: [{ code: "PACKAGE_NO_APP_FOLDER", file: "primary/snake2/" }],
+    });
+    expect(existsSync(join(catalogueDir, "primary", "snake2"))).toBe(false);
+    expect(existsSync(join(catalogueDir, "primary", "snake2.json"))).toBe(false);
+
+    rmSync(join(catalogueDir, "primary", "snake.json"));
+    expect(await from("snake", join(source, "snake"))).toEqual({
+      problems: [],
+      file: "primary/snake.json",
+      files: "primary/snake/",
+      fillIn: [],
+    });
+    expect(readFileSync(join(catalogueDir, "primary/snake/apps/snake/boot.dol"))).toEqual(
+      readFileSync(join(source, "snake/apps/snake/boot.dol")),
+    );
+    const written = readJson(join(catalogueDir, "primary", "snake.json")) as Record<string, unknown>;
+    expect(written).toMatchObject({
+      display_name: "Snake",
+      coder: "Jane & Joe",
+      version: "1.0",
+      short_description: "Snake for up to 2 players",
+      long_description: "A snake game.\nFor up to two players <and> a cat.",
+      release_date: 1230768000,
+      updated: 1_700_000_000,
+    });
+    for (const field of ["zip_size", "extracted", "package_type"]) expect(written, field).not.toHaveProperty(field);
+
+    expect(await from("pong", join(source, "pong.zip"))).toMatchObject({
+      file: "primary/pong.json",
+      files: "primary/pong.zip",
+    });
+    expect(readFileSync(join(catalogueDir, "primary", "pong.zip"))).toEqual(readFileSync(join(source, "pong.zip")));
+    await expect(from("pong", join(source, "pong.zip"))).rejects.toThrow(FailureError);
+    await expect(from("missing", join(source, "nothing-here"))).rejects.toThrow(UsageError);
+    const { problems } = await validateCatalogue(catalogueDir);
+    expect(problems.filter((p) => p.severity === "error")).toEqual([]);
+  });
 
   it("writes a manifest stamped with the current time that passes validation", async () => {
     const catalogueDir = copyFixture("basic");

@@ -235,3 +235,73 @@ describe("two builds started at once into one output", () => {
     }
   });
 });
+
+describe("a killed build with package files", () => {
+  // Packages shaped like real homebrew, as folders (zipped by the build) and as zips: a kill may land
+  // while a folder is zipped, an archive checked, its entries unpacked or the stored files moved in.
+  const PACKAGE_FOLDERS = 40;
+  let e: string;
+  let f: string;
+
+  beforeAll(() => {
+    const dir = memoryTempDir("shopfront-kill-files-");
+    const fixture = join(ROOT, "test", "fixtures", "package-files", "catalogue");
+    e = join(dir, "e");
+    cpSync(fixture, e, { recursive: true });
+    const snake = join(fixture, "primary", "snake");
+    const manifest = readFileSync(join(fixture, "primary", "snake.json"), "utf8");
+    for (let i = 0; i < PACKAGE_FOLDERS; i++) {
+      const name = `app${i}`;
+      cpSync(join(snake, "apps", "snake"), join(e, "primary", name, "apps", name), { recursive: true });
+      writeFileSync(
+        join(e, "primary", `${name}.json`),
+        manifest.replace('"internal_name": "snake"', `"internal_name": "${name}"`),
+      );
+    }
+    // f: every third package's files changed, the zip package gone.
+    f = join(dir, "f");
+    cpSync(e, f, { recursive: true });
+    for (let i = 0; i < PACKAGE_FOLDERS; i += 3)
+      writeFileSync(join(f, "primary", `app${i}`, "apps", `app${i}`, "data", "readme.txt"), `changed ${i}\n`);
+    rmSync(join(f, "primary", "pong.zip"));
+    rmSync(join(f, "primary", "pong.json"));
+    for (const catalogue of [e, f]) {
+      const out = join(dir, `ref-${catalogue === e ? "e" : "f"}`);
+      build(catalogue, out);
+      digests.set(catalogue, digest(out));
+    }
+    expect(digests.get(e)).not.toBe(digests.get(f));
+  }, 120_000);
+
+  const COUNT = MOMENTS / 2;
+
+  /** Makes `to` hold `from`'s only host folder, its manifests and package files. */
+  function becomeWithFiles(to: string, from: string): void {
+    rmSync(join(to, "primary"), { recursive: true });
+    cpSync(join(from, "primary"), join(to, "primary"), { recursive: true });
+  }
+
+  it(`leaves the old or the new tree at ${COUNT} moments, and the next build is right`, async () => {
+    const catalogue = join(memoryTempDir(), "catalogue");
+    cpSync(e, catalogue, { recursive: true });
+    const out = join(memoryTempDir(), "dist");
+    build(catalogue, out);
+    becomeWithFiles(catalogue, f);
+    const duration = build(catalogue, out);
+    expect(digest(out)).toBe(digests.get(f));
+    let from = f;
+    let landed = 0;
+    for (const ms of moments(duration, COUNT)) {
+      const to = from === e ? f : e;
+      becomeWithFiles(catalogue, to);
+      if (await killedBuild(catalogue, out, ms)) landed++;
+      expect([digests.get(from), digests.get(to)], `killed after ${ms} ms`).toContain(digest(out));
+      build(catalogue, out);
+      expect(digest(out)).toBe(digests.get(to));
+      // What the killed build was zipping and unpacking is gone with the next build.
+      expect(readdirSync(join(out, "..", ".dist.shopfront")).filter((n) => n.startsWith("work-"))).toEqual([]);
+      from = to;
+    }
+    expect(landed).toBeGreaterThan(COUNT / 2);
+  }, 300_000);
+});

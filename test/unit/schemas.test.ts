@@ -4,7 +4,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PATTERN_MESSAGES } from "../../src/validate/describeSchemaError.js";
-import { COMPUTED_FIELDS, HOST_FIELDS, MANIFEST_FIELDS, PACKAGE_FIELDS } from "../../src/catalogue/fields.js";
+import {
+  COMPUTED_FIELDS,
+  FILES_FIELDS,
+  HOST_FIELDS,
+  MANIFEST_FIELDS,
+  PACKAGE_FIELDS,
+  REQUIRED_MANIFEST_FIELDS,
+} from "../../src/catalogue/fields.js";
 import { isValidName, NAME_PATTERN } from "../../src/catalogue/names.js";
 import {
   readSchema,
@@ -53,7 +60,10 @@ describe("schemas", () => {
 
   it("the TypeScript field tables agree with the schemas", () => {
     expect(fieldTypes("manifest")).toEqual(MANIFEST_FIELDS);
-    expect((readSchema("manifest") as JsonSchema).required?.sort()).toEqual(Object.keys(MANIFEST_FIELDS).sort());
+    expect((readSchema("manifest") as JsonSchema).required?.sort()).toEqual([...REQUIRED_MANIFEST_FIELDS].sort());
+    expect(Object.keys(MANIFEST_FIELDS).filter((f) => !REQUIRED_MANIFEST_FIELDS.includes(f as never))).toEqual([
+      ...FILES_FIELDS,
+    ]);
     expect(fieldTypes("package")).toEqual({ ...MANIFEST_FIELDS, ...COMPUTED_FIELDS });
     expect((readSchema("package") as JsonSchema).required?.sort()).toEqual(Object.keys(PACKAGE_FIELDS).sort());
     expect(Object.keys(PACKAGE_FIELDS)).toHaveLength(16);

@@ -96,6 +96,14 @@ describe("manifest rules", () => {
       [["MISSING_FIELD", "primary/snake.json", "/version"]],
     ],
     [
+      "a size left to the files, for a package without files",
+      put({ "primary/snake.json": manifest("snake", { zip_size: undefined, package_type: undefined }) }),
+      [
+        ["MISSING_FIELD", "primary/snake.json", "/package_type"],
+        ["MISSING_FIELD", "primary/snake.json", "/zip_size"],
+      ],
+    ],
+    [
       "a computed field",
       put({ "primary/snake.json": manifest("snake", { downloads: 5 }) }),
       [["UNKNOWN_FIELD", "primary/snake.json", "/downloads"]],
@@ -347,9 +355,19 @@ describe("hosts.json and folder rules", () => {
       [["UNEXPECTED_ENTRY", "primary/notes.txt", ""]],
     ],
     [
-      "a folder inside a host folder",
+      "a package folder with no manifest beside it",
       (dir) => mkdirSync(join(dir, "primary", "sub")),
-      [["UNEXPECTED_ENTRY", "primary/sub/", ""]],
+      [["PACKAGE_FILES_WITHOUT_MANIFEST", "primary/sub/", ""]],
+    ],
+    [
+      "a package zip with no manifest beside it",
+      put({ "primary/orphan.zip": "PK" }),
+      [["PACKAGE_FILES_WITHOUT_MANIFEST", "primary/orphan.zip", ""]],
+    ],
+    [
+      "a folder whose name cannot be a package's",
+      (dir) => mkdirSync(join(dir, "primary", "Not A Name")),
+      [["UNEXPECTED_ENTRY", "primary/Not A Name/", ""]],
     ],
     [
       "a symbolic link to a file outside",

@@ -1,11 +1,11 @@
 // `serve --watch` through its core: a real server on a port it binds itself (port 0) over a temporary catalogue, edited
 // while it runs. Nothing waits a fixed time: every expectation polls until it holds or a deadline
 // passes.
-import { rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { watchCatalogue, type WatchEvent, type WatchHandle } from "../../src/serve/watchCatalogue.js";
-import { copyFixture, manifest, tempDir, writeFiles } from "../support/helpers.js";
+import { copyFixture, FIXTURES, manifest, tempDir, writeFiles } from "../support/helpers.js";
 
 const DEADLINE_MS = 15_000;
 
@@ -82,6 +82,31 @@ describe("watchCatalogue", () => {
     writeFiles(catalogue, { "primary/snake.json": manifest("snake", { display_name: "Snake II" }) });
     await eventually(async () => expect(await displayName(url, "snake")).toBe("Snake II"));
     expect(events.at(-1)).toMatchObject({ kind: "built" });
+  });
+
+  it("rebuilds when a package's files change, inside a package folder too", async () => {
+    const catalogue = copyFixture("package-files");
+    const { events, url } = await start(catalogue);
+    const extracted = async () => {
+      const res = await get(url, "/v1/primary/package/snake");
+      expect(res.status).toBe(200);
+      return (JSON.parse(res.body) as { extracted: number }).extracted;
+    };
+    const before = await extracted();
+    const readme = join(catalogue, "primary", "snake", "apps", "snake", "data", "readme.txt");
+    writeFileSync(readme, `${readFileSync(readme, "utf8")}${"x".repeat(100)}`);
+    await eventually(async () => expect(await extracted()).toBe(before + 100));
+
+    copyFileSync(join(FIXTURES, "package-files", "hostile", "no-binary.zip"), join(catalogue, "primary", "pong.zip"));
+    const invalid = await eventually(() => {
+      const event = events.find((e) => e.kind === "invalid");
+      expect(event).toBeDefined();
+      return event!;
+    });
+    expect(invalid).toMatchObject({
+      problems: expect.arrayContaining([expect.objectContaining({ file: "primary/pong.zip" })]),
+    });
+    expect(await extracted()).toBe(before + 100);
   });
 
   it("serves an added package and stops serving a removed one", async () => {

@@ -18,19 +18,31 @@ export function registerNew(program: Command): void {
     .command("new")
     .description("write a new manifest, catalogue/HOST/NAME.json, from a template stamped with the current time")
     .addArgument(new Argument("<host/name>", "the host the package belongs to and its name").argParser(hostAndName))
+    .option(
+      "--from <path>",
+      "copy a package's files into the catalogue (a zip to HOST/NAME.zip, a folder holding apps/NAME/ to HOST/NAME/) and fill the manifest from its meta.xml",
+    )
     .addOption(catalogueOption())
     .action(exits(create));
   fromConfig(command, { catalogue: catalogueSetting });
 }
 
-async function create({ host, name }: { host: string; name: string }, options: { catalogue: string }) {
+async function create({ host, name }: { host: string; name: string }, options: { catalogue: string; from?: string }) {
   const { createManifest } = await import("../../scaffold/createManifest.js");
   const { formatNew } = await import("../formatScaffold.js");
-  const { problems, file } = await createManifest({ catalogueDir: options.catalogue, host, name, projectDir: "." });
+  const { problems, file, files, fillIn } = await createManifest({
+    catalogueDir: options.catalogue,
+    host,
+    name,
+    projectDir: ".",
+    ...(options.from !== undefined ? { from: options.from } : {}),
+  });
   if ((await reportProblems(problems, options.catalogue)) || !file) {
     process.stderr.write("nothing was written\n");
     return EXIT.invalid;
   }
-  process.stdout.write(`${formatNew(displayPath(join(options.catalogue, file)))}\n`);
+  if (files !== undefined)
+    process.stdout.write(`copied the package's files to ${displayPath(join(options.catalogue, files))}\n`);
+  process.stdout.write(`${formatNew(displayPath(join(options.catalogue, file)), fillIn)}\n`);
   return EXIT.ok;
 }

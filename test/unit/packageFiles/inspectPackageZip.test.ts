@@ -149,6 +149,7 @@ describe("inspectPackageZip on hostile archives", () => {
         ahb_access: false,
         encoding: "utf-8",
       },
+      metaEntry: "apps/snake/meta.xml",
     });
   });
 });

@@ -73,6 +73,7 @@ describe("readPackageFiles on the fixture catalogue", () => {
         ahb_access: true,
         encoding: "utf-8",
       },
+      metaEntry: "apps/snake/meta.xml",
     });
     expect(result.derived!.subdirectories).toEqual(["/apps/snake/data", "/apps/snake/data/levels"]);
     expect(result.derived!.root_folders).toEqual(["private"]);

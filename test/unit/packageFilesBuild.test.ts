@@ -1,0 +1,186 @@
+// A catalogue whose packages carry their files (test/fixtures/package-files/: folders shaped like
+// real homebrew, and a zip), built end to end through the binary: the stored files at their paths,
+// the derived sizes, the rebuild that rewrites only what changed, and hostile archives refused with
+// the previous output untouched.
+import { copyFileSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import yauzl from "yauzl";
+import { PLACEHOLDER_ICON } from "../../src/packageFiles/placeholderIcon.js";
+import { RACY_MS } from "../../src/rebuild/buildState.js";
+import { loadCatalogue } from "../../src/load/loadCatalogue.js";
+import { copyFixture, FIXTURES, manifest, readJson, readTree, shopfront, writeFiles } from "../support/helpers.js";
+
+const HOSTILE = join(FIXTURES, "package-files", "hostile");
+
+/** Hostile fixtures the Homebrew Channel accepts too: they build, with warnings. */
+const ACCEPTED = ["extra-app.zip", "icon-wrong-size.zip", "lenient-case.zip", "no-icon.zip"];
+
+function build(catalogue: string, out: string) {
+  return shopfront(join(catalogue, ".."), "build", "--catalogue", catalogue, "--out", out);
+}
+
+/** The bytes of the files under apps/<name>/ of an archive, as its central directory declares them. */
+async function extractedOf(zip: string, name: string): Promise<number> {
+  const zipfile = await yauzl.openPromise(zip, { lazyEntries: true });
+  let total = 0;
+  try {
+    for await (const entry of zipfile.eachEntry()) {
+      const path = entry.fileName.toLowerCase();
+      if (path.startsWith(`apps/${name}/`) && !path.endsWith("/")) total += entry.uncompressedSize;
+    }
+  } finally {
+    zipfile.close();
+  }
+  return total;
+}
+
+function inodes(out: string, names: readonly string[]): Map<string, number> {
+  const result = new Map<string, number>();
+  for (const name of names) {
+    for (const path of [
+      `hbb/${name}/${name}.zip`,
+      `hbb/${name}/icon.png`,
+      `unzipped_apps/${name}/apps/${name}/meta.xml`,
+    ])
+      result.set(path, statSync(join(out, path)).ino);
+  }
+  return result;
+}
+
+describe("a catalogue with package files", () => {
+  it("stores each package's files at their paths, with zip_size and extracted from the stored zip", async () => {
+    const catalogue = copyFixture("package-files");
+    writeFiles(catalogue, { "primary/plain.json": manifest("plain") });
+    const out = join(catalogue, "..", "dist");
+    const result = build(catalogue, out);
+    expect(result.stderr).not.toMatch(/error/);
+    expect(result.code).toBe(0);
+
+    const binaries = { pong: "boot.dol", snake: "boot.dol", tetris: "boot.elf" } as const;
+    for (const [name, binary] of Object.entries(binaries)) {
+      const zip = join(out, "hbb", name, `${name}.zip`);
+      const api = readJson(join(out, "v1", "primary", "package", name)) as Record<string, unknown>;
+      expect(api.zip_size, name).toBe(statSync(zip).size);
+      expect(api.extracted, name).toBe(await extractedOf(zip, name));
+      expect(api.package_type, name).toBe(binary.slice(5));
+      for (const file of [`hbb/${name}/icon.png`, `unzipped_apps/${name}/apps/${name}/${binary}`])
+        expect(statSync(join(out, file)).isFile(), file).toBe(true);
+      expect(statSync(join(out, `unzipped_apps/${name}/apps/${name}/meta.xml`)).size).toBeGreaterThan(0);
+    }
+    // The catalogue's zip is published byte for byte, as a copy (an editor changing it must not change the output).
+    const source = join(catalogue, "primary", "pong.zip");
+    expect(readFileSync(join(out, "hbb/pong/pong.zip")).equals(readFileSync(source))).toBe(true);
+    expect(statSync(join(out, "hbb/pong/pong.zip")).ino).not.toBe(statSync(source).ino);
+    // pong has no icon: the placeholder; snake's is its own; a folder's binary is unpacked as it is.
+    expect(readFileSync(join(out, "hbb/pong/icon.png")).equals(readFileSync(PLACEHOLDER_ICON))).toBe(true);
+    expect(
+      readFileSync(join(out, "hbb/snake/icon.png")).equals(
+        readFileSync(join(catalogue, "primary/snake/apps/snake/icon.png")),
+      ),
+    ).toBe(true);
+    expect(
+      readFileSync(join(out, "unzipped_apps/snake/apps/snake/boot.dol")).equals(
+        readFileSync(join(catalogue, "primary/snake/apps/snake/boot.dol")),
+      ),
+    ).toBe(true);
+    // A manifest without files has none of them, and its object is as written.
+    expect(() => statSync(join(out, "hbb", "plain"))).toThrow();
+    expect((readJson(join(out, "v1/primary/package/plain")) as { zip_size: number }).zip_size).toBe(1024);
+    // Nothing is left of the build's working folder.
+    expect(readdirSync(join(catalogue, "..", ".dist.shopfront")).filter((f) => f.startsWith("work-"))).toEqual([]);
+  });
+
+  it("reads and rewrites only the changed package's files on a rebuild, linking the others' from the live slot", async () => {
+    const catalogue = copyFixture("package-files");
+    const out = join(catalogue, "..", "dist");
+    // Files changed within RACY_MS of a build's snapshot are read again by the next: let the copy age.
+    await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
+    expect(build(catalogue, out).code).toBe(0);
+    const before = inodes(out, ["pong", "snake", "tetris"]);
+
+    writeFileSync(join(catalogue, "primary/snake/apps/snake/data/readme.txt"), "a longer readme than before\n");
+    const result = shopfront(
+      join(catalogue, ".."),
+      "build",
+      "--catalogue",
+      catalogue,
+      "--out",
+      out,
+      "--format",
+      "json",
+    );
+    expect(result.code).toBe(0);
+    const summary = (JSON.parse(result.stdout) as { summary: Record<string, unknown> }).summary;
+    // Only snake's files were read (zipped, checked, hashed); pong's and tetris' kept their signatures.
+    expect(summary).toMatchObject({ changedPackages: 1, packageFilesRead: 1 });
+    const after = inodes(out, ["pong", "snake", "tetris"]);
+    for (const [path, ino] of before) {
+      if (path.includes("snake/snake.zip")) expect(after.get(path), path).not.toBe(ino);
+      else expect(after.get(path), path).toBe(ino);
+    }
+    const api = readJson(join(out, "v1/primary/package/snake")) as { zip_size: number };
+    expect(api.zip_size).toBe(statSync(join(out, "hbb/snake/snake.zip")).size);
+
+    // Byte for byte what a full build of the same catalogue writes.
+    const fresh = join(catalogue, "..", "fresh");
+    expect(build(catalogue, fresh).code).toBe(0);
+    expect(readTree(out)).toEqual(readTree(fresh));
+  });
+
+  it("refuses every hostile archive with its file, and leaves the previous output as it was", () => {
+    const catalogue = copyFixture("package-files");
+    const out = join(catalogue, "..", "dist");
+    expect(build(catalogue, out).code).toBe(0);
+    let link = readlinkSync(out);
+    let tree = readTree(out);
+    writeFiles(catalogue, { "primary/snake.json": manifest("snake", { zip_size: undefined, extracted: undefined }) });
+    rmSync(join(catalogue, "primary", "snake"), { recursive: true });
+    const zips = readdirSync(HOSTILE).filter((f) => f.endsWith(".zip"));
+    expect(zips.length).toBeGreaterThan(20);
+    for (const zip of zips) {
+      copyFileSync(join(HOSTILE, zip), join(catalogue, "primary", "snake.zip"));
+      const result = build(catalogue, out);
+      if (ACCEPTED.includes(zip)) {
+        expect(result.code, `${zip}: ${result.stderr}`).toBe(0);
+        link = readlinkSync(out);
+        tree = readTree(out);
+        continue;
+      }
+      expect(result.code, zip).toBe(1);
+      expect(result.stderr, zip).toMatch(/primary\/snake\.zip: /);
+      expect(readlinkSync(out), zip).toBe(link);
+      expect(readTree(out), zip).toEqual(tree);
+    }
+  });
+
+  it("gives the site files: { zipSize, icon } for each package with files, and no files for one without", async () => {
+    const catalogue = copyFixture("package-files");
+    writeFiles(catalogue, { "primary/plain.json": manifest("plain") });
+    const { catalogue: loaded } = await loadCatalogue(catalogue);
+    const byName = new Map((loaded!.packages.get("primary") ?? []).map((p) => [p.name, p]));
+    for (const name of ["pong", "snake", "tetris"]) {
+      const p = byName.get(name)!;
+      expect(p.files, name).toEqual({
+        zipSize: (JSON.parse(p.json) as { zip_size: number }).zip_size,
+        icon: name !== "pong",
+      });
+    }
+    expect(byName.get("pong")!.files!.zipSize).toBe(statSync(join(catalogue, "primary", "pong.zip")).size);
+    expect(byName.get("plain")).not.toHaveProperty("files");
+  });
+
+  it("fails with every problem of the catalogue in one run", () => {
+    const catalogue = copyFixture("package-files");
+    copyFileSync(join(HOSTILE, "no-binary.zip"), join(catalogue, "primary", "pong.zip"));
+    writeFiles(catalogue, {
+      "primary/tetris.json": { ...(readJson(join(catalogue, "primary/tetris.json")) as object), zip_size: 5 },
+      "primary/orphan.zip": "PK",
+    });
+    const result = build(catalogue, join(catalogue, "..", "dist"));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/primary\/pong\.zip: the archive has no apps\/pong\/ folder/);
+    expect(result.stderr).toMatch(/primary\/tetris\.json: \/zip_size/);
+    expect(result.stderr).toMatch(/primary\/orphan\.zip/);
+  });
+});
