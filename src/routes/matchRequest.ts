@@ -10,8 +10,12 @@ import type { PortableRoutes, RouteId } from "./routeTable.js";
 export type RouteMatch =
   | {
       status: 200;
-      /** `site` for a file of the browse site or the OpenAPI document (SITE in routeTable.ts). */
-      route: RouteId | "site";
+      /**
+       * `site` for a file of the browse site or the OpenAPI document (SITE in routeTable.ts), `file`
+       * for a package file (FILE_ROUTES): `file` may not exist (an unknown package, or a URL whose
+       * two names differ), which is a 404.
+       */
+      route: RouteId | "site" | "file";
       /** The file that answers; for a search, the list to filter. */
       file: string;
       /** For a filter route: what answers when `file` does not exist (no package has the value). */
@@ -63,6 +67,31 @@ export function matchRequest(table: PortableRoutes, method: string, target: stri
     return dot > 0 && site.extensions.indexOf(parts[last]!.slice(dot + 1)) >= 0
       ? { status: 200, route: "site", file: parts.slice(1).join("/") }
       : { status: 404 };
+  }
+
+  // A package file: each segment as sent, decoded; a parameter's segment is a name followed by the
+  // route's suffix, and the n-th name fills the file's n-th placeholder. The query is ignored.
+  for (let f = 0; f < table.files.length; f++) {
+    const route = table.files[f]!;
+    if (parts[0] !== "" || route.segments.length !== last) continue;
+    const values: string[] = [];
+    let matches = true;
+    for (let s = 0; s < last && matches; s++) {
+      const expected = route.segments[s]!;
+      const value = decoded(parts[s + 1]!);
+      if (value === undefined) matches = false;
+      else if (expected.charAt(0) !== "{") matches = value === expected;
+      else {
+        const suffix = expected.slice(expected.indexOf("}") + 1);
+        const bare = value.slice(0, value.length - suffix.length);
+        matches = value.length > suffix.length && value.slice(bare.length) === suffix && name.test(bare);
+        values.push(bare);
+      }
+    }
+    if (!matches) continue;
+    let next = 0;
+    const file = route.file.replace(/\{\w+\}/g, () => values[next++]!);
+    return { status: 200, route: "file", file: file };
   }
 
   if (path.length > 1 && path.charAt(path.length - 1) === "/") path = path.slice(0, -1);
