@@ -284,19 +284,19 @@ export const FILE_ROUTES: readonly FileRoute[] = [...STORED_FILE_ROUTES, ...ALIA
   { ...route, path: `/${HOST_FILES_PREFIX}${route.path.slice(1)}`, file: `${HOST_FILES_PREFIX}${route.file}` },
 ]);
 
-const STORED_FILE_PATTERNS = FILE_ROUTES.filter((route) => !route.alias).map((route) => ({
+const FILE_PATTERNS_BY_PATH = FILE_ROUTES.map((route) => ({
   route,
-  params: paramsInOrder(route.file),
-  pattern: new RegExp(`^${filePathPattern(segmentsOf(route.file), () => "([^/]+)").pattern.slice(1)}$`),
+  params: paramsInOrder(route.path),
+  pattern: new RegExp(`^${filePathPattern(segmentsOf(route.path), () => "([^/]+)").pattern}$`),
 }));
 
 /**
- * The stored file route that `file` (a path relative to the build's root) is, with its parameters'
- * values: each must pass the name rule, and a parameter named twice must hold the same value.
+ * The file route whose URL path is `path` (`/`-rooted), with its parameters' values: each must pass
+ * the name rule, and a parameter named twice must hold the same value.
  */
-function storedFile(file: string): { route: FileRoute; value: (param: Param) => string } | undefined {
-  for (const { route, params, pattern } of STORED_FILE_PATTERNS) {
-    const match = pattern.exec(file);
+function fileRouteAt(path: string): { route: FileRoute; value: (param: Param) => string } | undefined {
+  for (const { route, params, pattern } of FILE_PATTERNS_BY_PATH) {
+    const match = pattern.exec(path);
     if (match === null) continue;
     const values = match.slice(1);
     const value = (param: Param) => values[params.indexOf(param)]!;
@@ -305,28 +305,39 @@ function storedFile(file: string): { route: FileRoute; value: (param: Param) => 
   return undefined;
 }
 
-/** The kind of a stored package file of the build (a path relative to its root), or undefined for any other file. */
+/**
+ * The kind of a package file of the build (a path relative to its root): a stored file, or a copy
+ * at an alias's path (aliasFilesOf) for a host that cannot rewrite. Undefined for any other file.
+ */
 export function packageFileKind(file: string): PackageFileKind | undefined {
-  return storedFile(file)?.route.kind;
+  return fileRouteAt(`/${file}`)?.route.kind;
 }
 
 /**
  * The paths (relative to the build's root) of the copies that a host that cannot rewrite (GitHub
- * Pages) needs for one stored package file: each alias URL of it, as a path. Empty for any other file.
- * `hbb/snake/icon.png` gives `hbb/snake.png` and `api/contents/snake/icon.png` (and v3, v4).
+ * Pages, S3) needs for one stored package file: each alias URL of it, as a path. Empty for any
+ * other file. `hbb/snake/icon.png` gives `hbb/snake.png` and `api/contents/snake/icon.png` (and v3, v4).
  */
 export function aliasFilesOf(file: string): string[] {
-  const stored = storedFile(file);
-  if (stored === undefined) return [];
+  const stored = fileRouteAt(`/${file}`);
+  if (stored === undefined || stored.route.alias) return [];
   return FILE_ROUTES.filter((r) => r.alias && r.file === stored.route.file).map((r) =>
     fillTemplate(r.path.slice(1), stored.value),
   );
 }
 
+/** The first segments of every package file's URL (`hbb`, `unzipped_apps`, `api`, `hosts`). */
+export const FILE_ROUTE_ROOTS: readonly string[] = [...new Set(FILE_ROUTES.map((r) => segmentsOf(r.path)[0]!))];
+
+/** The Cache-Control of a kind of package file. */
+export function packageCacheControl(kind: PackageFileKind): string {
+  return `public, max-age=${PACKAGE_FILE_MAX_AGE[kind]}`;
+}
+
 /** The Cache-Control a file of the build is served with where the host sets it: a package file's lifetime, else none. */
 export function cacheControlOf(file: string): string | undefined {
   const kind = packageFileKind(file);
-  return kind === undefined ? undefined : `public, max-age=${PACKAGE_FILE_MAX_AGE[kind]}`;
+  return kind === undefined ? undefined : packageCacheControl(kind);
 }
 
 /** The type a file of the build is served with: a package file's, a site file's by its extension, or the API's JSON. */

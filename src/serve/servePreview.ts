@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { createServer, type UnionResponse } from "http-server";
 import { UsageError } from "../util/errors.js";
 import { filterList } from "../routes/filterList.js";
-import { matchRequest } from "../routes/matchRequest.js";
+import { matchFileRequest, matchRequest } from "../routes/matchRequest.js";
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
 import {
   cacheControlOf,
@@ -99,7 +99,9 @@ export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
       // "finish" never comes. "close" comes either way.
       res.once("close", () => options.log!(`${req.method} ${target} ${res.statusCode}`));
     }
-    const match = matchRequest(PORTABLE_ROUTES, req.method ?? "", req.url ?? "");
+    const match =
+      matchFileRequest(PORTABLE_ROUTES, req.method ?? "", req.url ?? "") ??
+      matchRequest(PORTABLE_ROUTES, req.method ?? "", req.url ?? "");
     if (match.status === 204) return answer(req, res, 204, "", PREFLIGHT_HEADERS);
     if (match.status === 405) return answer(req, res, 405, renderMethodNotAllowed(), PREFLIGHT_HEADERS);
     if (match.status === 404) return answer(req, res, 404, notFoundBody());

@@ -311,7 +311,9 @@ function fileLocations(): string[] {
     ...fileRules().flatMap((rule) => [
       `    location ~ ${quote(rule.regex)} {`,
       `        default_type ${rule.type};`,
-      ...Object.entries(fileHeaders(rule)).map(([header, value]) => `        add_header ${header} ${quote(value)} always;`),
+      ...Object.entries(fileHeaders(rule)).map(
+        ([header, value]) => `        add_header ${header} ${quote(value)} always;`,
+      ),
       `        try_files ${rule.file((group) => `$${group}`)} =404;`,
       `    }`,
     ]),

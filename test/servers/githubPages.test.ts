@@ -29,7 +29,7 @@ describe("github-pages", () => {
 
   it("serves every route whose file is at its own URL, and fails only in the rows it declares, a search always with 404", async () => {
     const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-    const api = apiWithSite(catalogue!);
+    const api = apiWithSite(catalogue!, { copies: true });
     const respond = (target: string) => {
       let file: string | undefined;
       try {

@@ -6,6 +6,10 @@ import { dirname, join } from "node:path";
 import type { ExpectedApi } from "../../src/check/conformance.js";
 import { packageFilePaths, type BinaryName } from "../../src/routes/packageFileLayout.js";
 import type { RenderedCatalogue } from "../../src/render/renderApi.js";
+import { aliasFilesOf } from "../../src/routes/routeTable.js";
+
+/** hosts.json's `default` in the conformance fixture. */
+export const FIXTURE_DEFAULT_HOST = "primary";
 
 /** Bytes that no text decoding keeps as they are (NUL, CR LF, 0x80-0xFF), so a host that re-encodes them fails. */
 function binaryBytes(label: string, size: number): Buffer {
@@ -49,4 +53,11 @@ export function withPackageFiles(api: ExpectedApi, files: ReadonlyMap<string, Bu
   const all = new Map(api.files);
   for (const [path, bytes] of files) all.set(path, bytes.toString("latin1"));
   return { files: all, packages: api.packages };
+}
+
+/** The copies a host that cannot rewrite needs (aliasFilesOf), as the build will write them for it. */
+export function aliasCopies(files: ReadonlyMap<string, Buffer>): Map<string, Buffer> {
+  return new Map(
+    [...files].flatMap(([path, bytes]) => aliasFilesOf(path).map((alias): [string, Buffer] => [alias, bytes])),
+  );
 }

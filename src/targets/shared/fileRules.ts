@@ -2,8 +2,8 @@
 // path, the stored file it rewrites to (each `{name}` of the path onto the file's at the same place,
 // so a mismatched pair names no file), its type and its cache lifetime.
 import {
-  cacheControlOf,
   FILE_ROUTES,
+  packageCacheControl,
   PACKAGE_FILE_HEADERS,
   PACKAGE_FILE_TYPES,
   type FileRoute,
@@ -32,7 +32,7 @@ export function fileRules(capture: (param: Param, index: number) => string = () 
       params,
       file: (ref) => `/${fillByPosition(route.file, (index) => ref(index + 1))}`,
       type: PACKAGE_FILE_TYPES[route.kind],
-      cacheControl: cacheControlOf(route.file.replace(/\{\w+\}/g, "a"))!,
+      cacheControl: packageCacheControl(route.kind),
     };
   });
 }

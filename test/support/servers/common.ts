@@ -10,7 +10,7 @@ import { catalogueNames } from "../../../src/render/catalogueNames.js";
 import type { CatalogueNames } from "../../../src/render/catalogueNames.js";
 import type { TargetId } from "../../../src/targets/target.js";
 import { copyFixture, tempDir } from "../helpers.js";
-import { fakePackageFiles, writePackageFiles } from "../packageFiles.js";
+import { fakePackageFiles, FIXTURE_DEFAULT_HOST, writePackageFiles } from "../packageFiles.js";
 
 export interface RunningServer {
   url: string;
@@ -47,9 +47,6 @@ export async function fixturePackageFiles(): Promise<Map<string, Buffer>> {
   if (!catalogue) throw new Error("the conformance fixture did not load");
   return fakePackageFiles(catalogue, FIXTURE_DEFAULT_HOST);
 }
-
-/** hosts.json's `default` in the conformance fixture. */
-export const FIXTURE_DEFAULT_HOST = "primary";
 
 /** The conformance fixture's names (hosts, packages, coders), which server configs list. */
 export async function fixtureNames(): Promise<CatalogueNames> {
