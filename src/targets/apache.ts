@@ -410,6 +410,7 @@ export const apache: Target = {
   id: "apache",
   title: "Apache httpd",
   kind: "server",
+  packageFiles: "rewrite",
   cannot: {
     "v2-query":
       "a search filters a list at request time, and Apache serves files only: it answers 404 to any request with a non-empty ?query=",

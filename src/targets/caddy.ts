@@ -365,6 +365,7 @@ export const caddy: Target = {
   id: "caddy",
   title: "Caddy",
   kind: "server",
+  packageFiles: "rewrite",
   cannot: {
     "v2-query":
       "a search filters a list at request time, and a Caddyfile without plugins runs no code: Caddy answers 404",

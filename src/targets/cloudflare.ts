@@ -116,6 +116,7 @@ export const cloudflare: Target = {
   id: "cloudflare",
   title: "Cloudflare Pages",
   kind: "platform",
+  packageFiles: "rewrite",
   cannot: {},
   config: pagesFiles,
   deployFiles: pagesFiles,

@@ -92,6 +92,7 @@ export const cloudfront: Target = {
   id: "cloudfront",
   title: "S3 + CloudFront",
   kind: "platform",
+  packageFiles: "copies",
   cannot: {
     "filter-unknown":
       "a CloudFront Function cannot read S3, so it cannot tell that no package has a coder or category and answer the empty list: the missing list becomes the custom error response, a 404 (values that are never a category do answer [])",

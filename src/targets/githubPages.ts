@@ -29,6 +29,7 @@ export const githubPages: Target = {
   id: "github-pages",
   title: "GitHub Pages",
   kind: "platform",
+  packageFiles: "copies",
   cannot: {
     "v2-package":
       "Pages ignores the query string and has no rewrite rules, so ?package= cannot be routed; the build has no v2 files, so it answers 404 rather than the whole list; the fix for this and the rest is a Cloudflare Worker or rule in front of Pages",

@@ -336,6 +336,7 @@ export const lighttpd: Target = {
   id: "lighttpd",
   title: "lighttpd",
   kind: "server",
+  packageFiles: "rewrite",
   cannot: {
     "v2-query":
       "a search filters a list at request time, and lighttpd without mod_magnet runs no code: lighttpd answers 404",

@@ -364,6 +364,7 @@ export const nginx: Target = {
   id: "nginx",
   title: "nginx",
   kind: "server",
+  packageFiles: "rewrite",
   cannot: {
     "v2-query":
       "a search filters a list at request time, and nginx serves files only: it answers 404 to any request with a non-empty ?query=",

@@ -228,6 +228,7 @@ export const vercel: Target = {
   id: "vercel",
   title: "Vercel",
   kind: "platform",
+  packageFiles: "rewrite",
   cannot: {
     "v2-query": "a search needs code at request time, which rewrites cannot run: ?query= answers 404",
     "v2-coder":
