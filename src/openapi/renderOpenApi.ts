@@ -273,7 +273,7 @@ function fileOperations(route: FileRoute, found: Set<SchemaName>): JsonObject {
     ...headerRefs(PACKAGE_FILE_HEADERS),
     "Cache-Control": { $ref: `#/components/headers/Cache-Control-${route.kind}` },
   };
-  const operationId = (method: string) => camelCase(`${method} ${route.path.replace(/[{}.\/_]+/g, " ")}`);
+  const operationId = (method: string) => camelCase(`${method} ${route.path.replace(/[{}./_]+/g, " ")}`);
   const description = route.alias
     ? `Another URL of \`${route.file}\`, the same bytes: each name of the path stands for the name at the same place in the file, so two names that differ name no file (404).`
     : "The file as the build stores it, byte for byte.";
