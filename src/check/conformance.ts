@@ -5,9 +5,18 @@
 // Sending the cases and judging the answers is runConformance.ts.
 import { contentText, type OutputFile } from "../render/renderApi.js";
 import type { ConformanceRow } from "../routes/conformanceRows.js";
-import { fallbackFor, fileFor, isSiteFile, SITE, SITE_TYPES, urlFor } from "../routes/routeTable.js";
+import {
+  aliasFilesOf,
+  fallbackFor,
+  fileFor,
+  isSiteFile,
+  packageFileKind,
+  SITE,
+  SITE_TYPES,
+  urlFor,
+} from "../routes/routeTable.js";
 
-type FormRow = Exclude<ConformanceRow, "content-type" | "cors" | "error-body">;
+type FormRow = Exclude<ConformanceRow, "content-type" | "cors" | "error-body" | "package-cache">;
 
 export type Expectation =
   /** 200 with exactly this file's bytes. */
@@ -130,6 +139,7 @@ export function conformanceCases(api: ExpectedApi): ConformanceCase[] {
   for (const target of ["/v1", "/v1/", "/v3/hosts", "/v1/hosts.json", "/v1/hosts/packages", "/404.json"])
     add("not-found", target, notFound);
   cases.push(...siteCases(api));
+  cases.push(...packageFileCases(api));
   for (const target of [
     "/../secret.txt",
     "/v1/../../secret.txt",
@@ -185,6 +195,52 @@ function siteCases(api: ExpectedApi): ConformanceCase[] {
     if (file !== undefined)
       cases.push({ row: "site", method: "HEAD", target: siteUrlOf(file), expect: { kind: "file", file } });
   }
+  return cases;
+}
+
+/**
+ * Every stored package file of the build at its own URL and at each alias (HEAD too), then what
+ * is not one: a package that does not exist at each URL shape, a mismatched pair of names (two
+ * packages that exist), a trailing slash, a name that breaks the rule. A build without package
+ * files still gets the 404s.
+ */
+function packageFileCases(api: ExpectedApi): ConformanceCase[] {
+  const cases: ConformanceCase[] = [];
+  const add = (target: string, expect: Expectation, method: ConformanceCase["method"] = "GET") =>
+    cases.push({ row: "package-files", method, target, expect });
+  const notFound: Expectation = { kind: "not-found" };
+  // A copy at an alias's path (for a host that cannot rewrite) is checked at the alias's URL.
+  const copies = new Set([...api.files.keys()].flatMap(aliasFilesOf));
+  const stored = [...api.files.keys()]
+    .filter((file) => packageFileKind(file) !== undefined && !copies.has(file))
+    .sort();
+  for (const file of stored) {
+    add(`/${file}`, { kind: "file", file });
+    add(`/${file}`, { kind: "file", file }, "HEAD");
+    for (const alias of aliasFilesOf(file)) add(`/${alias}`, { kind: "file", file });
+  }
+  const missing = `hbb/${NO_SUCH_NAME}/${NO_SUCH_NAME}.zip`;
+  for (const file of [
+    missing,
+    `hbb/${NO_SUCH_NAME}/icon.png`,
+    `unzipped_apps/${NO_SUCH_NAME}/apps/${NO_SUCH_NAME}/boot.dol`,
+    `unzipped_apps/${NO_SUCH_NAME}/apps/${NO_SUCH_NAME}/meta.xml`,
+    `hosts/${NO_SUCH_NAME}/${missing}`,
+  ]) {
+    add(`/${file}`, notFound);
+    for (const alias of aliasFilesOf(file)) add(`/${alias}`, notFound);
+  }
+  const archives = stored.filter((file) => packageFileKind(file) === "archive" && !file.startsWith("hosts/"));
+  const names = archives.map((file) => file.split("/")[1]!);
+  const [a, b] = names.length > 1 ? names : [names[0] ?? NO_SUCH_NAME, NO_SUCH_NAME];
+  add(`/hbb/${a}/${b}.zip`, notFound);
+  for (const api of ["api", "api/v3", "api/v4"]) add(`/${api}/contents/${a}/${b}.zip`, notFound);
+  add(`/unzipped_apps/${a}/apps/${b}/meta.xml`, notFound);
+  add(`/hbb/${a}/${a}.zip/`, notFound);
+  add(`/hbb/${a}/${a}.png`, notFound);
+  add(`/hbb/${TOO_LONG}/${TOO_LONG}.zip`, notFound);
+  add(`/hbb/..%2F${a}/${a}.zip`, { kind: "safe" });
+  add(`/api/contents/${a}/..%2F..%2F..%2Fsecret.txt`, { kind: "safe" });
   return cases;
 }
 

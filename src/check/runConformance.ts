@@ -2,7 +2,7 @@
 // build, and counts per report row what was checked and what failed.
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { contentTypeOf, RESPONSE_HEADERS } from "../routes/routeTable.js";
+import { cacheControlOf, contentTypeOf, RESPONSE_HEADERS } from "../routes/routeTable.js";
 import { forEachConcurrently } from "../util/forEachConcurrently.js";
 import { CONFORMANCE_ROWS, type ConformanceRow } from "../routes/conformanceRows.js";
 import type { ConformanceCase, ExpectedApi } from "./conformance.js";
@@ -67,7 +67,7 @@ function describeBody(body: Buffer): string {
   return text.length > 60 ? `${JSON.stringify(text.slice(0, 57))}...` : JSON.stringify(text);
 }
 
-type HeaderCheck = "cors" | "content-type" | "error-body";
+type HeaderCheck = "cors" | "content-type" | "error-body" | "package-cache";
 
 /**
  * What of an answer's headers and body is judged besides its status. A malformed or traversing
@@ -80,12 +80,15 @@ function headerChecksFor(c: ConformanceCase, status: number): HeaderCheck[] {
   const checks: HeaderCheck[] = ["cors"];
   if ((status === 200 || status === 404 || status === 405) && c.method !== "OPTIONS") checks.push("content-type");
   if (status === 404 && c.method !== "HEAD") checks.push("error-body");
+  if (status === 200 && c.expect.kind === "file" && cacheControlOf(c.expect.file) !== undefined)
+    checks.push("package-cache");
   return checks;
 }
 
-/** The row a header check of a case counts in: the site's own row for a site URL, else the check's. */
+/** The row a header check of a case counts in: the site's or the package files' own row for their URLs, else the check's. */
 function rowOf(c: ConformanceCase, check: HeaderCheck): ConformanceRow {
-  return c.row === "site" ? "site" : check;
+  if (check === "package-cache") return check;
+  return c.row === "site" || c.row === "package-files" ? c.row : check;
 }
 
 /** The rows about headers and bodies that an answer is judged on. */
@@ -160,9 +163,24 @@ export function judge(
       `Access-Control-Allow-Origin is ${res.headers["access-control-allow-origin"] === undefined ? "missing" : JSON.stringify(res.headers["access-control-allow-origin"])}`,
     );
   }
+  const cacheControl = expect.kind === "file" ? cacheControlOf(expect.file) : undefined;
+  if (
+    checks.includes("package-cache") &&
+    cacheControl !== undefined &&
+    maxAge(res.headers) !== maxAge({ "cache-control": cacheControl })
+  )
+    fail(
+      "package-cache",
+      `Cache-Control is ${res.headers["cache-control"] === undefined ? "missing" : JSON.stringify(res.headers["cache-control"])}, expected ${cacheControl}`,
+    );
   if (checks.includes("error-body") && !isErrorBody(res.body))
     fail(rowOf(c, "error-body"), `404 body ${describeBody(res.body)} is not the JSON error object`);
   return failures;
+}
+
+/** The max-age of a Cache-Control header, or undefined. */
+function maxAge(headers: IncomingHttpHeaders): string | undefined {
+  return /(?:^|,)\s*max-age=(\d+)/.exec(String(headers["cache-control"] ?? ""))?.[1];
 }
 
 /** "array" or "object" for a JSON text of one, else undefined. */

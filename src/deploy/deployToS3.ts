@@ -13,6 +13,7 @@ import {
   GetObjectCommand,
   paginateListObjectsV2,
   PutObjectCommand,
+  CopyObjectCommand,
   S3Client,
   S3ServiceException,
   type S3ClientConfig,
@@ -55,9 +56,11 @@ export interface DeployResult {
   location: S3Location;
   plan: DeployPlan;
   dryRun: boolean;
-  /** Objects uploaded and their bytes (0 in a dry run). */
+  /** Objects uploaded and the bytes sent (0 in a dry run). */
   uploaded: number;
   bytes: number;
+  /** Of the uploaded, the package files whose bytes the object held: copied onto themselves with new metadata, no bytes sent. */
+  copied: number;
   deleted: number;
   /** Requests the SDK sent again after throttling, a 5xx or a dropped connection. */
   retries: number;
@@ -233,6 +236,7 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
     dryRun: d.dryRun ?? false,
     uploaded: 0,
     bytes: 0,
+    copied: 0,
     deleted: 0,
     retries,
     first: remote.length === 0,
@@ -244,6 +248,7 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
   let done = 0;
   const records = new Map<string, ObjectRecord>(plan.unchanged.map(({ file, record }) => [file.path, record]));
   const upload = async (u: Upload) => {
+    if (u.inPlace) return copyInPlace(u);
     const body = readFileSync(join(d.root, u.path));
     const md5 = Buffer.from(u.md5, "hex").toString("base64");
     const put = await send(`uploading ${u.key}`, () =>
@@ -266,6 +271,30 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
     });
     result.uploaded++;
     result.bytes += u.size;
+    d.onProgress?.(++done, total);
+  };
+  // A package file whose bytes the object holds: the object copied onto itself with the new metadata.
+  const copyInPlace = async (u: Upload) => {
+    const copy = await send(`setting the type and lifetime of ${u.key}`, () =>
+      client.send(
+        new CopyObjectCommand({
+          Bucket: location.bucket,
+          Key: u.key,
+          CopySource: `${location.bucket}/${u.key.split("/").map(encodeURIComponent).join("/")}`,
+          MetadataDirective: "REPLACE",
+          ContentType: u.contentType,
+          CacheControl: u.cacheControl,
+        }),
+      ),
+    );
+    records.set(u.path, {
+      md5: u.md5,
+      etag: normalizeEtag(copy.CopyObjectResult?.ETag ?? u.md5),
+      contentType: u.contentType,
+      cacheControl: u.cacheControl,
+    });
+    result.uploaded++;
+    result.copied++;
     d.onProgress?.(++done, total);
   };
   try {

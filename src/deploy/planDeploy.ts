@@ -15,12 +15,18 @@
 // that is every file: the metadata of what is there cannot be known from the listing. The record
 // only says what is known about the bucket; what exists is decided by the build alone.
 //
-// Each object carries the type it is served with (contentTypeOf): the API's JSON, or for a file of
-// the browse site or the OpenAPI document the type of its extension. All share one Cache-Control:
-// the site's assets keep their names from build to build, so a longer life for them would pair a
-// new page with an old script.
+// Each object carries the type it is served with (contentTypeOf): the API's JSON, for a file of
+// the browse site or the OpenAPI document the type of its extension, for a package file its own. All
+// but the package files share one Cache-Control: the site's assets keep their names from build to
+// build, so a longer life for them would pair a new page with an old script. A package file has its
+// own lifetime (cacheControlOf: an icon a day, the rest four hours), and is never sent again for its
+// metadata alone: when its bytes are known to be the object's (the record's MD5, or an ETag that is
+// the local MD5, as a single-part upload's is), a new type or lifetime is a copy of the object onto
+// itself with the new metadata, so an unchanged 50 MB archive never crosses the network twice.
 import {
+  cacheControlOf,
   contentTypeOf,
+  packageFileKind,
   isSiteFile,
   NOT_FOUND_FILE,
   OPENAPI_FILE,
@@ -80,6 +86,11 @@ export interface Upload extends LocalFile {
   contentType: string;
   cacheControl: string;
   reason: UploadReason;
+  /**
+   * A package file whose bytes the object already holds (reason `metadata` or `unrecorded`): copied
+   * onto itself with the new metadata instead of sent again.
+   */
+  inPlace?: boolean;
 }
 
 /**
@@ -138,8 +149,8 @@ export interface DeployPlan {
 
 /** The upload phase of a file of the build, or undefined for one that is neither the API nor the site. */
 export function phaseOf(path: string): number | undefined {
-  // The OpenAPI document names no package, list or host.
-  if (path === NOT_FOUND_FILE || path === OPENAPI_FILE) return 0;
+  // The OpenAPI document names no package, list or host; a package file goes before the package naming it.
+  if (path === NOT_FOUND_FILE || path === OPENAPI_FILE || packageFileKind(path) !== undefined) return 0;
   // A file in a site folder, then the home page.
   if (isSiteFile(path)) return path.includes("/") ? 3 : 4;
   const route = routeOfFile(path);
@@ -173,11 +184,22 @@ export function planDeploy(input: PlanInput): DeployPlan {
       continue;
     }
     inBuild.add(file.path);
-    const wanted = { contentType: contentTypeOf(file.path), cacheControl: input.cacheControl };
+    const wanted = {
+      contentType: contentTypeOf(file.path),
+      cacheControl: cacheControlOf(file.path) ?? input.cacheControl,
+    };
     const record = input.state?.objects.get(file.path);
     const reason = uploadReason(file, wanted, remote.get(file.path), record, input.state?.writtenAt);
+    const inPlace = packageFileKind(file.path) !== undefined && (reason === "metadata" || reason === "unrecorded");
     if (reason === undefined) plan.unchanged.push({ file, record: record! });
-    else plan.phases[phase]!.push({ ...file, key: objectKey(input.location, file.path), ...wanted, reason });
+    else
+      plan.phases[phase]!.push({
+        ...file,
+        key: objectKey(input.location, file.path),
+        ...wanted,
+        reason,
+        ...(inPlace ? { inPlace } : {}),
+      });
   }
   for (const phase of plan.phases) phase.sort(byKey);
   plan.skipped.sort();

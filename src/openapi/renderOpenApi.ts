@@ -9,10 +9,15 @@ import { paramOf, segmentsOf } from "../routes/routeSyntax.js";
 import {
   ALLOWED_METHODS,
   describeRoute,
+  FILE_ROUTES,
   NOT_FOUND_FILE,
+  PACKAGE_FILE_HEADERS,
+  PACKAGE_FILE_MAX_AGE,
+  PACKAGE_FILE_TYPES,
   PREFLIGHT_HEADERS,
   RESPONSE_HEADERS,
   ROUTES,
+  type FileRoute,
   type Route,
 } from "../routes/routeTable.js";
 import { PARAM_KINDS, type Param } from "../routes/routeParams.js";
@@ -109,6 +114,13 @@ function headerComponents(): JsonObject {
   // Not `required`: a host that cannot set headers (see docs/hosting.md) still serves the API.
   const component = (value: string, description: string) => ({ description, schema: { const: value } });
   return Object.fromEntries([
+    ...Object.entries(PACKAGE_FILE_MAX_AGE).map(([kind, seconds]) => [
+      `Cache-Control-${kind}`,
+      {
+        description: `How long a ${kind === "icon" ? "package's icon" : "package file"} may be kept, where the host sets it.`,
+        schema: { type: "string", pattern: `max-age=${seconds}(,|$)` },
+      },
+    ]),
     ...Object.entries(RESPONSE_HEADERS)
       .filter(([name]) => name !== "Content-Type")
       .map(([name, value]) => [name, component(value, "On every answer, where the host allows it.")]),
@@ -228,6 +240,75 @@ function operationsOf(entry: PathRoutes, slash: boolean, found: Set<SchemaName>)
   };
 }
 
+/** The tag of the package files' paths. */
+export const PACKAGE_FILES_TAG = "package files";
+
+/**
+ * A package file's URL as an OpenAPI path: a parameter named twice is `{name}`, then `{name2}`
+ * (a path names each template once), and each its own path parameter.
+ */
+export function fileRoutePath(route: FileRoute): { path: string; params: { template: string; param: Param }[] } {
+  const seen = new Map<Param, number>();
+  const params: { template: string; param: Param }[] = [];
+  const path = route.path.replace(/\{(\w+)\}/g, (_, param: Param) => {
+    const count = (seen.get(param) ?? 0) + 1;
+    seen.set(param, count);
+    const template = count === 1 ? param : `${param}${count}`;
+    params.push({ template, param });
+    return `{${template}}`;
+  });
+  return { path, params };
+}
+
+/** A package file's URL: GET and HEAD with its type and lifetime, the JSON 404, a preflight. */
+function fileOperations(route: FileRoute, found: Set<SchemaName>): JsonObject {
+  const { params } = fileRoutePath(route);
+  const what = {
+    archive: "The package's archive",
+    icon: "The package's icon (a placeholder when it has none)",
+    binary: "The package's binary, as unpacked",
+    meta: "The package's meta.xml, as unpacked",
+  }[route.kind];
+  const headers = {
+    ...headerRefs(PACKAGE_FILE_HEADERS),
+    "Cache-Control": { $ref: `#/components/headers/Cache-Control-${route.kind}` },
+  };
+  const operationId = (method: string) => camelCase(`${method} ${route.path.replace(/[{}./_]+/g, " ")}`);
+  const description = route.alias
+    ? `Another URL of \`${route.file}\`, the same bytes: each name of the path stands for the name at the same place in the file, so two names that differ name no file (404).`
+    : "The file as the build stores it, byte for byte.";
+  const read = (method: "get" | "head") => ({
+    operationId: operationId(method),
+    tags: [PACKAGE_FILES_TAG],
+    summary: method === "get" ? what : `${what} (headers only)`,
+    description,
+    responses: {
+      "200": {
+        description: `${what}, typed ${PACKAGE_FILE_TYPES[route.kind]}.`,
+        headers,
+        ...(method === "get" ? { content: { [PACKAGE_FILE_TYPES[route.kind]]: {} } } : {}),
+      },
+      "404": { $ref: `#/components/responses/${method === "get" ? "NotFound" : "NotFoundHead"}` },
+    },
+  });
+  return {
+    parameters: params.map(({ template, param }) => ({
+      ...parameterOf(param, "path", template, found),
+      ...(template === param
+        ? {}
+        : { description: `The ${param} again: the same value as \`{${param}}\`, or no file answers (404).` }),
+    })),
+    get: read("get"),
+    head: read("head"),
+    options: {
+      operationId: operationId("options"),
+      tags: [PACKAGE_FILES_TAG],
+      summary: "CORS preflight",
+      responses: { "204": { $ref: "#/components/responses/Preflight" } },
+    },
+  };
+}
+
 function describeApi(): string {
   const reads = ALLOWED_METHODS.filter((m) => m !== "OPTIONS");
   return [
@@ -242,13 +323,17 @@ function describeApi(): string {
 }
 
 /** The OpenAPI 3.1 document of the API (of the route table, unless told another), as an object. */
-export function openApiDocument(routes: readonly Route[] = ROUTES): JsonObject {
+export function openApiDocument(
+  routes: readonly Route[] = ROUTES,
+  files: readonly FileRoute[] = FILE_ROUTES,
+): JsonObject {
   const found = new Set<SchemaName>(["error"]);
   const paths: JsonObject = {};
   for (const entry of pathsOf(routes)) {
     paths[entry.path] = operationsOf(entry, false, found);
     paths[`${entry.path}/`] = operationsOf(entry, true, found);
   }
+  for (const route of files) paths[fileRoutePath(route).path] = fileOperations(route, found);
   const versions = [...new Set(routes.map((r) => segmentsOf(r.path)[0]!))];
   const headers = headerRefs(RESPONSE_HEADERS);
   return {
@@ -264,6 +349,15 @@ export function openApiDocument(routes: readonly Route[] = ROUTES): JsonObject {
         name: TRAILING_SLASH_TAG,
         description: "Every route with one trailing slash (as some clients send it): the same answers.",
       },
+      ...(files.length > 0
+        ? [
+            {
+              name: PACKAGE_FILES_TAG,
+              description:
+                "The package files at every URL clients and guides use (a non-default host's under /hosts/{host}/): binary bodies, never a trailing slash.",
+            },
+          ]
+        : []),
     ],
     paths,
     components: {

@@ -23,6 +23,9 @@ export const CONFORMANCE_ROWS = {
   "content-type": "Content-Type: application/json on every API answer and 404, the site's type on its files",
   cors: "Access-Control-Allow-Origin: * on every answer to a well-formed request",
   "error-body": "JSON error body on every 404 to a well-formed request",
+  "package-files":
+    "the package files (zip, icon, boot.dol/elf, meta.xml) at every URL clients and guides use, typed, byte for byte; 404 for a missing package or a mismatched pair",
+  "package-cache": "Cache-Control max-age on the package files: icons 1 day, the rest 4 hours",
   site: "the browse site and the OpenAPI document: `/`, every page and asset, typed by extension; 404 for others",
 } as const;
 

@@ -10,14 +10,20 @@ import type { PortableRoutes, RouteId } from "./routeTable.js";
 export type RouteMatch =
   | {
       status: 200;
-      /** `site` for a file of the browse site or the OpenAPI document (SITE in routeTable.ts). */
-      route: RouteId | "site";
+      /**
+       * `site` for a file of the browse site or the OpenAPI document (SITE in routeTable.ts), `file`
+       * for a package file (FILE_ROUTES): `file` may not exist (an unknown package, or a URL whose
+       * two names differ), which is a 404.
+       */
+      route: RouteId | "site" | "file";
       /** The file that answers; for a search, the list to filter. */
       file: string;
       /** For a filter route: what answers when `file` does not exist (no package has the value). */
       fallback?: string;
       /** For a search: the bytes an internal_name must contain (see filterList). */
       search?: string;
+      /** For a package file: the stored file's template (FILE_ROUTES' `file`), which decides its headers. */
+      template?: string;
     }
   | { status: 204 }
   | { status: 404 }
@@ -147,4 +153,48 @@ export function matchRequest(table: PortableRoutes, method: string, target: stri
     if (search === undefined) return { status: 404 };
   }
   return { status: 404 };
+}
+
+/**
+ * Routes a GET or HEAD of a package file (the table's `files`), before matchRequest, which answers
+ * every other request; undefined when the request is not one. Each segment is decoded as sent; a
+ * parameter's segment is a name followed by the route's suffix, and the n-th name fills the file's
+ * n-th placeholder, so two names that differ name a file that does not exist. The query is ignored
+ * and no trailing slash is taken. A separate function, so that a host serving the files without
+ * the router (CloudFront, by S3 keys) embeds matchRequest alone.
+ */
+export function matchFileRequest(table: PortableRoutes, method: string, target: string): RouteMatch | undefined {
+  if (method !== "GET" && method !== "HEAD") return undefined;
+  const mark = target.indexOf("?");
+  const parts = (mark < 0 ? target : target.slice(0, mark)).split("/");
+  const last = parts.length - 1;
+  const name = new RegExp(table.name);
+  for (let f = 0; f < table.files.length; f++) {
+    const route = table.files[f]!;
+    if (parts[0] !== "" || route.segments.length !== last) continue;
+    const values: string[] = [];
+    let matches = true;
+    for (let s = 0; s < last && matches; s++) {
+      const expected = route.segments[s]!;
+      let value: string | undefined;
+      try {
+        value = decodeURIComponent(parts[s + 1]!);
+      } catch (e) {
+        value = undefined;
+      }
+      if (value === undefined) matches = false;
+      else if (expected.charAt(0) !== "{") matches = value === expected;
+      else {
+        const suffix = expected.slice(expected.indexOf("}") + 1);
+        const bare = value.slice(0, value.length - suffix.length);
+        matches = value.length > suffix.length && value.slice(bare.length) === suffix && name.test(bare);
+        values.push(bare);
+      }
+    }
+    if (!matches) continue;
+    let next = 0;
+    const file = route.file.replace(/\{\w+\}/g, () => values[next++]!);
+    return { status: 200, route: "file", file: file, template: route.file };
+  }
+  return undefined;
 }

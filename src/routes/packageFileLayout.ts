@@ -9,10 +9,29 @@ import { assertValidName } from "../catalogue/names.js";
 /** The binary of a package: its file name in `apps/<name>/`. */
 export type BinaryName = "boot.dol" | "boot.elf";
 
+/** Every binary name a package may have, in the order the route table lists them. */
+export const BINARY_NAMES: readonly BinaryName[] = ["boot.dol", "boot.elf"];
+
 /** The folder that every URL of a host's package files starts with (`""` or `hosts/<host>/`). */
 export function packageFilesPrefix(host: string, defaultHost: string): string {
   return host === defaultHost ? "" : `hosts/${assertValidName(host, "host")}/`;
 }
+
+/** The folder of a non-default host's package files, as a template (`hosts/{host}/`). */
+export const HOST_FILES_PREFIX = "hosts/{host}/";
+
+/**
+ * The stored files of one package, as templates relative to the prefix (`{name}` is the package's
+ * name; each segment holding it is the name alone or the name and a fixed suffix). The route table
+ * writes its file routes from these, and packageFilePaths fills them.
+ */
+export const PACKAGE_FILE_TEMPLATES = {
+  archive: "hbb/{name}/{name}.zip",
+  icon: "hbb/{name}/icon.png",
+  "boot.dol": "unzipped_apps/{name}/apps/{name}/boot.dol",
+  "boot.elf": "unzipped_apps/{name}/apps/{name}/boot.elf",
+  meta: "unzipped_apps/{name}/apps/{name}/meta.xml",
+} as const;
 
 /** The stored files of one package, as paths relative to the built tree's root. */
 export interface PackageFilePaths {
@@ -34,10 +53,11 @@ export function packageFilePaths(
 ): PackageFilePaths {
   const prefix = packageFilesPrefix(host, defaultHost);
   const n = assertValidName(name, "name");
+  const fill = (template: string) => `${prefix}${template.split("{name}").join(n)}`;
   return {
-    archive: `${prefix}hbb/${n}/${n}.zip`,
-    icon: `${prefix}hbb/${n}/icon.png`,
-    binary: `${prefix}unzipped_apps/${n}/apps/${n}/${binary}`,
-    meta: `${prefix}unzipped_apps/${n}/apps/${n}/meta.xml`,
+    archive: fill(PACKAGE_FILE_TEMPLATES.archive),
+    icon: fill(PACKAGE_FILE_TEMPLATES.icon),
+    binary: fill(PACKAGE_FILE_TEMPLATES[binary]),
+    meta: fill(PACKAGE_FILE_TEMPLATES.meta),
   };
 }

@@ -23,6 +23,31 @@ export function paramOf(segment: string): Param | undefined {
   return PARAM_SEGMENT.exec(segment)?.[1] as Param | undefined;
 }
 
+/**
+ * A segment that holds a parameter, alone (`{name}`) or followed by a fixed suffix (`{name}.zip`,
+ * for the package files' routes): the parameter and the suffix (`""` when alone). Undefined for a
+ * literal segment.
+ */
+export function segmentParam(segment: string): { param: Param; suffix: string } | undefined {
+  const match = /^\{(\w+)\}(\.[a-z]+)?$/.exec(segment);
+  return match ? { param: match[1] as Param, suffix: match[2] ?? "" } : undefined;
+}
+
+/** The parameters of a template (path or file) in the order they appear, repeats included. */
+export function paramsInOrder(template: string): Param[] {
+  return [...template.matchAll(PLACEHOLDER)].map((m) => m[1] as Param);
+}
+
+/**
+ * `template` with its n-th `{param}` replaced by `valueOf(n)`: how a route whose path names a
+ * parameter twice (`/api/contents/{name}/{name}.zip`) maps each occurrence onto the file's
+ * occurrence at the same place, so a request whose two names differ names a file that does not exist.
+ */
+export function fillByPosition(template: string, valueOf: (index: number, param: Param) => string): string {
+  let index = 0;
+  return template.replace(PLACEHOLDER, (_, param: string) => valueOf(index++, param as Param));
+}
+
 /** `template` with each `{param}` replaced by `valueOf(param)`. */
 export function fillTemplate(template: string, valueOf: (param: Param) => string): string {
   return template.replace(PLACEHOLDER, (_, param: string) => valueOf(param as Param));
@@ -117,4 +142,23 @@ export function filterQueryPatterns(key: string, capture = "([^&]+)"): QueryPatt
     valid: `(?:.*&)?${escapeRegex(key)}=${capture}(?:&.*)?$`,
     present: `(?:.*&)?${pair}(?:&.*)?$`,
   };
+}
+
+/**
+ * A file route's URL path (segments that may be `{name}.zip`) as a pattern with no trailing slash
+ * (a file's URL has none): each parameter is `capture(param, index)` (one capture group) followed
+ * by its suffix, escaped; literal segments are escaped. The captures are numbered in path order.
+ */
+export function filePathPattern(
+  segments: readonly string[],
+  capture: (param: Param, index: number) => string = () => NAME_CAPTURE,
+): { pattern: string; params: Param[] } {
+  const params: Param[] = [];
+  const parts = segments.map((segment) => {
+    const found = segmentParam(segment);
+    if (found === undefined) return escapeRegex(segment);
+    params.push(found.param);
+    return `${capture(found.param, params.length - 1)}${escapeRegex(found.suffix)}`;
+  });
+  return { pattern: `/${parts.join("/")}`, params };
 }

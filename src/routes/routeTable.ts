@@ -6,7 +6,8 @@ import { assertValidName, isValidName, NAME_PATTERN } from "../catalogue/names.j
 import type { SchemaName } from "../catalogue/schemas.js";
 import { coderKey, utf8Bytes } from "./filterValue.js";
 import { PARAM_KINDS, type Param, type ParamKind, type RouteQuery } from "./routeParams.js";
-import { escapeRegex, fillTemplate, paramOf, segmentsOf } from "./routeSyntax.js";
+import { escapeRegex, fillTemplate, filePathPattern, paramOf, paramsInOrder, segmentsOf } from "./routeSyntax.js";
+import { HOST_FILES_PREFIX, PACKAGE_FILE_TEMPLATES } from "./packageFileLayout.js";
 
 export type RouteId =
   | "hosts"
@@ -212,9 +213,144 @@ export const SITE_HEADERS = {
   "X-Content-Type-Options": RESPONSE_HEADERS["X-Content-Type-Options"],
 } as const;
 
-/** The type a file of the build is served with: the API's JSON, or a site file's type by its extension. */
+/**
+ * A package's files (packageFileLayout.ts): what each is, which fixes its type and cache lifetime.
+ * `binary` is boot.dol or boot.elf.
+ */
+export type PackageFileKind = "archive" | "icon" | "binary" | "meta";
+
+/** The type each kind of package file is served with. */
+export const PACKAGE_FILE_TYPES: Readonly<Record<PackageFileKind, string>> = {
+  archive: "application/zip",
+  icon: "image/png",
+  binary: "application/octet-stream",
+  meta: "application/xml",
+};
+
+/** How long a client or cache may keep each kind (as the OSC sends them: icons a day, packages four hours). */
+export const PACKAGE_FILE_MAX_AGE: Readonly<Record<PackageFileKind, number>> = {
+  archive: 4 * 3600,
+  icon: 24 * 3600,
+  binary: 4 * 3600,
+  meta: 4 * 3600,
+};
+
+/** Headers of every package file besides its type and cache lifetime: the API's CORS and nosniff. */
+export const PACKAGE_FILE_HEADERS = SITE_HEADERS;
+
+/**
+ * A URL of a package file: the stored file's own URL (`alias` false), or another URL of the same
+ * file (`alias` true), which a host answers by a rewrite or, where it cannot rewrite, by a copy the
+ * build writes at the alias's path (aliasFilesOf). Each `{name}` of the path maps onto the file's
+ * `{name}` at the same place (fillByPosition), so `/api/contents/a/b.zip` names `hbb/a/b.zip`,
+ * which does not exist: a 404. A file URL never takes a trailing slash.
+ */
+export interface FileRoute {
+  /** The path's shape, for documentation and tests: `/api/v4/contents/{name}/{name}.zip`. */
+  path: string;
+  file: string;
+  kind: PackageFileKind;
+  alias: boolean;
+}
+
+const KIND_OF_TEMPLATE: Record<keyof typeof PACKAGE_FILE_TEMPLATES, PackageFileKind> = {
+  archive: "archive",
+  icon: "icon",
+  "boot.dol": "binary",
+  "boot.elf": "binary",
+  meta: "meta",
+};
+
+const STORED_FILE_ROUTES: FileRoute[] = (
+  Object.keys(PACKAGE_FILE_TEMPLATES) as (keyof typeof PACKAGE_FILE_TEMPLATES)[]
+).map((key) => ({
+  path: `/${PACKAGE_FILE_TEMPLATES[key]}`,
+  file: PACKAGE_FILE_TEMPLATES[key],
+  kind: KIND_OF_TEMPLATE[key],
+  alias: false,
+}));
+
+const ALIAS_FILE_ROUTES: FileRoute[] = [
+  { path: "/hbb/{name}.png", file: PACKAGE_FILE_TEMPLATES.icon, kind: "icon", alias: true },
+  ...["api", "api/v3", "api/v4"].flatMap((api): FileRoute[] => [
+    { path: `/${api}/contents/{name}/{name}.zip`, file: PACKAGE_FILE_TEMPLATES.archive, kind: "archive", alias: true },
+    { path: `/${api}/contents/{name}/icon.png`, file: PACKAGE_FILE_TEMPLATES.icon, kind: "icon", alias: true },
+  ]),
+];
+
+/** Every URL of a package file: the default host's at the root, then each under `/hosts/{host}/`. */
+export const FILE_ROUTES: readonly FileRoute[] = [...STORED_FILE_ROUTES, ...ALIAS_FILE_ROUTES].flatMap((route) => [
+  route,
+  { ...route, path: `/${HOST_FILES_PREFIX}${route.path.slice(1)}`, file: `${HOST_FILES_PREFIX}${route.file}` },
+]);
+
+const FILE_PATTERNS_BY_PATH = FILE_ROUTES.map((route) => ({
+  route,
+  params: paramsInOrder(route.path),
+  pattern: new RegExp(`^${filePathPattern(segmentsOf(route.path), () => "([^/]+)").pattern}$`),
+}));
+
+/**
+ * The file route whose URL path is `path` (`/`-rooted), with its parameters' values: each must pass
+ * the name rule, and a parameter named twice must hold the same value.
+ */
+function fileRouteAt(path: string): { route: FileRoute; value: (param: Param) => string } | undefined {
+  for (const { route, params, pattern } of FILE_PATTERNS_BY_PATH) {
+    const match = pattern.exec(path);
+    if (match === null) continue;
+    const values = match.slice(1);
+    const value = (param: Param) => values[params.indexOf(param)]!;
+    if (params.every((param, i) => isValidName(values[i]) && values[i] === value(param))) return { route, value };
+  }
+  return undefined;
+}
+
+/**
+ * The kind of a package file of the build (a path relative to its root): a stored file, or a copy
+ * at an alias's path (aliasFilesOf) for a host that cannot rewrite. Undefined for any other file.
+ */
+export function packageFileKind(file: string): PackageFileKind | undefined {
+  return fileRouteAt(`/${file}`)?.route.kind;
+}
+
+/**
+ * The paths (relative to the build's root) of the copies that a host that cannot rewrite (GitHub
+ * Pages, S3) needs for one stored package file: each alias URL of it, as a path. Empty for any
+ * other file. `hbb/snake/icon.png` gives `hbb/snake.png` and `api/contents/snake/icon.png` (and v3, v4).
+ */
+export function aliasFilesOf(file: string): string[] {
+  const stored = fileRouteAt(`/${file}`);
+  if (stored === undefined || stored.route.alias) return [];
+  return FILE_ROUTES.filter((r) => r.alias && r.file === stored.route.file).map((r) =>
+    fillTemplate(r.path.slice(1), stored.value),
+  );
+}
+
+/** The first segments of every package file's URL (`hbb`, `unzipped_apps`, `api`, `hosts`). */
+export const FILE_ROUTE_ROOTS: readonly string[] = [...new Set(FILE_ROUTES.map((r) => segmentsOf(r.path)[0]!))];
+
+/** The Cache-Control of a kind of package file. */
+export function packageCacheControl(kind: PackageFileKind): string {
+  return `public, max-age=${PACKAGE_FILE_MAX_AGE[kind]}`;
+}
+
+/** The Cache-Control a file of the build is served with where the host sets it: a package file's lifetime, else none. */
+export function cacheControlOf(file: string): string | undefined {
+  const kind = packageFileKind(file);
+  return kind === undefined ? undefined : packageCacheControl(kind);
+}
+
+/** The type a file of the build is served with: a package file's, a site file's by its extension, or the API's JSON. */
 export function contentTypeOf(file: string): string {
+  const kind = packageFileKind(file);
+  if (kind !== undefined) return PACKAGE_FILE_TYPES[kind];
   return isSiteFile(file) ? SITE_TYPES[extensionOf(file)!]! : RESPONSE_HEADERS["Content-Type"];
+}
+
+/** Each file route's parameters in the path and in the file are the same, in the same order (checked at load). */
+for (const route of FILE_ROUTES) {
+  if (paramsInOrder(route.path).join() !== paramsInOrder(route.file).join())
+    throw new Error(`internal: file route ${route.path} and its file ${route.file} differ in their parameters`);
 }
 
 /** The extension a site type is chosen by: what follows the last dot of the last segment. */
@@ -350,6 +486,8 @@ export interface PortableRoutes {
   kinds: Readonly<Record<Param, ParamKind>>;
   /** The site: see SITE and SITE_TYPES. */
   site: { index: string; files: readonly string[]; folders: readonly string[]; extensions: readonly string[] };
+  /** The package files' URLs (FILE_ROUTES): a path's segments may be `{name}.zip`. */
+  files: { segments: string[]; file: string }[];
   routes: {
     id: RouteId;
     segments: string[];
@@ -364,6 +502,7 @@ export const PORTABLE_ROUTES: PortableRoutes = {
   name: NAME_PATTERN,
   kinds: PARAM_KINDS,
   site: { ...SITE, extensions: Object.keys(SITE_TYPES) },
+  files: FILE_ROUTES.map((r) => ({ segments: segmentsOf(r.path), file: r.file })),
   routes: ROUTES.map((r) => ({
     id: r.id,
     segments: segmentsOf(r.path),

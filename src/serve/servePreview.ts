@@ -9,9 +9,10 @@ import { join, resolve } from "node:path";
 import { createServer, type UnionResponse } from "http-server";
 import { UsageError } from "../util/errors.js";
 import { filterList } from "../routes/filterList.js";
-import { matchRequest } from "../routes/matchRequest.js";
+import { matchFileRequest, matchRequest } from "../routes/matchRequest.js";
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
 import {
+  cacheControlOf,
   contentTypeOf,
   fileFor,
   NOT_FOUND_FILE,
@@ -44,11 +45,14 @@ function setHeaders(res: ServerResponse, headers: Record<string, string>): void 
 
 /**
  * http-server's contentType option is broken in 14.1.1 and it guesses types from names (chart.js),
- * so every Content-Type it sets is replaced by the route table's for the file.
+ * so every Content-Type it sets is replaced by the route table's for the file; so is its
+ * Cache-Control (none, by `cache: -1`) for a file the table gives a lifetime.
  */
-function forceType(res: ServerResponse, type: string): void {
+function forceHeaders(res: ServerResponse, forced: Record<string, string>): void {
   const setHeader = res.setHeader.bind(res);
-  res.setHeader = (name, value) => setHeader(name, name.toLowerCase() === "content-type" ? type : value);
+  const byName = new Map(Object.entries(forced).map(([name, value]) => [name.toLowerCase(), value]));
+  for (const [name, value] of Object.entries(forced)) setHeader(name, value);
+  res.setHeader = (name, value) => setHeader(name, byName.get(name.toLowerCase()) ?? value);
 }
 
 function answer(
@@ -95,7 +99,9 @@ export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
       // "finish" never comes. "close" comes either way.
       res.once("close", () => options.log!(`${req.method} ${target} ${res.statusCode}`));
     }
-    const match = matchRequest(PORTABLE_ROUTES, req.method ?? "", req.url ?? "");
+    const match =
+      matchFileRequest(PORTABLE_ROUTES, req.method ?? "", req.url ?? "") ??
+      matchRequest(PORTABLE_ROUTES, req.method ?? "", req.url ?? "");
     if (match.status === 204) return answer(req, res, 204, "", PREFLIGHT_HEADERS);
     if (match.status === 405) return answer(req, res, 405, renderMethodNotAllowed(), PREFLIGHT_HEADERS);
     if (match.status === 404) return answer(req, res, 404, notFoundBody());
@@ -104,8 +110,12 @@ export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
     if (file === undefined) return answer(req, res, 404, notFoundBody());
     if (match.search !== undefined)
       return answer(req, res, 200, filterList(readFileSync(join(root, file), "latin1"), match.search));
-    setHeaders(res, match.route === "site" ? SITE_HEADERS : RESPONSE_HEADERS);
-    forceType(res, contentTypeOf(file));
+    setHeaders(res, match.route === "site" || match.route === "file" ? SITE_HEADERS : RESPONSE_HEADERS);
+    const cacheControl = cacheControlOf(file);
+    forceHeaders(res, {
+      "Content-Type": contentTypeOf(file),
+      ...(cacheControl === undefined ? {} : { "Cache-Control": cacheControl }),
+    });
     req.url = `/${file}`;
     union.emit("next");
   };

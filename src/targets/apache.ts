@@ -23,6 +23,7 @@ import { listedCoders, listedCodersNote, type ListedCoder } from "./shared/liste
 import { paramQueryPatterns, queryDecisions, queryKeys } from "./shared/queryDecisions.js";
 import { parseServerOptions } from "./shared/serverOptions.js";
 import type { CatalogueNames } from "../render/catalogueNames.js";
+import { fileHeaders, fileRules } from "./shared/fileRules.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** Where the rewrite rules run: they see URL paths in the server config, paths relative to the folder in a .htaccess. */
@@ -94,6 +95,40 @@ function siteRewriteRules(context: RuleContext): string[] {
   ];
 }
 
+/** The variable a package file's rule sets to its route's kind; after a .htaccess rewrite Apache renames it REDIRECT_... */
+const FILE_KIND = "SHOPFRONT_FILE";
+
+/**
+ * The package files (FILE_ROUTES): each URL onto its stored file, every name checked, marking the
+ * request with the file's kind for its type and cache lifetime (fileTypeRules). A missing file is
+ * the server's 404.
+ */
+function fileRewriteRules(context: RuleContext): string[] {
+  const { slash, serve } = context;
+  return [
+    "# The package files: each URL onto its stored file; a missing one is a 404.",
+    ...fileRules().map(
+      (rule) =>
+        `RewriteRule ^${slash}${rule.regex.slice(2)} ${slash}${rule.file((group) => `$${group}`).slice(1)} [E=${FILE_KIND}:${rule.route.kind},${serve}]`,
+    ),
+  ];
+}
+
+/** The type and cache lifetime of a package file answered 200, by the kind its rule set. */
+function fileTypeRules(): string[] {
+  const kinds = new Map(fileRules().map((rule) => [rule.route.kind, rule]));
+  return [
+    "# A package file answered 200: its type and cache lifetime (a 404 stays the API's JSON).",
+    ...[...kinds].flatMap(([kind, rule]) => {
+      const when = `"expr=%{REQUEST_STATUS} == 200 && (reqenv('${FILE_KIND}') == '${kind}' || reqenv('REDIRECT_${FILE_KIND}') == '${kind}')"`;
+      return [
+        `Header always set Content-Type ${quote(rule.type)} ${when}`,
+        `Header always set Cache-Control ${quote(fileHeaders(rule)["Cache-Control"]!)} ${when}`,
+      ];
+    }),
+  ];
+}
+
 /** The headers and error bodies; `always` puts them on error responses too. */
 function responseRules(): string[] {
   const preflight = `"expr=%{REQUEST_METHOD} == 'OPTIONS' || %{REQUEST_STATUS} == 405"`;
@@ -108,6 +143,7 @@ function responseRules(): string[] {
     `Header always set Content-Type ${quote(RESPONSE_HEADERS["Content-Type"])} "expr=%{REQUEST_STATUS} == 405"`,
     `ErrorDocument 404 /${NOT_FOUND_FILE}`,
     `ErrorDocument 405 '${renderMethodNotAllowed()}'`,
+    ...fileTypeRules(),
   );
   return out;
 }
@@ -158,6 +194,7 @@ function rewriteRules(context: RuleContext, names: CatalogueNames): string[] {
     `RewriteCond %{REQUEST_METHOD} !${ALLOWED_METHOD_REGEX}`,
     "RewriteRule ^ - [R=405]",
     ...siteRewriteRules(context),
+    ...fileRewriteRules(context),
   ];
 
   // A path that holds a coder is read from the request line as sent: Apache decodes the path it
@@ -373,6 +410,7 @@ export const apache: Target = {
   id: "apache",
   title: "Apache httpd",
   kind: "server",
+  packageFiles: "rewrite",
   cannot: {
     "v2-query":
       "a search filters a list at request time, and Apache serves files only: it answers 404 to any request with a non-empty ?query=",

@@ -34,6 +34,7 @@ import { quote } from "./shared/configText.js";
 import { listedCoders, listedCodersNote, type ListedCoder } from "./shared/listedCoders.js";
 import { parseServerOptions } from "./shared/serverOptions.js";
 import type { CatalogueNames } from "../render/catalogueNames.js";
+import { fileHeaders, fileRules } from "./shared/fileRules.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
 /** The request-target exactly as the client sent it. */
@@ -254,6 +255,30 @@ function renderSite(): string[] {
   ];
 }
 
+/**
+ * The package files (FILE_ROUTES), matched on the target as sent with every name checked, each
+ * rewritten onto its stored file, typed, with its cache lifetime (which handle_errors removes again).
+ */
+function renderFiles(): string[] {
+  return [
+    "",
+    "\t# The package files: each URL onto its stored file, typed, with its cache lifetime.",
+    ...fileRules().flatMap((rule, index) => {
+      const name = `file_${index}`;
+      return [
+        `\t@${name} vars_regexp ${name} ${RAW_TARGET} ${rule.regex.slice(0, -1)}(?:\\?.*)?$`,
+        `\thandle @${name} {`,
+        ...headerBlock({ "Content-Type": rule.type, ...fileHeaders(rule) }, "\t\t"),
+        `\t\trewrite * ${rule.file((group) => `{re.${name}.${group}}`)}`,
+        "\t\tfile_server {",
+        "\t\t\tdisable_canonical_uris",
+        "\t\t}",
+        "\t}",
+      ];
+    }),
+  ];
+}
+
 /** What a long coder list costs (measured with 18-character coders on Caddy 2.6), for the note at the top. */
 const SCALING = [
   "Each coder takes two map entries, some 500 bytes (0.5 MB for 1,000 coders, 2.7 MB for 5,000).",
@@ -313,6 +338,7 @@ export function renderCaddy(options: ServerOptions, names: CatalogueNames): stri
     "\t# request to the path without it unless told not to (disable_canonical_uris).",
     ...renderRoutes(),
     ...renderSite(),
+    ...renderFiles(),
     "",
     `\t# Anything else, /${NOT_FOUND_FILE} itself included.`,
     "\thandle {",
@@ -323,6 +349,8 @@ export function renderCaddy(options: ServerOptions, names: CatalogueNames): stri
     "\t\thandle @not_found {",
     "\t\t\t# A site file's type may be set already.",
     `\t\t\theader Content-Type ${quote(RESPONSE_HEADERS["Content-Type"])}`,
+    "\t\t\t# So may a package file's lifetime.",
+    "\t\t\theader -Cache-Control",
     `\t\t\trewrite * /${NOT_FOUND_FILE}`,
     "\t\t\tfile_server",
     "\t\t}",
@@ -337,6 +365,7 @@ export const caddy: Target = {
   id: "caddy",
   title: "Caddy",
   kind: "server",
+  packageFiles: "rewrite",
   cannot: {
     "v2-query":
       "a search filters a list at request time, and a Caddyfile without plugins runs no code: Caddy answers 404",

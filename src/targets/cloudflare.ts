@@ -6,7 +6,16 @@
 // Everything else it answers itself (404 with the JSON body, 204, 405).
 // Pages reads `_worker.js`, `_headers` and `404.html` from the deploy root.
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
-import { extensionOf, PREFLIGHT_HEADERS, RESPONSE_HEADERS, SITE_HEADERS, SITE_TYPES } from "../routes/routeTable.js";
+import {
+  extensionOf,
+  FILE_ROUTES,
+  PACKAGE_FILE_TYPES,
+  packageCacheControl,
+  PREFLIGHT_HEADERS,
+  RESPONSE_HEADERS,
+  SITE_HEADERS,
+  SITE_TYPES,
+} from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
 import { embedFilterList, embedRouter } from "./shared/edgeRouter.js";
 import { renderHeadersFile } from "./shared/headersFile.js";
@@ -21,6 +30,7 @@ export function renderWorker(): string {
       HEADERS: RESPONSE_HEADERS,
       SITE_HEADERS,
       SITE_TYPES,
+      FILE_HEADERS: fileHeadersByFile(),
       PREFLIGHT_HEADERS,
       NOT_FOUND: renderNotFound(),
       METHOD_NOT_ALLOWED: renderMethodNotAllowed(),
@@ -47,7 +57,8 @@ export function renderWorker(): string {
     "  async fetch(request, env) {",
     // request.url is already parsed (dot segments resolved); the router decodes and checks every segment.
     "    const url = new URL(request.url);",
-    "    const match = matchRequest(TABLE, request.method, url.pathname + url.search);",
+    "    const target = url.pathname + url.search;",
+    "    const match = matchFileRequest(TABLE, request.method, target) || matchRequest(TABLE, request.method, target);",
     "    if (match.status === 204) return answer(204, null, PREFLIGHT_HEADERS);",
     "    if (match.status === 405) return answer(405, METHOD_NOT_ALLOWED, PREFLIGHT_HEADERS);",
     "    if (match.status === 200) {",
@@ -66,7 +77,7 @@ export function renderWorker(): string {
     "      if (asset.status === 200 || asset.status === 304) {",
     "        const own = match.route === 'site'",
     "          ? { ...SITE_HEADERS, 'Content-Type': SITE_TYPES[extensionOf(match.file)] || HEADERS['Content-Type'] }",
-    "          : HEADERS;",
+    "          : match.route === 'file' ? { ...SITE_HEADERS, ...FILE_HEADERS[match.template] } : HEADERS;",
     "        const headers = new Headers(asset.headers);",
     "        for (const name in own) headers.set(name, own[name]);",
     "        return new Response(asset.body, { status: asset.status, headers });",
@@ -77,6 +88,16 @@ export function renderWorker(): string {
     "};",
     "",
   ].join("\n");
+}
+
+/** Each stored file template's type and cache lifetime, by the template (the match's `template`). */
+function fileHeadersByFile(): Record<string, Record<string, string>> {
+  return Object.fromEntries(
+    FILE_ROUTES.map((route) => [
+      route.file,
+      { "Content-Type": PACKAGE_FILE_TYPES[route.kind], "Cache-Control": packageCacheControl(route.kind) },
+    ]),
+  );
 }
 
 function pagesFiles(): TargetFile[] {
@@ -95,6 +116,7 @@ export const cloudflare: Target = {
   id: "cloudflare",
   title: "Cloudflare Pages",
   kind: "platform",
+  packageFiles: "rewrite",
   cannot: {},
   config: pagesFiles,
   deployFiles: pagesFiles,

@@ -12,7 +12,7 @@
 // responses anyway. CORS comes from a response headers policy, which CloudFront applies to every
 // response of the cache behavior.
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
-import { NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes/routeTable.js";
+import { FILE_ROUTE_ROOTS, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes/routeTable.js";
 import { VERSION } from "../util/version.js";
 import { compactSource, embedRouter } from "./shared/edgeRouter.js";
 import { banner, type Target, type TargetFile } from "./target.js";
@@ -59,10 +59,13 @@ export function renderCloudFrontFunction(): string {
     banner("//", "cloudfront", VERSION),
     "// CloudFront Function, runtime cloudfront-js-2.0, for the viewer-request event of the API's cache behavior.",
     "",
-    ...compactSource(embedRouter({ RESPONSES: responses })),
+    ...compactSource(embedRouter({ RESPONSES: responses }, false)),
     "",
     "function handler(event) {",
     "  const request = event.request;",
+    // The package files are S3 objects at every URL they answer (the build writes a copy at each
+    // alias's path): S3 serves them with their type and lifetime, a missing one is the custom 404.
+    `  if (/^\\/(${FILE_ROUTE_ROOTS.join("|")})\\//.test(request.uri)) { request.querystring = {}; return request; }`,
     // The router takes the request-target as sent; the event keeps names and values as sent
     // (percent-encoding included) and folds a repeated parameter into multiValue.
     "  const pairs = [];",
@@ -89,6 +92,7 @@ export const cloudfront: Target = {
   id: "cloudfront",
   title: "S3 + CloudFront",
   kind: "platform",
+  packageFiles: "copies",
   cannot: {
     "filter-unknown":
       "a CloudFront Function cannot read S3, so it cannot tell that no package has a coder or category and answer the empty list: the missing list becomes the custom error response, a 404 (values that are never a category do answer [])",

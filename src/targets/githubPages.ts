@@ -5,7 +5,9 @@
 // and the empty list for a value no package has. The fix for all of it is a Cloudflare Worker or
 // rule in front of Pages. The browse site and the OpenAPI document need nothing: they are files at
 // their own paths, which Pages types by their extensions (html, css, js, json) and serves with a
-// folder's index.html at the folder's URL, the home page at `/`.
+// folder's index.html at the folder's URL, the home page at `/`. The package files are too, at every
+// URL clients use: the build writes a copy of each at each alias's path (aliasFilesOf), typed by
+// extension (zip, png, xml; a binary as Pages types .dol and .elf).
 import { renderNotFound } from "../render/renderApi.js";
 import type { Target, TargetFile } from "./target.js";
 
@@ -29,6 +31,7 @@ export const githubPages: Target = {
   id: "github-pages",
   title: "GitHub Pages",
   kind: "platform",
+  packageFiles: "copies",
   cannot: {
     "v2-package":
       "Pages ignores the query string and has no rewrite rules, so ?package= cannot be routed; the build has no v2 files, so it answers 404 rather than the whole list; the fix for this and the rest is a Cloudflare Worker or rule in front of Pages",
@@ -48,6 +51,8 @@ export const githubPages: Target = {
     methods: "Pages alone decides how OPTIONS and POST are answered: nothing configures a CORS preflight or a 405",
     "content-type":
       "Pages types files by extension only: the extensionless API files are application/octet-stream (every known client accepts it) and the 404 is text/html",
+    "package-cache":
+      "Pages sends Cache-Control: max-age=600 on every file, and nothing configures it: the package files are cached 10 minutes, not a day (icons) or four hours",
   },
   config: pagesFiles,
   deployFiles: pagesFiles,

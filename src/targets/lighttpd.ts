@@ -21,6 +21,7 @@ import {
 } from "../routes/routeTable.js";
 import { PARAM_KINDS, type Param, type RouteQuery } from "../routes/routeParams.js";
 import { VERSION } from "../util/version.js";
+import { fileHeaders, fileRules } from "./shared/fileRules.js";
 import {
   escapeRegex,
   fillTemplate,
@@ -149,7 +150,7 @@ function routeRules(route: Route, segments: readonly string[], coders: readonly 
 
 function rewriteRules(coders: readonly ListedCoder[]): string[] {
   const out: string[] = [];
-  out.push(...siteRules());
+  out.push(...siteRules(), ...fileRewrites());
   // lighttpd refuses a regex twice; the first already decides, as the same test in an earlier route.
   const seen = new Set<string>();
   for (const path of routePaths()) {
@@ -178,6 +179,33 @@ function siteRules(): string[] {
     `\t\t${quote(`^/(${folders}/)${query}`)} => ${quote(`/$1${SITE.index}`)},`,
     `\t\t${quote(`^/(${folders}/${NAME_PATTERN_BODY}${extensions})${query}`)} => "/$1",`,
   ];
+}
+
+/** The package files (FILE_ROUTES): each URL, every name checked, onto its stored file. */
+function fileRewrites(): string[] {
+  return [
+    "\t\t# The package files: each URL onto its stored file.",
+    ...fileRules().map(
+      (rule) => `\t\t${quote(`${rule.regex.slice(0, -1)}(?:\\?.*)?$`)} => ${quote(rule.file((group) => `$${group}`))},`,
+    ),
+  ];
+}
+
+/**
+ * The package files' types and cache lifetimes: a condition on the stored file's path, which the
+ * rules rewrote to. lighttpd applies it to the 404 of a missing file as well.
+ */
+function fileTypes(): string[] {
+  return fileRules()
+    .filter((rule) => !rule.route.alias)
+    .flatMap((rule) => [
+      `\t$HTTP["url"] =~ ${quote(rule.regex)} {`,
+      `\t\tmimetype.assign = ("" => ${quote(rule.type)})`,
+      "\t\tsetenv.add-response-header += (",
+      ...pairs({ "Cache-Control": fileHeaders(rule)["Cache-Control"]! }, "\t\t\t"),
+      "\t\t)",
+      "\t}",
+    ]);
 }
 
 /**
@@ -280,6 +308,7 @@ export function renderLighttpd(options: ServerOptions, names: CatalogueNames): s
     "\t)",
     ...fallbackHandlers(names.hosts),
     ...siteTypes(),
+    ...fileTypes(),
     "",
     "\t# mod_redirect answers with whatever status it is given; these two are no redirects, so a 204",
     "\t# drops the Location it would send (a 405 gets the error file instead).",
@@ -307,6 +336,7 @@ export const lighttpd: Target = {
   id: "lighttpd",
   title: "lighttpd",
   kind: "server",
+  packageFiles: "rewrite",
   cannot: {
     "v2-query":
       "a search filters a list at request time, and lighttpd without mod_magnet runs no code: lighttpd answers 404",

@@ -151,6 +151,7 @@ export const netlify: Target = {
   id: "netlify",
   title: "Netlify",
   kind: "platform",
+  packageFiles: "copies",
   cannot: {
     "v2-query": "a search needs code at request time, which rules cannot run: ?query= answers 404",
     "v2-coder":
@@ -162,6 +163,8 @@ export const netlify: Target = {
       "an empty filter value counts as sent: ?coder= answers [] and ?query= a 404 rather than the whole list",
     "not-found":
       "a rule's query condition reads one value, so a repeated parameter answers the last one, and ?package with no = counts as absent and answers the list",
+    "package-files":
+      "_headers types by path and applies to a 404 too, so a missing package file's 404 (the JSON error body) carries the type of the file it would be; every package file of the build is served right, each alias from a copy at its path (a placeholder cannot check a name, and a rule per package would pass the rule limit sooner)",
     site: "_headers types by path and applies to a 404 too, so a script under /assets/ that the build does not have answers the JSON 404 typed text/javascript; every page and asset of the build is served right",
   },
   config: (_options, names) => netlifyFiles(names),

@@ -23,6 +23,7 @@ import { ALLOWED_METHOD_REGEX, headersExceptContentType, quote } from "./shared/
 import { listedCoders, listedCodersNote } from "./shared/listedCoders.js";
 import { paramQueryPatterns, queryDecisions, queryKeys } from "./shared/queryDecisions.js";
 import { parseServerOptions } from "./shared/serverOptions.js";
+import { fileHeaders, fileRules } from "./shared/fileRules.js";
 import type { CatalogueNames } from "../render/catalogueNames.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
 
@@ -294,8 +295,29 @@ export function renderNginx(options: ServerOptions, names: CatalogueNames): stri
       );
     }
   }
-  out.push(...siteLocations(), `    location / { return 404; }`, `}`, "");
+  out.push(...fileLocations(), ...siteLocations(), `    location / { return 404; }`, `}`, "");
   return out.join("\n");
+}
+
+/**
+ * The package files (FILE_ROUTES): each URL, matched on the decoded path with every name checked,
+ * rewritten onto its stored file, typed and given its cache lifetime. An add_header in a location
+ * replaces the server's, so the API's CORS and nosniff are repeated; a missing file goes to the
+ * server's 404, which has them.
+ */
+function fileLocations(): string[] {
+  return [
+    `    # The package files: each URL onto its stored file, typed, with its cache lifetime.`,
+    ...fileRules().flatMap((rule) => [
+      `    location ~ ${quote(rule.regex)} {`,
+      `        default_type ${rule.type};`,
+      ...Object.entries(fileHeaders(rule)).map(
+        ([header, value]) => `        add_header ${header} ${quote(value)} always;`,
+      ),
+      `        try_files ${rule.file((group) => `$${group}`)} =404;`,
+      `    }`,
+    ]),
+  ];
 }
 
 /**
@@ -342,6 +364,7 @@ export const nginx: Target = {
   id: "nginx",
   title: "nginx",
   kind: "server",
+  packageFiles: "rewrite",
   cannot: {
     "v2-query":
       "a search filters a list at request time, and nginx serves files only: it answers 404 to any request with a non-empty ?query=",

@@ -31,6 +31,12 @@ export interface Target {
    * .htaccess, without its server config), each with the reason.
    */
   cannotFromDeployFiles?: Partial<Record<ConformanceRow, string>>;
+  /**
+   * How the package files answer at their aliases' URLs (FILE_ROUTES): `rewrite`, by the host's
+   * rules onto the one stored file; `copies`, where the host cannot (or its rules cannot check a
+   * name), by a copy of the file at each alias's path, which the build must write (aliasFilesOf).
+   */
+  packageFiles: "rewrite" | "copies";
   /** What `shopfront config <target>` writes. */
   config(options: ServerOptions, names: CatalogueNames): TargetFile[];
   /** Files `shopfront build --target <target>` places in the output root, where the host reads its config from the deploy. */

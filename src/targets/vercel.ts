@@ -24,7 +24,11 @@ import { assertValidName, NAME_PATTERN_BODY } from "../catalogue/names.js";
 import { renderNotFound } from "../render/renderApi.js";
 import {
   extensionOf,
+  FILE_ROUTES,
   fileFor,
+  PACKAGE_FILE_TYPES,
+  packageCacheControl,
+  type FileRoute,
   RESPONSE_HEADERS,
   routePaths,
   SITE,
@@ -34,7 +38,15 @@ import {
   type RouteParams,
 } from "../routes/routeTable.js";
 import { PARAM_KINDS, type Param } from "../routes/routeParams.js";
-import { escapeRegex, fillTemplate, paramOf, pathPattern } from "../routes/routeSyntax.js";
+import {
+  escapeRegex,
+  fillByPosition,
+  fillTemplate,
+  filePathPattern,
+  paramOf,
+  pathPattern,
+  segmentsOf,
+} from "../routes/routeSyntax.js";
 import { valuePattern } from "../routes/valuePattern.js";
 import { UsageError } from "../util/errors.js";
 import type { CatalogueNames } from "../render/catalogueNames.js";
@@ -178,6 +190,7 @@ export function renderVercelConfig(names: CatalogueNames): string {
       rewrites.push({ source: source(plain), ...missing, destination: destination(plain.file) });
     }
   }
+  rewrites.push(...fileRewrites());
   if (rewrites.length > MAX_VERCEL_REWRITES)
     throw new UsageError(
       `the catalogue needs ${rewrites.length} Vercel rewrites (2 per category, coder and category-coder pair), more than the ${MAX_VERCEL_REWRITES} vercel.json may hold; serve it with the cloudflare or cloudfront target`,
@@ -190,6 +203,25 @@ export function renderVercelConfig(names: CatalogueNames): string {
       `a coder's pattern for ${long.destination} is longer than the ${MAX_VERCEL_PATTERN} characters vercel.json allows; serve the catalogue with the cloudflare or cloudfront target`,
     );
   return `${JSON.stringify({ rewrites, headers: vercelHeaders() }, null, 2)}\n`;
+}
+
+/**
+ * A package file's URL (FILE_ROUTES) as a source: each parameter named by its place (`:p0`, `:p1`;
+ * path-to-regexp takes a name once) and held to the name pattern, each suffix escaped.
+ */
+function fileSource(route: FileRoute): string {
+  return filePathPattern(segmentsOf(route.path), (_, index) => `:p${index}(${NAME_PATTERN_BODY})`).pattern;
+}
+
+/**
+ * The package files' aliases, each onto its stored file (the filesystem serves a stored file at its
+ * own URL): the n-th name of the source fills the n-th of the file, so a mismatched pair names no file.
+ */
+function fileRewrites(): Rewrite[] {
+  return FILE_ROUTES.filter((route) => route.alias).map((route) => ({
+    source: fileSource(route),
+    destination: `/${fillByPosition(route.file, (index) => `:p${index}`)}`,
+  }));
 }
 
 /**
@@ -213,6 +245,14 @@ function vercelHeaders(): { source: string; headers: { key: string; value: strin
     { source: "/(.*)", headers: entries(SITE_HEADERS) },
     { source: `/((?!${ownTyped}).*)`, headers: entries({ "Content-Type": json }) },
     { source: `/(${folders}/(?:.*/)?[^/]+\\.js)`, headers: entries({ "Content-Type": SITE_TYPES.js! }) },
+    // The package files at each URL, after the API's type, which they replace: their type and lifetime.
+    ...FILE_ROUTES.map((route) => ({
+      source: fileSource(route),
+      headers: entries({
+        "Content-Type": PACKAGE_FILE_TYPES[route.kind],
+        "Cache-Control": packageCacheControl(route.kind),
+      }),
+    })),
   ];
 }
 
@@ -228,6 +268,7 @@ export const vercel: Target = {
   id: "vercel",
   title: "Vercel",
   kind: "platform",
+  packageFiles: "rewrite",
   cannot: {
     "v2-query": "a search needs code at request time, which rewrites cannot run: ?query= answers 404",
     "v2-coder":
@@ -236,6 +277,8 @@ export const vercel: Target = {
     "trailing-slash": "the trailing-slash form of ?coder= has the limits of ?coder=",
     "not-found":
       "a has condition reads the last of a repeated parameter and counts an empty one as absent, so ?package=a&package=a answers a and ?package= the whole list; /404.json, a file of the build, answers 200 (files come before rewrites)",
+    "package-files":
+      "a header's source matches the URL, not what answers it: a missing package file's 404 (404.html, the JSON error body) carries the type of the file it would be; every package file of the build is served right, each alias by a rewrite onto the stored file",
     site: "a header's source matches the URL, not what answers it, and a URL of the site's pages and assets must carry its file's type: where the build has no such file, the 404 (404.html, the JSON error body) is text/html; every page and asset of the build is served right",
   },
   config: (_options, names) => vercelFiles(names),

@@ -16,7 +16,8 @@ import { renderHeadersFile } from "../../src/targets/shared/headersFile.js";
 import { loadWorker, pagesAssets, startCloudflare, type Assets } from "../support/edge/cloudflare.js";
 import { runCompiledCli } from "../support/edge/compiledCli.js";
 import { copyFixture, tempDir, undeclaredFailures } from "../support/helpers.js";
-import { CANARY, type RunningServer, type Site } from "../support/servers/common.js";
+import { CANARY, fixturePackageFiles, type RunningServer, type Site } from "../support/servers/common.js";
+import { writePackageFiles } from "../support/packageFiles.js";
 import { apiWithSite, siteRequests } from "../support/site.js";
 
 /** The conformance fixture built by the compiled CLI with --target cloudflare, a canary beside it. */
@@ -37,9 +38,16 @@ function shippedSite(): Site {
   return { root, dir };
 }
 
+/** The shipped site with the package files the build will write (test/support/packageFiles.ts). */
+async function shippedSiteWithFiles(): Promise<Site> {
+  const site = shippedSite();
+  writePackageFiles(site.root, await fixturePackageFiles());
+  return site;
+}
+
 let site: Site;
-beforeAll(() => {
-  site = shippedSite();
+beforeAll(async () => {
+  site = await shippedSiteWithFiles();
 });
 
 let api: ExpectedApi;

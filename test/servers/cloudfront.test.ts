@@ -25,7 +25,8 @@ import { loadFunction, startCloudFront, viewerRequest } from "../support/edge/cl
 import { runCompiledCli } from "../support/edge/compiledCli.js";
 import { unsupportedSyntax } from "../support/edge/runtime20Syntax.js";
 import { copyFixture, tempDir, undeclaredFailures } from "../support/helpers.js";
-import { buildSite, type RunningServer } from "../support/servers/common.js";
+import { buildSite, fixturePackageFiles, type RunningServer } from "../support/servers/common.js";
+import { aliasCopies, writePackageFiles } from "../support/packageFiles.js";
 import { apiWithSite, siteRequests } from "../support/site.js";
 
 /** `shopfront config cloudfront --out DIR`, run with the compiled CLI. */
@@ -52,8 +53,10 @@ describe("CloudFront Function in an emulation of S3 + CloudFront", () => {
   let api: ExpectedApi;
   beforeAll(async () => {
     const site = await buildSite();
+    // S3 cannot rewrite: the copies at the aliases' paths, as the build writes them for this target.
+    writePackageFiles(site.root, aliasCopies(await fixturePackageFiles()));
     const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-    api = apiWithSite(catalogue!);
+    api = apiWithSite(catalogue!, { copies: true });
     server = await startCloudFront(site, shipped.code);
     result = await runConformance({ baseUrl: server.url, api, cases: conformanceCases(api), concurrency: 8 });
   });
@@ -155,7 +158,9 @@ describe("the viewer-request function", () => {
 
   it("embeds the route table, the reference router and the functions it calls, never a copy of any", () => {
     const code = renderCloudFrontFunction();
-    expect(JSON.parse(/^const TABLE = (.*);$/m.exec(code)![1]!)).toEqual(PORTABLE_ROUTES);
+    // Without the package files' routes: S3 serves those by key, and the function sends them on as they are.
+    expect(JSON.parse(/^const TABLE = (.*);$/m.exec(code)![1]!)).toEqual({ ...PORTABLE_ROUTES, files: [] });
+    expect(code).not.toContain("function matchFileRequest");
     for (const embedded of [matchRequest, decodeValue, utf8Bytes, coderKey]) {
       const compact = compactSource([String(embedded)]).join("\n");
       expect(code).toContain(compact);
@@ -173,6 +178,12 @@ describe("the viewer-request function", () => {
     });
     for (const target of ["/browse/../v1/hosts", "/assets/%2e%2e/secret.txt", "/assets/x.txt", "/browse/a%2Fb/"])
       expect(run("GET", target), target).toMatchObject({ statusCode: 404 });
+  });
+
+  it("sends a package file's URL on to S3 as it is, without its query; any other method goes to the router", () => {
+    for (const target of ["/hbb/snake/snake.zip", "/api/v4/contents/snake/icon.png", "/hosts/themes/hbb/a.png"])
+      expect(run("GET", `${target}?x=1`), target).toMatchObject({ uri: target, querystring: {} });
+    expect(run("GET", "/hbbx/snake/snake.zip")).toMatchObject({ statusCode: 404 });
   });
 
   it("answers OPTIONS with 204 and the preflight headers, and POST with 405", () => {

@@ -13,7 +13,8 @@ import { targetById } from "../../src/targets/index.js";
 import { copyFixture, undeclaredFailures } from "../support/helpers.js";
 import { startApacheHtaccess, startApacheVirtualHost } from "../support/servers/apache.js";
 import { startCaddy } from "../support/servers/caddy.js";
-import { buildSite, type RunningServer, type Site } from "../support/servers/common.js";
+import { buildSite, fixturePackageFiles, type RunningServer, type Site } from "../support/servers/common.js";
+import { withPackageFiles } from "../support/packageFiles.js";
 import { startLighttpd } from "../support/servers/lighttpd.js";
 import { startNginx } from "../support/servers/nginx.js";
 
@@ -59,7 +60,10 @@ describe.each(SERVERS)("$name", ({ target, targets, start }) => {
   beforeAll(async () => {
     const site = await buildSite(targets);
     const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-    const api = expectedApi(renderOutput(catalogue!, { site: true }), catalogue!.packages);
+    const api = withPackageFiles(
+      expectedApi(renderOutput(catalogue!, { site: true }), catalogue!.packages),
+      await fixturePackageFiles(),
+    );
     server = await start(site);
     result = await runConformance({ baseUrl: server.url, api, cases: conformanceCases(api), concurrency: 8 });
   });

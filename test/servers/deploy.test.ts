@@ -4,6 +4,7 @@
 import { readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import {
+  DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
   paginateListObjectsV2,
@@ -15,7 +16,9 @@ import { buildCatalogue } from "../../src/build/buildCatalogue.js";
 import { deployToS3, type DeployOptions, type DeployResult } from "../../src/deploy/deployToS3.js";
 import { showCloudFrontSetup } from "../../src/cli/formatDeploy.js";
 import { DEFAULT_CACHE_CONTROL, STATE_FILE } from "../../src/deploy/planDeploy.js";
-import { contentTypeOf, isSiteFile, OPENAPI_FILE } from "../../src/routes/routeTable.js";
+import { cacheControlOf, contentTypeOf, isSiteFile, OPENAPI_FILE } from "../../src/routes/routeTable.js";
+import { loadCatalogue } from "../../src/load/loadCatalogue.js";
+import { fakePackageFiles, writePackageFiles } from "../support/packageFiles.js";
 import { UsageError } from "../../src/util/errors.js";
 import { copyFixture, manifest, readTree, shopfrontAsync, tempDir, writeFiles } from "../support/helpers.js";
 import {
@@ -321,6 +324,56 @@ describe("shopfront deploy to a local S3 server", () => {
     expect(new Set([...site.keys()].map(contentTypeOf))).toEqual(
       new Set(["text/html", "text/css", "text/javascript", "application/json"]),
     );
+  });
+
+  it("uploads the package files first, each with its type and lifetime; an unchanged one is never sent again, and new metadata alone is a copy in place", async () => {
+    const p = await project();
+    const { catalogue } = await loadCatalogue(p.catalogue);
+    const files = fakePackageFiles(catalogue!, "primary");
+    writePackageFiles(p.dist, files);
+    const url = `s3://${TEST_BUCKET}/files`;
+    const first = await deploy({ url, dir: p.dist });
+    expect(first.plan.phases[0]!.map((u) => u.path)).toEqual(expect.arrayContaining([...files.keys()]));
+    for (const [path, bytes] of files) {
+      const got = await client.send(new GetObjectCommand({ Bucket: TEST_BUCKET, Key: `files/${path}` }));
+      expect({ path, type: got.ContentType, cache: got.CacheControl }).toEqual({
+        path,
+        type: contentTypeOf(path),
+        cache: cacheControlOf(path),
+      });
+      expect(Buffer.from(await got.Body!.transformToByteArray()).equals(bytes)).toBe(true);
+    }
+    expect(new Set([...files.keys()].map(contentTypeOf))).toEqual(
+      new Set(["application/zip", "image/png", "application/octet-stream", "application/xml"]),
+    );
+
+    // Unchanged: nothing is sent.
+    const again = await deploy({ url, dir: p.dist });
+    expect(again).toMatchObject({ uploaded: 0, bytes: 0, copied: 0 });
+
+    // Without the record, the metadata of what is there is unknown: the API's files are sent again,
+    // the package files (whose ETag is their MD5) are copied onto themselves, no bytes sent.
+    await client.send(new DeleteObjectCommand({ Bucket: TEST_BUCKET, Key: `files/${STATE_FILE}` }));
+    const proxy = await startFaultProxy(store.url);
+    const unrecorded = await deploy({ url, dir: p.dist, endpoint: proxy.url });
+    await proxy.close();
+    expect(unrecorded.copied).toBe(files.size);
+    const sent = unrecorded.plan.phases.flat().filter((u) => !u.inPlace);
+    expect(sent.map((u) => u.path).filter((path) => files.has(path))).toEqual([]);
+    expect(unrecorded.bytes).toBe(sent.reduce((n, u) => n + u.size, 0));
+    const puts = proxy.requests.filter((r) => r.method === "PUT" && files.has(r.key.replace(/^files\//, "")));
+    expect(puts.length).toBe(files.size);
+    for (const [path, bytes] of files) {
+      const got = await client.send(new GetObjectCommand({ Bucket: TEST_BUCKET, Key: `files/${path}` }));
+      expect({ path, type: got.ContentType, cache: got.CacheControl }).toEqual({
+        path,
+        type: contentTypeOf(path),
+        cache: cacheControlOf(path),
+      });
+      expect(Buffer.from(await got.Body!.transformToByteArray()).equals(bytes)).toBe(true);
+    }
+    // And after that deploy's record, nothing again.
+    expect(await deploy({ url, dir: p.dist })).toMatchObject({ uploaded: 0, copied: 0 });
   });
 
   it("follows continuation tokens past 1,000 keys: a second deploy finds every object, --delete finds the last", async () => {

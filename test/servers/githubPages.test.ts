@@ -29,7 +29,7 @@ describe("github-pages", () => {
 
   it("serves every route whose file is at its own URL, and fails only in the rows it declares, a search always with 404", async () => {
     const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-    const api = apiWithSite(catalogue!);
+    const api = apiWithSite(catalogue!, { copies: true });
     const respond = (target: string) => {
       let file: string | undefined;
       try {
@@ -48,7 +48,13 @@ describe("github-pages", () => {
       .flatMap((c) => judge(c, respond(c.target), api, anyFile))
       // Pages' own headers are not modelled: a site URL's are judged in its row.
       .filter((f) => f.row !== "content-type" && f.row !== "cors")
-      .filter((f) => !(f.row === "site" && /^(Content-Type|Access-Control-Allow-Origin) is missing/.test(f.reason)));
+      .filter(
+        (f) =>
+          !(
+            (f.row === "site" || f.row === "package-files") &&
+            /^(Content-Type|Access-Control-Allow-Origin) is missing/.test(f.reason)
+          ),
+      );
     expect(failures.filter((f) => !(f.row in githubPages.cannot))).toEqual([]);
     for (const f of failures.filter((f) => f.row === "v2-query")) expect(f.reason).toMatch(/^status 404,/);
     // Each declared row the model judges does fail: nothing is declared that Pages could serve.
@@ -58,7 +64,8 @@ describe("github-pages", () => {
         row,
       ).toBe(true);
     // What the declared rows leave working: the host list, v1 lists, packages and category lists, the site.
-    for (const row of ["v1-hosts", "v1-packages", "v1-package", "v1-category", "traversal", "site"])
+    // The package files too, each alias from its copy (the build writes them for this target).
+    for (const row of ["v1-hosts", "v1-packages", "v1-package", "v1-category", "traversal", "site", "package-files"])
       expect(failures.filter((f) => f.row === row)).toEqual([]);
     for (const { target, file } of siteRequests(api)) {
       const res = respond(target);

@@ -67,7 +67,7 @@ let dir: string;
 beforeAll(async () => {
   const { catalogue } = await loadCatalogue(copyFixture("conformance"));
   names = catalogueNames(catalogue!);
-  api = apiWithSite(catalogue!);
+  api = apiWithSite(catalogue!, { copies: true });
   dir = tempDir();
   for (const file of netlify.deployFiles!(names)) writeFileSync(join(dir, file.path), file.content as string);
 });

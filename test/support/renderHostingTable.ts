@@ -53,13 +53,19 @@ function cannot(target: Target): string {
   return lines.length === 0 ? "nothing" : lines.join("<br>");
 }
 
+/** How the package files answer at their aliases' URLs, and whether with their cache lifetimes. */
+function packageFiles(target: Target): string {
+  const how = target.packageFiles === "rewrite" ? "by rewrite" : "from copies (the build writes them)";
+  return "package-cache" in target.cannot ? `${how}; no cache lifetimes` : how;
+}
+
 export function renderHostingTable(): string {
   const lines = [
-    "| host | endpoints served | browse site | `Content-Type` (JSON for the API, the site's by extension) | `Access-Control-Allow-Origin: *` | cannot, and why | set up |",
-    "|---|---|---|---|---|---|---|",
+    "| host | endpoints served | browse site | package files | `Content-Type` (JSON for the API, the site's by extension) | `Access-Control-Allow-Origin: *` | cannot, and why | set up |",
+    "|---|---|---|---|---|---|---|---|",
     ...TARGETS.map(
       (t) =>
-        `| ${text(t.title)} | ${endpoints(t)} | ${sends(t, "site")} | ${sends(t, "content-type")} | ${sends(t, "cors")} | ${cannot(t)} | ${t.usage} |`,
+        `| ${text(t.title)} | ${endpoints(t)} | ${sends(t, "site")} | ${packageFiles(t)} | ${sends(t, "content-type")} | ${sends(t, "cors")} | ${cannot(t)} | ${t.usage} |`,
     ),
   ];
   return `${lines.join("\n")}\n`;

@@ -4,10 +4,17 @@ import { expectedApi, siteUrlOf, type ExpectedApi } from "../../src/check/confor
 import { renderOutput } from "../../src/output/renderOutput.js";
 import type { RenderedCatalogue } from "../../src/render/renderApi.js";
 import { contentTypeOf, isSiteFile } from "../../src/routes/routeTable.js";
+import { aliasCopies, fakePackageFiles, FIXTURE_DEFAULT_HOST, withPackageFiles } from "./packageFiles.js";
 
-/** Every file a build writes for the catalogue (API, OpenAPI document and site), as the conformance suite expects them. */
-export function apiWithSite(catalogue: RenderedCatalogue): ExpectedApi {
-  return expectedApi(renderOutput(catalogue, { site: true }), catalogue.packages);
+/**
+ * Every file a build writes for the conformance fixture's catalogue (API, OpenAPI document, site and
+ * the package files that test/support/packageFiles.ts stands in for), as the conformance suite
+ * expects them. `copies`: with the alias copies a host that cannot rewrite needs (aliasFilesOf).
+ */
+export function apiWithSite(catalogue: RenderedCatalogue, options: { copies?: boolean } = {}): ExpectedApi {
+  const files = fakePackageFiles(catalogue, FIXTURE_DEFAULT_HOST);
+  const api = withPackageFiles(expectedApi(renderOutput(catalogue, { site: true }), catalogue.packages), files);
+  return options.copies ? withPackageFiles(api, aliasCopies(files)) : api;
 }
 
 /** Each file of the site as a request: its URL (a folder's at the folder's URL, `/` for the home page), the file and its type. */

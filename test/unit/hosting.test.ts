@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CONFORMANCE_ROWS } from "../../src/routes/conformanceRows.js";
+import { aliasFilesOf, cacheControlOf, contentTypeOf } from "../../src/routes/routeTable.js";
 import { TARGETS } from "../../src/targets/index.js";
 import { renderHostingTable } from "../support/renderHostingTable.js";
 import type { CatalogueNames } from "../../src/render/catalogueNames.js";
@@ -27,14 +28,74 @@ describe("the hosting table of docs/hosting.md", () => {
     }
   });
 
-  it("shows a host's limits: GitHub Pages serves static v1 paths and the site only, and cannot force the type", () => {
+  it("shows a host's limits: GitHub Pages serves static v1 paths, the site and the package files from copies only, and cannot force the type", () => {
     const pages = renderHostingTable()
       .split("\n")
       .find((line) => line.startsWith("| GitHub Pages |"))!;
     expect(pages).toContain(
-      "| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt;<br>GET /v1/&lt;host&gt;/category/&lt;category&gt;/packages | yes | no | yes |",
+      "| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt;<br>GET /v1/&lt;host&gt;/category/&lt;category&gt;/packages | yes | from copies (the build writes them); no cache lifetimes | no | yes |",
     );
     expect(pages).toContain("Cloudflare Worker or rule in front");
+  });
+});
+
+describe("the package files on each host", () => {
+  it("are served by rewrite where the host can check a name in its rules, from copies where it cannot", () => {
+    const how = Object.fromEntries(TARGETS.map((t) => [t.id, t.packageFiles]));
+    expect(how).toEqual({
+      nginx: "rewrite",
+      apache: "rewrite",
+      caddy: "rewrite",
+      lighttpd: "rewrite",
+      netlify: "copies",
+      cloudflare: "rewrite",
+      vercel: "rewrite",
+      cloudfront: "copies",
+      "github-pages": "copies",
+    });
+  });
+
+  it("a copying host needs a copy of each stored file at each alias's path, and nothing for any other file", () => {
+    expect(aliasFilesOf("hbb/snake/icon.png")).toEqual([
+      "hbb/snake.png",
+      "api/contents/snake/icon.png",
+      "api/v3/contents/snake/icon.png",
+      "api/v4/contents/snake/icon.png",
+    ]);
+    expect(aliasFilesOf("hbb/snake/snake.zip")).toEqual([
+      "api/contents/snake/snake.zip",
+      "api/v3/contents/snake/snake.zip",
+      "api/v4/contents/snake/snake.zip",
+    ]);
+    expect(aliasFilesOf("hosts/themes/hbb/dark/icon.png")).toEqual([
+      "hosts/themes/hbb/dark.png",
+      "hosts/themes/api/contents/dark/icon.png",
+      "hosts/themes/api/v3/contents/dark/icon.png",
+      "hosts/themes/api/v4/contents/dark/icon.png",
+    ]);
+    for (const file of [
+      "unzipped_apps/snake/apps/snake/boot.dol",
+      "unzipped_apps/snake/apps/snake/meta.xml",
+      "hbb/snake/other.zip",
+      "hbb/../x/icon.png",
+      "api/contents/snake/icon.png",
+      "v1/primary/package/icon.png",
+    ])
+      expect(aliasFilesOf(file), file).toEqual([]);
+  });
+
+  it("types each file by its place, never by its name alone: a package named icon.png stays JSON", () => {
+    expect(contentTypeOf("hbb/snake/snake.zip")).toBe("application/zip");
+    expect(contentTypeOf("hbb/snake/icon.png")).toBe("image/png");
+    expect(contentTypeOf("api/v4/contents/snake/icon.png")).toBe("image/png");
+    expect(contentTypeOf("hosts/themes/unzipped_apps/a.b/apps/a.b/boot.elf")).toBe("application/octet-stream");
+    expect(contentTypeOf("unzipped_apps/snake/apps/snake/meta.xml")).toBe("application/xml");
+    expect(cacheControlOf("hbb/snake/icon.png")).toBe("public, max-age=86400");
+    expect(cacheControlOf("hbb/snake/snake.zip")).toBe("public, max-age=14400");
+    for (const file of ["v1/primary/package/icon.png", "hbb/snake/other.zip", "unzipped_apps/a/apps/b/boot.dol"]) {
+      expect(contentTypeOf(file), file).toBe("application/json");
+      expect(cacheControlOf(file), file).toBeUndefined();
+    }
   });
 });
 

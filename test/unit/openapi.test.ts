@@ -8,9 +8,11 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/build/buildCatalogue.js";
-import { openApiDocument, renderOpenApi } from "../../src/openapi/renderOpenApi.js";
+import { fileRoutePath, openApiDocument, renderOpenApi } from "../../src/openapi/renderOpenApi.js";
 import { paramOf, segmentsOf } from "../../src/routes/routeSyntax.js";
 import {
+  FILE_ROUTES,
+  PACKAGE_FILE_TYPES,
   NOT_FOUND_FILE,
   OPENAPI_FILE,
   PREFLIGHT_HEADERS,
@@ -92,12 +94,35 @@ describe("the OpenAPI document", () => {
     expect(doc.servers).toEqual([expect.objectContaining({ url: "." })]);
   });
 
-  it("has every route of the table and its trailing-slash form, and no other path", () => {
-    const paths = [...new Set(ROUTES.flatMap((r) => [r.path, `${r.path}/`]))].sort();
+  it("has every route of the table and its trailing-slash form, every package file's URL, and no other path", () => {
+    const files = FILE_ROUTES.map((r) => fileRoutePath(r).path);
+    const paths = [...new Set([...ROUTES.flatMap((r) => [r.path, `${r.path}/`]), ...files])].sort();
     expect(Object.keys(doc.paths).sort()).toEqual(paths);
     for (const path of paths)
       expect(Object.keys(doc.paths[path]).sort()).toEqual(["get", "head", "options", "parameters"]);
+    expect(files).toContain("/api/v4/contents/{name}/{name2}.zip");
+    expect(files).toContain("/hosts/{host}/hbb/{name}.png");
   });
+
+  it.each(FILE_ROUTES.map((r) => [r.path, r] as const))(
+    "describes the package file URL %s: binary body, its type",
+    (_, route) => {
+      const { path, params } = fileRoutePath(route);
+      const item = doc.paths[path] as Json;
+      expect(item.parameters.map((p: Json) => [p.name, p.in, p.required])).toEqual(
+        params.map((p) => [p.template, "path", true]),
+      );
+      const ok = declared(path, "get", "200");
+      expect(Object.keys(ok.content)).toEqual([PACKAGE_FILE_TYPES[route.kind]]);
+      expect(Object.keys(ok.headers).sort()).toEqual([
+        "Access-Control-Allow-Origin",
+        "Cache-Control",
+        "X-Content-Type-Options",
+      ]);
+      expect(declared(path, "head", "200").content).toBeUndefined();
+      expect(deref(declared(path, "get", "404").content[JSON_TYPE].schema).title).toBe("Error body (response)");
+    },
+  );
 
   it.each(ROUTES.map((r) => [r.id, r] as const))(
     "describes route %s: parameters, 200 body, 404, headers",

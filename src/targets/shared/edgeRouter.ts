@@ -4,20 +4,26 @@
 import { filterList } from "../../routes/filterList.js";
 import { escapeNonAscii } from "../../util/asciiJson.js";
 import { coderKey, decodeValue, KEY_CHUNK, utf8Bytes } from "../../routes/filterValue.js";
-import { matchRequest } from "../../routes/matchRequest.js";
-import { PORTABLE_ROUTES } from "../../routes/routeTable.js";
+import { matchFileRequest, matchRequest } from "../../routes/matchRequest.js";
+import { PORTABLE_ROUTES, type PortableRoutes } from "../../routes/routeTable.js";
 
 /**
  * Declarations of TABLE (the route table), then of each of `constants` as JSON, then the function
  * matchRequest with the filterValue.ts functions and constant it calls, so the code stands alone.
- * The caller's handler calls it as `matchRequest(TABLE, method, target)`.
+ * The caller's handler calls it as `matchRequest(TABLE, method, target)`. With `files`, the table
+ * keeps the package files' routes and matchFileRequest comes too, which the handler calls first; a
+ * host that serves the package files without the router (CloudFront) leaves both out.
  */
-export function embedRouter(constants: Record<string, unknown>): string[] {
+export function embedRouter(constants: Record<string, unknown>, files = true): string[] {
+  const table: PortableRoutes = files ? PORTABLE_ROUTES : { ...PORTABLE_ROUTES, files: [] };
   return [
-    `const TABLE = ${JSON.stringify(PORTABLE_ROUTES)};`,
+    `const TABLE = ${JSON.stringify(table)};`,
     `const KEY_CHUNK = ${JSON.stringify(KEY_CHUNK)};`,
     ...Object.entries(constants).map(([name, value]) => `const ${name} = ${JSON.stringify(value)};`),
-    ...[matchRequest, decodeValue, utf8Bytes, coderKey].flatMap((f) => ["", String(f)]),
+    ...[matchRequest, ...(files ? [matchFileRequest] : []), decodeValue, utf8Bytes, coderKey].flatMap((f) => [
+      "",
+      String(f),
+    ]),
   ];
 }
 

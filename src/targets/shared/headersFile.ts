@@ -10,8 +10,12 @@
 //   before RFC 9239). Only in `assets/`, the site's own files: a rule matches its path with or
 //   without a trailing slash, so `*.js` in browse/ would also type the page of a package named
 //   chart.js (/browse/<host>/package/chart.js/). A missing script's 404 gets that type too.
+// - each package file's type and cache lifetime on its URLs' shapes; a missing one's 404 gets them too.
 import {
+  FILE_ROUTES,
   NOT_FOUND_FILE,
+  PACKAGE_FILE_TYPES,
+  packageCacheControl,
   RESPONSE_HEADERS,
   ROUTES,
   type SITE,
@@ -32,6 +36,12 @@ export function headerRules(): { path: string; headers: Record<string, string> }
     ...apiFolders.map((folder) => ({ path: `/${folder}/*`, headers: json })),
     { path: `/${NOT_FOUND_FILE}`, headers: json },
     { path: `/${ASSETS}/*.js`, headers: { "Content-Type": SITE_TYPES.js! } },
+    // The package files at each URL (a copy at each alias's path): their type and lifetime. No API
+    // or site path has these shapes (a name in place of each `*`).
+    ...FILE_ROUTES.map((route) => ({
+      path: route.path.replace(/\{\w+\}/g, "*"),
+      headers: { "Content-Type": PACKAGE_FILE_TYPES[route.kind], "Cache-Control": packageCacheControl(route.kind) },
+    })),
   ];
 }
 

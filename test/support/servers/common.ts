@@ -10,6 +10,7 @@ import { catalogueNames } from "../../../src/render/catalogueNames.js";
 import type { CatalogueNames } from "../../../src/render/catalogueNames.js";
 import type { TargetId } from "../../../src/targets/target.js";
 import { copyFixture, tempDir } from "../helpers.js";
+import { fakePackageFiles, FIXTURE_DEFAULT_HOST, writePackageFiles } from "../packageFiles.js";
 
 export interface RunningServer {
   url: string;
@@ -35,8 +36,16 @@ export async function buildSite(targets: readonly TargetId[] = []): Promise<Site
   const root = join(dir, "dist");
   const result = await buildCatalogue({ catalogueDir, outDir: root, targets });
   if (!result.built) throw new Error(`fixture did not build: ${JSON.stringify(result.problems)}`);
+  writePackageFiles(root, await fixturePackageFiles());
   writeFileSync(join(dir, "secret.txt"), CANARY);
   return { root, dir };
+}
+
+/** The package files buildSite adds to the conformance fixture's build (test/support/packageFiles.ts). */
+export async function fixturePackageFiles(): Promise<Map<string, Buffer>> {
+  const { catalogue } = await loadCatalogue(copyFixture("conformance"));
+  if (!catalogue) throw new Error("the conformance fixture did not load");
+  return fakePackageFiles(catalogue, FIXTURE_DEFAULT_HOST);
 }
 
 /** The conformance fixture's names (hosts, packages, coders), which server configs list. */
