@@ -37,12 +37,22 @@ export interface RenderedPackage {
   coder: string;
   /** Its entry in the host's stats file; without one it reports NO_STATS. */
   stats?: PackageStats;
+  /** What the browse site shows of its files (archive and icon), when it has them. */
+  files?: PackageFiles;
+}
+
+/** A package's files as the browse site links them: its archive's size, and whether it has its own icon (else the placeholder is served). */
+export interface PackageFiles {
+  zipSize: number;
+  icon: boolean;
 }
 
 export interface RenderedCatalogue {
   hosts: readonly HostInfo[];
   /** Per host id, its packages sorted by name in code-point order. */
   packages: ReadonlyMap<string, readonly RenderedPackage[]>;
+  /** hosts.json's default host, whose package files sit at the root (others' under hosts/<host>/); the first host when left out. */
+  defaultHost?: string;
 }
 
 const PACKAGE_KEYS = (Object.keys(PACKAGE_FIELDS) as (keyof Package)[]).sort();

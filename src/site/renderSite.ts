@@ -3,35 +3,41 @@
 // API files touch (siteChanges.ts) with the same functions.
 import { readFileSync } from "node:fs";
 import type { Package } from "../catalogue/fields.js";
-import { renderHosts, type OutputFile, type RenderedCatalogue } from "../render/renderApi.js";
+import { renderHosts, type OutputFile, type PackageFiles, type RenderedCatalogue } from "../render/renderApi.js";
+import { packageFilePaths } from "../routes/packageFileLayout.js";
 import { asciiJson } from "../util/asciiJson.js";
 import { coderKey, utf8Bytes } from "../routes/filterValue.js";
 import {
+  HOME_NEWEST,
   renderHomePage,
   renderListingPage,
   renderPackagePage,
+  type HomeHost,
   type HostSummary,
   type SiteHost,
+  type SitePackage,
 } from "./renderPages.js";
 import {
   HOME_PAGE,
   listingPage,
   packagePage,
   PAGE_SIZE,
+  PLACEHOLDER_ICON,
   SEARCH_SCRIPT,
   searchIndex,
   STYLESHEET,
   type Listing,
 } from "./sitePaths.js";
 import { compareCodePoints } from "../util/codePoints.js";
+import { compareForReading } from "./words.js";
 
 const ASSET_DIR = new URL("../../site-assets/", import.meta.url);
 
 let assets: OutputFile[] | undefined;
 
-/** The stylesheet and the script, hand-written files shipped in site-assets/, read once. */
+/** The stylesheet, the script and the placeholder icon, hand-written files shipped in site-assets/, read once. */
 export function siteAssets(): readonly OutputFile[] {
-  assets ??= [STYLESHEET, SEARCH_SCRIPT].map((path) => ({
+  assets ??= [STYLESHEET, SEARCH_SCRIPT, PLACEHOLDER_ICON].map((path) => ({
     path,
     content: readFileSync(new URL(path.slice("assets/".length), ASSET_DIR), "latin1"),
   }));
@@ -41,19 +47,55 @@ export function siteAssets(): readonly OutputFile[] {
 /** Every file of the site, in no particular order. */
 export function renderSite(catalogue: RenderedCatalogue): OutputFile[] {
   const hosts = hostsOfList(renderHosts(catalogue.hosts));
-  const counts = new Map<string, number>();
+  const defaultHost = catalogue.defaultHost ?? hosts[0]?.id ?? "";
+  const home: HomeHost[] = [];
   const files: OutputFile[] = [...siteAssets()];
   for (const host of hosts) {
-    const packages = (catalogue.packages.get(host.id) ?? []).map((p) => JSON.parse(p.json) as Package);
-    counts.set(host.id, packages.length);
+    const rendered = catalogue.packages.get(host.id) ?? [];
+    const filesOf = new Map(rendered.flatMap((p) => (p.files ? [[p.name, p.files] as const] : [])));
+    const packages = sitePackages(
+      host.id,
+      rendered.map((p) => JSON.parse(p.json) as Package),
+      { defaultHost, of: (_, name) => filesOf.get(name) },
+    );
+    home.push(homeHost(host, packages));
     files.push(...renderHostListing(host, packages));
     for (const [listing, members] of filterListings(host.id, packages))
       files.push(...renderListing(host, listing, members));
     for (const p of packages)
-      files.push({ path: packagePage(host.id, p.internal_name), content: renderPackagePage(host.id, p) });
+      files.push({ path: packagePage(host.id, p.internal_name), content: renderPackagePage(host, p) });
   }
-  files.push({ path: HOME_PAGE, content: renderHomePage(hosts, counts) });
+  files.push({ path: HOME_PAGE, content: renderHomePage(home) });
   return files;
+}
+
+/** Where the site learns which packages have files, and where the default host's files sit (at the root). */
+export interface FilesSource {
+  defaultHost: string;
+  of(host: string, name: string): PackageFiles | undefined;
+}
+
+/**
+ * A host's packages as the site renders them: each with the stored paths of its files when it has
+ * some, sorted as people read names (see words.ts), which is the order of every list of the site.
+ */
+export function sitePackages(host: string, packages: readonly Package[], files: FilesSource): SitePackage[] {
+  return packages
+    .map((p): SitePackage => {
+      const own = files.of(host, p.internal_name);
+      if (!own) return p;
+      const paths = packageFilePaths(host, files.defaultHost, p.internal_name, "boot.dol");
+      return { ...p, files: { zipSize: own.zipSize, icon: own.icon, archive: paths.archive, iconFile: paths.icon } };
+    })
+    .sort(compareForReading);
+}
+
+/** A host on the home page: its count and its newest packages (by last update, then as the list reads). */
+export function homeHost(host: SiteHost, packages: readonly SitePackage[]): HomeHost {
+  const newest = [...packages]
+    .sort((a, b) => Math.max(b.updated, b.release_date) - Math.max(a.updated, a.release_date) || compareForReading(a, b))
+    .slice(0, HOME_NEWEST);
+  return { host, count: packages.length, newest };
 }
 
 /** The hosts of the API's host list (v1/hosts), in its order. */
@@ -68,7 +110,7 @@ export function hostsOfList(json: string): SiteHost[] {
  */
 export function renderHostListing(
   host: SiteHost,
-  packages: readonly Package[],
+  packages: readonly SitePackage[],
   only?: (page: number) => boolean,
 ): OutputFile[] {
   return [
@@ -82,11 +124,11 @@ export function pageCount(count: number): number {
   return Math.max(1, Math.ceil(count / PAGE_SIZE));
 }
 
-/** Every page of a listing (or those `only` picks); `packages` are its members in name order. */
+/** Every page of a listing (or those `only` picks); `packages` are its members in reading order. */
 export function renderListing(
   host: SiteHost,
   listing: Listing,
-  packages: readonly Package[],
+  packages: readonly SitePackage[],
   summary?: HostSummary,
   only: (page: number) => boolean = () => true,
 ): OutputFile[] {
@@ -101,9 +143,9 @@ export function renderListing(
 }
 
 /** The category and coder listings of a host's packages, each with its members in the host's order. */
-export function filterListings(host: string, packages: readonly Package[]): [Listing, Package[]][] {
-  const byKey = new Map<string, [Listing, Package[]]>();
-  const add = (key: string, listing: Listing, p: Package) => {
+export function filterListings(host: string, packages: readonly SitePackage[]): [Listing, SitePackage[]][] {
+  const byKey = new Map<string, [Listing, SitePackage[]]>();
+  const add = (key: string, listing: Listing, p: SitePackage) => {
     let entry = byKey.get(key);
     if (!entry) byKey.set(key, (entry = [listing, []]));
     entry[1].push(p);
