@@ -101,11 +101,15 @@ export function renderHomePage(hosts: readonly HomeHost[]): string {
     return markup`<section aria-labelledby="host-${host.id}" class="host">
 <div class="host-head"><h2 id="host-${host.id}"><a href="${all}">${host.name}</a></h2>
 <p>${host.description}</p></div>
-${newest.length > 0 ? markup`<h3>Newest</h3>
+${
+  newest.length > 0
+    ? markup`<h3>Newest</h3>
 <ul class="apps">
 ${newest.map((p) => appItem(path, host.id, p))}</ul>
-` : markup`<p>No packages yet.</p>
-`}<p class="more"><a href="${all}">All ${count(n)} ${plural(n, "package")} of ${host.name}</a></p>
+`
+    : markup`<p>No packages yet.</p>
+`
+}<p class="more"><a href="${all}">All ${count(n)} ${plural(n, "package")} of ${host.name}</a></p>
 </section>
 `;
   });

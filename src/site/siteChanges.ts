@@ -95,11 +95,7 @@ export function siteChanges(plan: ApiChanges, previous: PreviousFiles): SiteChan
     const packages = packagesOf(host.id);
     home.push(homeHost(host, packages));
     if (!dirty.includes(host)) continue;
-    const own = renderHostListing(
-      host,
-      packages,
-      hostPagesToRender(plan, host.id, packages, hostsWritten, previous),
-    );
+    const own = renderHostListing(host, packages, hostPagesToRender(plan, host.id, packages, hostsWritten, previous));
     putListing(own.slice(0, -1), { kind: "host", host: host.id }, pageCount(packages.length));
     put(own[own.length - 1]!);
     if (plan.writes.has(listFile)) putPackages(plan, host, packages, previous, { put, remove, putListing });
@@ -107,7 +103,8 @@ export function siteChanges(plan: ApiChanges, previous: PreviousFiles): SiteChan
     if (hostsWritten) {
       for (const [listing, members] of filterListings(host.id, packages))
         putListing(renderListing(host, listing, members), listing);
-      for (const p of packages) put({ path: packagePage(host.id, p.internal_name), content: renderPackagePage(host, p) });
+      for (const p of packages)
+        put({ path: packagePage(host.id, p.internal_name), content: renderPackagePage(host, p) });
     }
   }
   put({ path: HOME_PAGE, content: renderHomePage(home) });

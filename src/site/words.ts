@@ -79,7 +79,5 @@ export function compareForReading(
   a: { display_name: string; internal_name: string },
   b: { display_name: string; internal_name: string },
 ): number {
-  return (
-COLLATOR.compare(a.display_name, b.display_name) || compareCodePoints(a.internal_name, b.internal_name)
-  );
+  return COLLATOR.compare(a.display_name, b.display_name) || compareCodePoints(a.internal_name, b.internal_name);
 }
