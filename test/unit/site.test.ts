@@ -370,6 +370,16 @@ describe("the site in a rebuild", () => {
           }),
       ],
       [
+        "a display name that moves the package to the top of the list",
+        () =>
+          writeFiles(catalogue, {
+            [`${host}/${names()[240]}.json`]: {
+              ...(readJson(file(names()[240]!)) as object),
+              display_name: "000 Moved to the top",
+            },
+          }),
+      ],
+      [
         "a new coder and category",
         () =>
           writeFiles(catalogue, {
