@@ -85,7 +85,7 @@ ${main}</main>
 /** How many of each host's newest packages the home page shows. */
 export const HOME_NEWEST = 8;
 
-/** A host on the home page: its package count and its newest packages (newest first). */
+/** A host on the home page: its package count and its newest releases (newest first). */
 export interface HomeHost {
   host: SiteHost;
   count: number;
@@ -103,7 +103,7 @@ export function renderHomePage(hosts: readonly HomeHost[]): string {
 <p>${host.description}</p></div>
 ${
   newest.length > 0
-    ? markup`<h3>Newest</h3>
+    ? markup`<h3>Newest releases</h3>
 <ul class="apps">
 ${newest.map((p) => appItem(path, host.id, p))}</ul>
 `

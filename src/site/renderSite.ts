@@ -90,12 +90,10 @@ export function sitePackages(host: string, packages: readonly Package[], files: 
     .sort(compareForReading);
 }
 
-/** A host on the home page: its count and its newest packages (by last update, then as the list reads). */
+/** A host on the home page: its count and its newest releases (by release date, then as the list reads). */
 export function homeHost(host: SiteHost, packages: readonly SitePackage[]): HomeHost {
   const newest = [...packages]
-    .sort(
-      (a, b) => Math.max(b.updated, b.release_date) - Math.max(a.updated, a.release_date) || compareForReading(a, b),
-    )
+    .sort((a, b) => b.release_date - a.release_date || compareForReading(a, b))
     .slice(0, HOME_NEWEST);
   return { host, count: packages.length, newest };
 }
