@@ -205,6 +205,7 @@ export const SITE_TYPES: Readonly<Record<string, string>> = {
   css: "text/css",
   js: "text/javascript",
   json: "application/json",
+  svg: "image/svg+xml",
 };
 
 /** Headers of every site answer besides its type: the same as the API's. */

@@ -2,8 +2,9 @@
 // The browse site's pages, each a pure function of the API's objects (a host from the host list,
 // package objects as the API serves them) to the page's HTML. Every value goes through `markup`,
 // which escapes it; every link is relative (linkTo) to a path from sitePaths.
-import { PACKAGE_FIELDS, type Package } from "../catalogue/fields.js";
-import { describeRoute, fileFor, pathFor, ROUTES } from "../routes/routeTable.js";
+import type { Package } from "../catalogue/fields.js";
+import type { PackageFilesInfo } from "../render/renderApi.js";
+import { fileFor, pathFor } from "../routes/routeTable.js";
 import { formatBytes } from "../util/formatBytes.js";
 import { markup, type Html, type HtmlValue } from "./html.js";
 import {
@@ -14,11 +15,13 @@ import {
   OPENAPI_DOCUMENT,
   packagePage,
   pageIn,
+  PLACEHOLDER_ICON,
   SEARCH_SCRIPT,
   searchIndex,
   STYLESHEET,
   type Listing,
 } from "./sitePaths.js";
+import { categoryInWords, controllersInWords, dateInWords, isoDate } from "./words.js";
 
 /** A host as the API's host list describes it. */
 export interface SiteHost {
@@ -27,6 +30,15 @@ export interface SiteHost {
   host: string;
   description: string;
 }
+
+/** A package's files as the site links them: the stored archive and icon, as paths of the output tree. */
+export interface SiteFiles extends PackageFilesInfo {
+  archive: string;
+  iconFile: string;
+}
+
+/** A package as the site renders it: its API object, and its files when it has them. */
+export type SitePackage = Package & { files?: SiteFiles };
 
 /** What a host's own list pages show of the whole host: its filters. */
 export interface HostSummary {
@@ -70,33 +82,44 @@ ${main}</main>
 `.text;
 }
 
-/** The home page: the hosts, and where the API is. */
-export function renderHomePage(hosts: readonly SiteHost[], counts: ReadonlyMap<string, number>): string {
+/** How many of each host's newest packages the home page shows. */
+export const HOME_NEWEST = 8;
+
+/** A host on the home page: its package count and its newest releases (newest first). */
+export interface HomeHost {
+  host: SiteHost;
+  count: number;
+  newest: readonly SitePackage[];
+}
+
+/** The home page: each host's newest apps and a link to all of them, then where the API is. */
+export function renderHomePage(hosts: readonly HomeHost[]): string {
   const path = HOME_PAGE;
   const link = (to: string) => linkTo(path, to);
-  const routes = ROUTES.map((r) => describeRoute(r)).filter((r, i, all) => all.indexOf(r) === i);
-  const rows = hosts.map(
-    (h) =>
-      markup`<tr><td><a href="${link(listingPage({ kind: "host", host: h.id }, 1))}" class="name">${h.name}</a></td><td data-label="Description">${h.description}</td><td data-label="Packages" class="num">${count(counts.get(h.id) ?? 0)}</td><td data-label="Domain">${h.host}</td></tr>\n`,
-  );
-  const main = markup`<h1>Package catalogue</h1>
-<section aria-labelledby="hosts" class="list">
-<h2 id="hosts">Hosts</h2>
-<table>
-<thead><tr><th scope="col">Host</th><th scope="col">Description</th><th scope="col" class="num">Packages</th><th scope="col">Domain</th></tr></thead>
-<tbody>
-${rows}</tbody>
-</table>
-</section>
-<section aria-labelledby="api">
-<h2 id="api">The API</h2>
-<p>Everything on these pages is also served as JSON, described by <a href="${link(OPENAPI_DOCUMENT)}">the OpenAPI document</a>. Start from <a href="${link(fileFor("hosts"))}">the host list</a>. The routes:</p>
-<ul class="routes">
-${routes.map((r) => markup`<li><code>GET ${r}</code></li>\n`)}</ul>
-<p>A <code>&lt;coder&gt;</code> is sent percent-encoded. Every package page links to its own API URLs.</p>
+  const sections = hosts.map(({ host, count: n, newest }) => {
+    const all = link(listingPage({ kind: "host", host: host.id }, 1));
+    return markup`<section aria-labelledby="host-${host.id}" class="host">
+<div class="host-head"><h2 id="host-${host.id}"><a href="${all}">${host.name}</a></h2>
+<p>${host.description}</p></div>
+${
+  newest.length > 0
+    ? markup`<h3>Newest releases</h3>
+<ul class="apps">
+${newest.map((p) => appItem(path, host.id, p))}</ul>
+`
+    : markup`<p>No packages yet.</p>
+`
+}<p class="more"><a href="${all}">All ${count(n)} ${plural(n, "package")} of ${host.name}</a></p>
 </section>
 `;
-  return layout(path, "Package catalogue", [{ label: "Home" }], main);
+  });
+  const main = markup`<h1>Homebrew apps</h1>
+${sections}<section aria-labelledby="api" class="api">
+<h2 id="api">The API</h2>
+<p>Every package here is also served as JSON for apps and scripts: see <a href="${link(OPENAPI_DOCUMENT)}">the API's OpenAPI document</a>, or start from <a href="${link(fileFor("hosts"))}">the host list</a>.</p>
+</section>
+`;
+  return layout(path, "Homebrew apps", [{ label: "Home" }], main);
 }
 
 /** The title of a listing, given its host. */
@@ -105,7 +128,7 @@ function listingTitle(listing: Listing, host: SiteHost): string {
     case "host":
       return host.name;
     case "category":
-      return `Category: ${listing.category}`;
+      return categoryInWords(listing.category);
     case "coder":
       return `Coder: ${listing.coder}`;
   }
@@ -118,7 +141,7 @@ function listingTitle(listing: Listing, host: SiteHost): string {
 export function renderListingPage(
   host: SiteHost,
   listing: Listing,
-  packages: readonly Package[],
+  packages: readonly SitePackage[],
   n: number,
   size: number,
   summary?: HostSummary,
@@ -136,11 +159,8 @@ export function renderListingPage(
 <p class="lead">${listing.kind === "host" && `${host.description} `}${count(packages.length)} ${plural(packages.length, "package")}${range}.</p>
 ${summary && searchBox(path, host.id)}${summary && n === 1 && filterLinks(path, host.id, summary)}<section aria-labelledby="list" class="list" id="all">
 <h2 id="list">${pages > 1 ? `Packages, page ${n} of ${pages}` : "Packages"}</h2>
-<table>
-<thead><tr><th scope="col">Package</th><th scope="col">Version</th><th scope="col">Category</th><th scope="col">Coder</th><th scope="col">Released</th><th scope="col" class="num">Size</th>${downloads && markup`<th scope="col" class="num">Downloads</th>`}</tr></thead>
-<tbody>
-${shown.map((p) => packageRow(path, host.id, p, downloads))}</tbody>
-</table>
+<ul class="apps">
+${shown.map((p) => appItem(path, host.id, p, downloads))}</ul>
 ${pagination(path, listingFolder(listing), n, pages)}</section>
 `;
   const crumbs: Crumb[] = [
@@ -153,11 +173,26 @@ ${pagination(path, listingFolder(listing), n, pages)}</section>
   return layout(path, pageTitle, crumbs, main, summary !== undefined);
 }
 
-function packageRow(path: string, host: string, p: Package, downloads: boolean): Html {
+/** A package in a list: its icon, name, short description and what one checks before a download. */
+function appItem(path: string, host: string, p: SitePackage, downloads = false): Html {
   const link = (to: string) => linkTo(path, to);
   const category = link(listingPage({ kind: "category", host, category: p.category }, 1));
   const coder = link(listingPage({ kind: "coder", host, coder: p.coder }, 1));
-  return markup`<tr><td><a href="${link(packagePage(host, p.internal_name))}" class="name">${p.display_name}</a> <span class="id">${p.internal_name}</span><br><span class="short">${p.short_description}</span></td><td data-label="Version">${p.version}</td><td data-label="Category"><a href="${category}">${p.category}</a></td><td data-label="Coder"><a href="${coder}">${p.coder}</a></td><td data-label="Released">${isoDate(p.release_date)}</td><td data-label="Size" class="num">${formatBytes(p.zip_size)}</td>${downloads && markup`<td data-label="Downloads" class="num">${count(p.downloads)}</td>`}</tr>\n`;
+  return markup`<li class="app">${icon(path, p)}<div class="about"><a href="${link(packagePage(host, p.internal_name))}" class="name">${p.display_name}</a> <span class="version">${p.version}</span>
+<p class="short">${p.short_description}</p>
+<p class="meta"><a href="${category}">${categoryInWords(p.category)}</a> &#183; by <a href="${coder}">${p.coder}</a>${p.release_date > 0 && markup` &#183; ${dateTag(p.release_date)}`}${p.files && markup` &#183; ${formatBytes(p.files.zipSize)}`}${downloads && markup` &#183; ${count(p.downloads)} ${plural(p.downloads, "download")}`}</p></div></li>\n`;
+}
+
+/** A package's icon, 128x48: its stored icon when it has files, else the site's placeholder. Decorative: its name is beside it. */
+function icon(path: string, p: SitePackage): Html {
+  const src = linkTo(path, p.files ? p.files.iconFile : PLACEHOLDER_ICON);
+  return markup`<img class="icon" src="${src}" width="128" height="48" alt="" loading="lazy">`;
+}
+
+/** A date in words with its machine-readable form; a time no date holds, as itself. */
+function dateTag(seconds: number): HtmlValue {
+  const iso = isoDate(seconds);
+  return iso === undefined ? String(seconds) : markup`<time datetime="${iso}">${dateInWords(seconds)}</time>`;
 }
 
 /** The search box, hidden until assets/search.js brings it to life (without the script it could do nothing). */
@@ -186,7 +221,7 @@ function filterLinks(path: string, host: string, summary: HostSummary): Html {
   const link = (to: string) => linkTo(path, to);
   const categories = summary.categories.map(
     (c) =>
-      markup`<li><a href="${link(listingPage({ kind: "category", host, category: c.category }, 1))}">${c.category}</a> <span class="count">${count(c.count)}</span></li>`,
+      markup`<li><a href="${link(listingPage({ kind: "category", host, category: c.category }, 1))}">${categoryInWords(c.category)}</a> <span class="count">${count(c.count)}</span></li>`,
   );
   const coders = summary.topCoders.map(
     (c) =>
@@ -226,38 +261,28 @@ function pagination(path: string, folder: string, n: number, pages: number): Htm
   return markup`<nav aria-label="Pages" class="pages"><ul>${items}</ul></nav>\n`;
 }
 
-const FIELD_ORDER = (Object.keys(PACKAGE_FIELDS) as (keyof Package)[]).sort();
-
-/** A package's page: every field of its API object, its long description as written, and its API URLs. */
-export function renderPackagePage(host: string, p: Package): string {
-  const path = packagePage(host, p.internal_name);
+/** A package's page: its icon, its download, its details in words, its long description as written, and its API URLs. */
+export function renderPackagePage(host: SiteHost, p: SitePackage): string {
+  const path = packagePage(host.id, p.internal_name);
   const link = (to: string) => linkTo(path, to);
   // The name passes the name rule, so it needs no encoding in a query either.
-  const v1 = pathFor("package", { host, name: p.internal_name });
-  const v2 = `${pathFor("v2-package", { host, name: p.internal_name })}?package=${p.internal_name}`;
-  const fields = FIELD_ORDER.map(
-    (key) => markup`<tr><th scope="row"><code>${key}</code></th><td>${fieldValue(key, p[key])}</td></tr>\n`,
-  );
-  const main = markup`<h1>${p.display_name}</h1>
+  const v1 = pathFor("package", { host: host.id, name: p.internal_name });
+  const v2 = `${pathFor("v2-package", { host: host.id, name: p.internal_name })}?package=${p.internal_name}`;
+  const controllers = controllersInWords(p.controllers);
+  const detail = (term: string, value: HtmlValue) => markup`<div><dt>${term}</dt><dd>${value}</dd></div>\n`;
+  const main = markup`<div class="package-head">${markup`<img class="icon" src="${link(p.files ? p.files.iconFile : PLACEHOLDER_ICON)}" width="128" height="48" alt="">`}
+<div><h1>${p.display_name}</h1>
 <p class="lead">${p.short_description}</p>
-<dl class="facts">
-<div><dt>Version</dt><dd>${p.version}</dd></div>
-<div><dt>Coder</dt><dd><a href="${link(listingPage({ kind: "coder", host, coder: p.coder }, 1))}">${p.coder}</a></dd></div>
-<div><dt>Category</dt><dd><a href="${link(listingPage({ kind: "category", host, category: p.category }, 1))}">${p.category}</a></dd></div>
-<div><dt>Released</dt><dd>${isoDate(p.release_date)}</dd></div>
-<div><dt>Download</dt><dd>${formatBytes(p.zip_size)} (${formatBytes(p.extracted)} extracted)</dd></div>
-${p.downloads > 0 && markup`<div><dt>Downloads</dt><dd>${count(p.downloads)}</dd></div>\n`}</dl>
+<p class="by">by <a href="${link(listingPage({ kind: "coder", host: host.id, coder: p.coder }, 1))}">${p.coder}</a></p>
+${p.files && markup`<p><a class="button" href="${link(p.files.archive)}" download>Download &#183; ${formatBytes(p.files.zipSize)}</a></p>\n`}</div></div>
 <section aria-labelledby="description">
 <h2 id="description">Description</h2>
 <p class="long">${p.long_description}</p>
 </section>
-<section aria-labelledby="fields">
-<h2 id="fields">Every field</h2>
-<table class="fields">
-<thead><tr><th scope="col">Field</th><th scope="col">Value</th></tr></thead>
-<tbody>
-${fields}</tbody>
-</table>
+<section aria-labelledby="details">
+<h2 id="details">Details</h2>
+<dl class="details">
+${detail("Version", p.version)}${detail("Category", markup`<a href="${link(listingPage({ kind: "category", host: host.id, category: p.category }, 1))}">${categoryInWords(p.category)}</a>`)}${detail("Released", p.release_date > 0 ? dateTag(p.release_date) : "Unknown")}${p.updated > 0 && detail("Updated", dateTag(p.updated))}${detail("Controllers", controllers.length > 0 ? controllers.join(", ") : "None needed")}${detail("Size", `${formatBytes(p.files?.zipSize ?? p.zip_size)} download, ${formatBytes(p.extracted)} on the SD card`)}${p.contributors !== "" && detail("Contributors", p.contributors)}${p.downloads > 0 && detail("Downloads", count(p.downloads))}${p.rating !== "" && detail("Rating", p.rating)}${detail("Program", p.package_type === "" ? "Unknown" : `boot.${p.package_type}`)}${detail("Package name", markup`<code>${p.internal_name}</code>`)}</dl>
 </section>
 <section aria-labelledby="api">
 <h2 id="api">In the API</h2>
@@ -269,28 +294,10 @@ ${fields}</tbody>
 `;
   const crumbs: Crumb[] = [
     { label: "Home", to: HOME_PAGE },
-    { label: host, to: listingPage({ kind: "host", host }, 1) },
+    { label: host.name, to: listingPage({ kind: "host", host: host.id }, 1) },
     { label: p.display_name },
   ];
-  return layout(path, `${p.display_name} - ${host}`, crumbs, main);
-}
-
-function fieldValue(key: keyof Package, value: string | number): HtmlValue {
-  if (typeof value === "number") {
-    if (key === "release_date" || key === "updated")
-      return markup`${value} <span class="note">(${isoDate(value)})</span>`;
-    if (key === "zip_size" || key === "extracted")
-      return markup`${value} <span class="note">(${formatBytes(value)})</span>`;
-    return String(value);
-  }
-  if (value === "") return markup`<span class="note">(empty)</span>`;
-  return key === "long_description" ? markup`<span class="long">${value}</span>` : value;
-}
-
-/** A unix time as its UTC date, YYYY-MM-DD; a time beyond what a date can hold, as itself. */
-export function isoDate(seconds: number): string {
-  const date = new Date(seconds * 1000);
-  return Number.isNaN(date.getTime()) ? String(seconds) : date.toISOString().slice(0, 10);
+  return layout(path, `${p.display_name} - ${host.name}`, crumbs, main);
 }
 
 /** A count with thousands separators, the same on every machine. */

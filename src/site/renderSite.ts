@@ -4,34 +4,40 @@
 import { readFileSync } from "node:fs";
 import type { Package } from "../catalogue/fields.js";
 import { renderHosts, type OutputFile, type PackageFilesInfo, type RenderedCatalogue } from "../render/renderApi.js";
+import { packageFilePaths } from "../routes/packageFileLayout.js";
 import { asciiJson } from "../util/asciiJson.js";
 import { coderKey, utf8Bytes } from "../routes/filterValue.js";
 import {
+  HOME_NEWEST,
   renderHomePage,
   renderListingPage,
   renderPackagePage,
+  type HomeHost,
   type HostSummary,
   type SiteHost,
+  type SitePackage,
 } from "./renderPages.js";
 import {
   HOME_PAGE,
   listingPage,
   packagePage,
   PAGE_SIZE,
+  PLACEHOLDER_ICON,
   SEARCH_SCRIPT,
   searchIndex,
   STYLESHEET,
   type Listing,
 } from "./sitePaths.js";
 import { compareCodePoints } from "../util/codePoints.js";
+import { compareForReading } from "./words.js";
 
 const ASSET_DIR = new URL("../../site-assets/", import.meta.url);
 
 let assets: OutputFile[] | undefined;
 
-/** The stylesheet and the script, hand-written files shipped in site-assets/, read once. */
+/** The stylesheet, the script and the placeholder icon, hand-written files shipped in site-assets/, read once. */
 export function siteAssets(): readonly OutputFile[] {
-  assets ??= [STYLESHEET, SEARCH_SCRIPT].map((path) => ({
+  assets ??= [STYLESHEET, SEARCH_SCRIPT, PLACEHOLDER_ICON].map((path) => ({
     path,
     content: readFileSync(new URL(path.slice("assets/".length), ASSET_DIR), "latin1"),
   }));
@@ -39,28 +45,57 @@ export function siteAssets(): readonly OutputFile[] {
 }
 
 /** Every file of the site, in no particular order. */
-/** A package as the site's pages get it: its API object, and `files` when it has package files. */
-export type SitePackage = Package & { files?: PackageFilesInfo };
-
 export function renderSite(catalogue: RenderedCatalogue): OutputFile[] {
   const hosts = hostsOfList(renderHosts(catalogue.hosts));
-  const counts = new Map<string, number>();
+  const defaultHost = catalogue.defaultHost ?? hosts[0]?.id ?? "";
+  const home: HomeHost[] = [];
   const files: OutputFile[] = [...siteAssets()];
   for (const host of hosts) {
-    // A package with files carries `files` (its archive's size, whether it has its own icon) to the pages.
-    const packages = (catalogue.packages.get(host.id) ?? []).map((p): SitePackage => ({
-      ...(JSON.parse(p.json) as Package),
-      ...(p.files ? { files: p.files } : {}),
-    }));
-    counts.set(host.id, packages.length);
+    const rendered = catalogue.packages.get(host.id) ?? [];
+    const filesOf = new Map(rendered.flatMap((p) => (p.files ? [[p.name, p.files] as const] : [])));
+    const packages = sitePackages(
+      host.id,
+      rendered.map((p) => JSON.parse(p.json) as Package),
+      { defaultHost, of: (_, name) => filesOf.get(name) },
+    );
+    home.push(homeHost(host, packages));
     files.push(...renderHostListing(host, packages));
     for (const [listing, members] of filterListings(host.id, packages))
       files.push(...renderListing(host, listing, members));
     for (const p of packages)
-      files.push({ path: packagePage(host.id, p.internal_name), content: renderPackagePage(host.id, p) });
+      files.push({ path: packagePage(host.id, p.internal_name), content: renderPackagePage(host, p) });
   }
-  files.push({ path: HOME_PAGE, content: renderHomePage(hosts, counts) });
+  files.push({ path: HOME_PAGE, content: renderHomePage(home) });
   return files;
+}
+
+/** Where the site learns which packages have files, and where the default host's files sit (at the root). */
+export interface FilesSource {
+  defaultHost: string;
+  of(host: string, name: string): PackageFilesInfo | undefined;
+}
+
+/**
+ * A host's packages as the site renders them: each with the stored paths of its files when it has
+ * some, sorted as people read names (see words.ts), which is the order of every list of the site.
+ */
+export function sitePackages(host: string, packages: readonly Package[], files: FilesSource): SitePackage[] {
+  return packages
+    .map((p): SitePackage => {
+      const own = files.of(host, p.internal_name);
+      if (!own) return p;
+      const paths = packageFilePaths(host, files.defaultHost, p.internal_name, "boot.dol");
+      return { ...p, files: { zipSize: own.zipSize, icon: own.icon, archive: paths.archive, iconFile: paths.icon } };
+    })
+    .sort(compareForReading);
+}
+
+/** A host on the home page: its count and its newest releases (by release date, then as the list reads). */
+export function homeHost(host: SiteHost, packages: readonly SitePackage[]): HomeHost {
+  const newest = [...packages]
+    .sort((a, b) => b.release_date - a.release_date || compareForReading(a, b))
+    .slice(0, HOME_NEWEST);
+  return { host, count: packages.length, newest };
 }
 
 /** The hosts of the API's host list (v1/hosts), in its order. */
@@ -75,7 +110,7 @@ export function hostsOfList(json: string): SiteHost[] {
  */
 export function renderHostListing(
   host: SiteHost,
-  packages: readonly Package[],
+  packages: readonly SitePackage[],
   only?: (page: number) => boolean,
 ): OutputFile[] {
   return [
@@ -89,11 +124,11 @@ export function pageCount(count: number): number {
   return Math.max(1, Math.ceil(count / PAGE_SIZE));
 }
 
-/** Every page of a listing (or those `only` picks); `packages` are its members in name order. */
+/** Every page of a listing (or those `only` picks); `packages` are its members in reading order. */
 export function renderListing(
   host: SiteHost,
   listing: Listing,
-  packages: readonly Package[],
+  packages: readonly SitePackage[],
   summary?: HostSummary,
   only: (page: number) => boolean = () => true,
 ): OutputFile[] {
@@ -108,9 +143,9 @@ export function renderListing(
 }
 
 /** The category and coder listings of a host's packages, each with its members in the host's order. */
-export function filterListings(host: string, packages: readonly Package[]): [Listing, Package[]][] {
-  const byKey = new Map<string, [Listing, Package[]]>();
-  const add = (key: string, listing: Listing, p: Package) => {
+export function filterListings(host: string, packages: readonly SitePackage[]): [Listing, SitePackage[]][] {
+  const byKey = new Map<string, [Listing, SitePackage[]]>();
+  const add = (key: string, listing: Listing, p: SitePackage) => {
     let entry = byKey.get(key);
     if (!entry) byKey.set(key, (entry = [listing, []]));
     entry[1].push(p);

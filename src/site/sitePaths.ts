@@ -11,6 +11,8 @@ export const PAGE_SIZE = 100;
 export const HOME_PAGE = "index.html";
 export const STYLESHEET = "assets/site.css";
 export const SEARCH_SCRIPT = "assets/search.js";
+/** The icon shown for a package that has no files (a package with files links its stored icon). */
+export const PLACEHOLDER_ICON = "assets/placeholder.svg";
 export const OPENAPI_DOCUMENT = "openapi.json";
 
 /** A list of packages that the site shows in pages: a host's, a category's or a coder's. */

@@ -5,13 +5,18 @@
 // weight of a 10,000-package host is printed (docs/site.md quotes it; `npm run bench` measures the
 // search's speed).
 import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
-import { servePreview } from "../../src/serve/servePreview.js";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { loadCatalogue } from "../../src/load/loadCatalogue.js";
+import { contentText, type PackageFilesInfo } from "../../src/render/renderApi.js";
+import { packageFilePaths } from "../../src/routes/packageFileLayout.js";
+import { renderSite } from "../../src/site/renderSite.js";
 import { GEN_CATALOGUE, hostileManifest, memoryTempDir, ROOT, tempDir, writeFiles } from "../support/helpers.js";
 import fse from "fs-extra";
 
@@ -23,10 +28,67 @@ declare function requestAnimationFrame(callback: () => void): number;
 const SCREENSHOTS = join(ROOT, "test-output", "screenshots");
 const axeSource = (createRequire(import.meta.url)("axe-core") as { source: string }).source;
 
-/** The built folder, served as `shopfront serve` serves it: by the route table, site and API alike. */
-async function serveSite(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = await servePreview({ dir, host: "127.0.0.1", port: 0 });
-  return { url: `${server.url}/`, close: server.close };
+const STATIC_TYPES: Record<string, string> = {
+  html: "text/html",
+  css: "text/css",
+  js: "text/javascript",
+  json: "application/json",
+  svg: "image/svg+xml",
+  png: "image/png",
+  zip: "application/zip",
+};
+
+/**
+ * The built folder served as a plain static host serves it (a file per URL, typed by its extension,
+ * a folder's index.html at the folder's URL): the package files and the placeholder icon, which the
+ * preview server's route table does not serve yet, answer as on such a host.
+ */
+async function serveStatic(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+    const file = join(dir, path.endsWith("/") ? `${path}index.html` : path);
+    if (!file.startsWith(dir) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end();
+      return;
+    }
+    const extension = /\.([a-z]+)$/.exec(file)?.[1];
+    res.writeHead(200, { "Content-Type": STATIC_TYPES[extension ?? "json"] ?? "application/octet-stream" });
+    res.end(readFileSync(file));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Packages of the bundled catalogue given files, as the build gives them once it zips them: one with its own icon, one without. */
+const WITH_FILES: Record<string, PackageFilesInfo> = {
+  "3DMinigolf": { zipSize: 6_700_000, icon: true },
+  "4k_Lighthouse": { zipSize: 245_000, icon: false },
+};
+
+/** The site of the built catalogue rendered again with WITH_FILES, and each package's archive and icon stored where the layout says. */
+async function addPackageFiles(catalogueDir: string, out: string): Promise<void> {
+  const loaded = (await loadCatalogue(catalogueDir)).catalogue!;
+  const packages = new Map(
+    [...loaded.packages].map(([host, list]) => [
+      host,
+      list.map((p) => (host === "primary" && WITH_FILES[p.name] ? { ...p, files: WITH_FILES[p.name] } : p)),
+    ]),
+  );
+  for (const file of renderSite({ ...loaded, packages, defaultHost: "primary" })) {
+    mkdirSync(dirname(join(out, file.path)), { recursive: true });
+    writeFileSync(join(out, file.path), contentText(file.content), "latin1");
+  }
+  for (const name of Object.keys(WITH_FILES)) {
+    const paths = packageFilePaths("primary", "primary", name, "boot.dol");
+    mkdirSync(dirname(join(out, paths.archive)), { recursive: true });
+    // An empty zip: its end-of-central-directory record alone.
+    writeFileSync(join(out, paths.archive), Buffer.from([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]));
+    copyFileSync(join(ROOT, "assets", "placeholder-icon.png"), join(out, paths.icon));
+  }
 }
 
 async function built(catalogue: string): Promise<string> {
@@ -46,11 +108,13 @@ beforeAll(async () => {
   const catalogue = join(tempDir(), "catalogue");
   fse.copySync(join(ROOT, "catalogue"), catalogue);
   writeFiles(catalogue, { "primary/evil.json": hostileManifest() });
-  site = await serveSite(await built(catalogue));
+  const out = await built(catalogue);
+  await addPackageFiles(catalogue, out);
+  site = await serveStatic(out);
   const big = join(memoryTempDir(), "catalogue");
   execFileSync(process.execPath, [GEN_CATALOGUE, big, "10000", "1", "3", "--coders=real", "--stats"]);
   largeHost = (fse.readJsonSync(join(big, "hosts.json")) as { hosts: { id: string }[] }).hosts[0]!.id;
-  large = await serveSite(await built(big));
+  large = await serveStatic(await built(big));
   browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
     args: [
@@ -105,12 +169,18 @@ describe("the browse site in chromium", () => {
   it("goes from the home page to a host, narrows a search as one types, and opens a package", async () => {
     const { page, problems } = await watchedPage();
     await page.goto(site.url);
-    expect(await page.locator("h1").textContent()).toBe("Package catalogue");
+    expect(await page.locator("h1").textContent()).toBe("Homebrew apps");
     expect(await seriousViolations(page)).toEqual([]);
-    await page.getByRole("link", { name: "Shopfront Homebrew" }).click();
+    // Apps first, with their icons; the API one link away at the end.
+    expect(await page.locator("main .apps .app").count()).toBeGreaterThan(0);
+    expect(await page.getByRole("link", { name: "the API's OpenAPI document" }).count()).toBe(2);
+    await page.getByRole("link", { name: /^All \d+ packages of Shopfront Homebrew$/ }).click();
     await page.waitForURL(/\/browse\/primary\/$/);
-    const rows = page.locator("#all tbody tr");
+    const rows = page.locator("#all .app");
     expect(await rows.count()).toBe(33);
+    // In reading order: by display name, ignoring case.
+    const names = await page.locator("#all .app a.name").allTextContents();
+    expect(names).toEqual([...names].sort(new Intl.Collator("en", { sensitivity: "base", numeric: true }).compare));
     const box = page.getByLabel("Search packages");
     await box.pressSequentially("sn", { delay: 30 });
     const results = page.locator("#results-list li");
@@ -130,6 +200,29 @@ describe("the browse site in chromium", () => {
     await page.waitForURL(/\/browse\/primary\/package\/3DMinigolf\/$/);
     expect(await page.locator("h1").textContent()).toBe("3D Minigolf Deluxe");
     expect(await seriousViolations(page)).toEqual([]);
+    // The breadcrumb names the host by its name.
+    expect(await page.locator("nav[aria-label=Breadcrumb] li").allTextContents()).toEqual([
+      "Home",
+      "Shopfront Homebrew",
+      "3D Minigolf Deluxe",
+    ]);
+    // Its icon loads, and the download answers with the zip.
+    const icon = page.locator("main img.icon");
+    await expect.poll(() => icon.evaluate((img: any) => img.complete && img.naturalWidth)).toBe(128);
+    expect(await icon.getAttribute("alt")).toBe("");
+    const download = page.getByRole("link", { name: "Download \u00b7 6.7 MB" });
+    const zip = await page.request.get(new URL((await download.getAttribute("href"))!, page.url()).href);
+    expect(zip.status()).toBe(200);
+    expect(zip.headers()["content-type"]).toBe("application/zip");
+    expect((await zip.body()).subarray(0, 4)).toEqual(Buffer.from("PK\x05\x06", "latin1"));
+    // Dates and controllers in words, with the machine-readable date.
+    const released = page.locator(".details dt:text-is('Released') + dd time");
+    expect(await released.textContent()).toMatch(
+      /^\d{1,2} (January|February|March|April|May|June|July|August|September|October|November|December) \d{4}$/,
+    );
+    expect(await released.getAttribute("datetime")).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(await page.locator(".details dt:text-is('Controllers') + dd").textContent()).toMatch(/Wii Remote/);
+    expect(await page.locator("main").textContent()).not.toMatch(/controllers|release_date/);
     // The API links are relative and answer.
     const api = await page.getByRole("link", { name: "GET /v1/primary/package/3DMinigolf" }).getAttribute("href");
     expect(api).toBe("../../../../v1/primary/package/3DMinigolf");
@@ -142,14 +235,18 @@ describe("the browse site in chromium", () => {
     await page.goto(`${site.url}browse/primary/package/evil/`);
     expect(await page.locator("h1").textContent()).toBe(`"><img src=x onerror=alert(1)>`);
     expect(await page.locator(".long").first().textContent()).toContain("<script>alert(1)</script>\n");
-    expect(await page.locator("img, svg").count()).toBe(0);
+    // The one image is the site's own placeholder icon; nothing from the manifest became an element.
+    expect(await page.locator("img").evaluateAll((imgs: any[]) => imgs.map((i) => i.getAttribute("src")))).toEqual([
+      "../../../../assets/placeholder.svg",
+    ]);
+    expect(await page.locator("svg, img[onerror]").count()).toBe(0);
     expect(await page.locator("script").count()).toBe(0);
     expect(await page.locator('a[href^="javascript:"]').count()).toBe(0);
     await page.goto(`${site.url}browse/primary/`);
     await page.getByLabel("Search packages").pressSequentially("evil");
     await expect.poll(() => page.locator("#results-list li").count()).toBe(1);
     expect(await page.locator("#results-list").textContent()).toContain(`"><img src=x onerror=alert(1)>`);
-    expect(await page.locator("img, svg").count()).toBe(0);
+    expect(await page.locator("#results-list img, svg, img[onerror]").count()).toBe(0);
     await page.waitForTimeout(200);
     expect(problems).toEqual([]);
   });
@@ -190,7 +287,8 @@ describe("the browse site in chromium", () => {
       for (const [name, path] of [
         ["home", ""],
         ["host", "browse/primary/"],
-        ["package", "browse/primary/package/4k_Lighthouse/"],
+        ["package", "browse/primary/package/3DMinigolf/"],
+        ["package-placeholder", "browse/primary/package/4k_Lighthouse/"],
         ["package-hostile", "browse/primary/package/evil/"],
       ]) {
         await page.goto(`${site.url}${path}`);
@@ -212,7 +310,7 @@ describe("the browse site in chromium", () => {
       bytes.set(new URL(r.url()).pathname, (await r.body()).length);
     });
     await page.goto(`${large.url}browse/${largeHost}/`);
-    expect(await page.locator("#all tbody tr").count()).toBe(100);
+    expect(await page.locator("#all .app").count()).toBe(100);
     const pageWeight = [...bytes.values()].reduce((a, b) => a + b, 0);
     const htmlBytes = bytes.get(`/browse/${largeHost}/`)!;
     // The index is fetched on first use.

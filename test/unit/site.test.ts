@@ -10,7 +10,12 @@ import type { Package } from "../../src/catalogue/fields.js";
 import { NAME_PATTERN_BODY } from "../../src/catalogue/names.js";
 import { escapeHtml } from "../../src/site/html.js";
 import { renderListingPage, renderPackagePage } from "../../src/site/renderPages.js";
-import { renderSearchIndex } from "../../src/site/renderSite.js";
+import { renderSearchIndex, renderSite } from "../../src/site/renderSite.js";
+import { siteChanges } from "../../src/site/siteChanges.js";
+import { categoryInWords, compareForReading, controllersInWords, dateInWords, isoDate } from "../../src/site/words.js";
+import { loadCatalogue } from "../../src/load/loadCatalogue.js";
+import { renderOutput } from "../../src/output/renderOutput.js";
+import { contentText, type PackageFilesInfo, type RenderedCatalogue } from "../../src/render/renderApi.js";
 import { linkTo } from "../../src/site/sitePaths.js";
 import {
   copyFixture,
@@ -40,7 +45,7 @@ function tagsOf(page: string): string[] {
 }
 
 const SAFE_TAGS = new Set(
-  "html head meta title link script body a header nav ol li span main h1 h2 p dl div dt dd section table thead tr th tbody td code ul footer br form label input select option".split(
+  "html head meta title link script body a header nav ol li span main h1 h2 p dl div dt dd section code ul footer form label input select option img time".split(
     " ",
   ),
 );
@@ -49,7 +54,7 @@ describe("the site's pages", () => {
   it("show untrusted text as text: no markup, no script, no javascript: link", () => {
     const host = { id: "primary", name: "<i>Host</i>", host: "h", description: "<script>x</script>" };
     const pages = [
-      renderPackagePage("primary", hostilePackage),
+      renderPackagePage(host, hostilePackage),
       renderListingPage(host, { kind: "host", host: "primary" }, [hostilePackage], 1, 100, {
         categories: [{ category: "utilities", count: 1 }],
         topCoders: [{ coder: HOSTILE_TEXT.coder, count: 1 }],
@@ -58,7 +63,12 @@ describe("the site's pages", () => {
       renderListingPage(host, { kind: "coder", host: "primary", coder: HOSTILE_TEXT.coder }, [hostilePackage], 1, 100),
     ];
     for (const page of pages) {
-      expect(page).not.toMatch(/<img|<svg|<i>|<b>|javascript:alert\(1\)">/i);
+      expect(page).not.toMatch(/<svg|<i>|<b>|javascript:alert\(1\)">/i);
+      // The one image is the site's own placeholder icon, decorative.
+      expect([...page.matchAll(/<img[^>]*>/g)].map((m) => m[0].replace(/src="[./]*/, 'src="'))).toEqual([
+        '<img class="icon" src="assets/placeholder.svg" width="128" height="48" alt=""' +
+          (page === pages[0] ? ">" : ' loading="lazy">'),
+      ]);
       // Only the page's own elements, and the one script: the site's own, by src.
       expect(new Set(tagsOf(page))).toSatisfy((tags: Set<string>) => [...tags].every((t) => SAFE_TAGS.has(t)));
       expect([...page.matchAll(/<script[^>]*>/g)].every((m) => / src="[^"]*assets\/search\.js"/.test(m[0]))).toBe(true);
@@ -88,10 +98,187 @@ describe("the site's pages", () => {
   });
 });
 
+describe("the site's words", () => {
+  it("write dates in words, in UTC, with their ISO form", () => {
+    expect(dateInWords(1299888000)).toBe("12 March 2011");
+    expect(isoDate(1299888000)).toBe("2011-03-12");
+    // 23:59:59 UTC on the last day of a year stays in that year whatever the machine's zone.
+    expect(dateInWords(1325375999)).toBe("31 December 2011");
+    expect(dateInWords(1e20)).toBeUndefined();
+  });
+
+  it("name the controllers, counting the Wii Remotes", () => {
+    expect(controllersInWords("w")).toEqual(["Wii Remote"]);
+    expect(controllersInWords("wwww")).toEqual(["1\u20134 Wii Remotes"]);
+    expect(controllersInWords("wwnc")).toEqual(["1\u20132 Wii Remotes", "Nunchuk", "Classic Controller"]);
+    expect(controllersInWords("gkzs")).toEqual(["GameCube Controller", "USB keyboard", "Wii Zapper", "SDHC card"]);
+    expect(controllersInWords("")).toEqual([]);
+    expect(controllersInWords("wq")).toEqual(["Wii Remote", "q"]);
+    expect(categoryInWords("emulators")).toBe("Emulators");
+    expect(categoryInWords("themes")).toBe("Themes");
+  });
+
+  it("sort as people read names: case and accents aside, numbers as numbers, then by internal name", () => {
+    const names = [
+      ["z", "zebra"],
+      ["game10", "Game 10"],
+      ["game9", "Game 9"],
+      ["b2", "\u00c9clair"],
+      ["b1", "eclair"],
+      ["a", "Apple"],
+      ["Z0", "zebra"],
+    ].map(([internal_name, display_name]) => ({ internal_name: internal_name!, display_name: display_name! }));
+    expect(names.sort(compareForReading).map((p) => p.internal_name)).toEqual([
+      "a",
+      "b1",
+      "b2",
+      "game9",
+      "game10",
+      "Z0",
+      "z",
+    ]);
+  });
+});
+
+/** The conformance fixture loaded, with files for some packages: snake (own icon) on the default host, dark-blue (placeholder) on another. */
+async function fixtureWithFiles(): Promise<{ catalogue: RenderedCatalogue; dir: string }> {
+  const dir = copyFixture("conformance");
+  const loaded = await loadCatalogue(dir);
+  const files: Record<string, PackageFilesInfo> = {
+    snake: { zipSize: 6_700_000, icon: true },
+    "dark-blue": { zipSize: 1234, icon: false },
+  };
+  const packages = new Map(
+    [...loaded.catalogue!.packages].map(([host, list]) => [
+      host,
+      list.map((p) => (files[p.name] ? { ...p, files: files[p.name] } : p)),
+    ]),
+  );
+  return { catalogue: { ...loaded.catalogue!, packages, defaultHost: "primary" }, dir };
+}
+
+describe("the site with package files", () => {
+  it("shows each package's stored icon and a download button, the placeholder and no button without files", async () => {
+    const { catalogue } = await fixtureWithFiles();
+    const site = new Map(renderSite(catalogue).map((f) => [f.path, f.content as string]));
+    const snake = site.get("browse/primary/package/snake/index.html")!;
+    expect(snake).toContain('<img class="icon" src="../../../../hbb/snake/icon.png" width="128" height="48" alt="">');
+    expect(snake).toContain(
+      '<a class="button" href="../../../../hbb/snake/snake.zip" download>Download &#183; 6.7 MB</a>',
+    );
+    expect(snake).toContain('<time datetime="2008-01-01">1 January 2008</time>');
+    expect(snake).not.toMatch(/release_date|controllers:/);
+    // Another host's files are under hosts/<host>/.
+    const darkBlue = site.get("browse/themes/package/dark-blue/index.html")!;
+    expect(darkBlue).toContain('src="../../../../hosts/themes/hbb/dark-blue/icon.png"');
+    expect(darkBlue).toContain(
+      'href="../../../../hosts/themes/hbb/dark-blue/dark-blue.zip" download>Download &#183; 1.2 kB<',
+    );
+    // Without files: the placeholder, and no download link at all.
+    const zap = site.get("browse/primary/package/ZapShot/index.html")!;
+    expect(zap).toContain('src="../../../../assets/placeholder.svg"');
+    expect(zap).not.toMatch(/Download &#183;|\.zip"/);
+    // The list rows show the same icons.
+    const list = site.get("browse/primary/index.html")!;
+    expect(list).toContain('src="../../hbb/snake/icon.png" width="128" height="48" alt=""');
+    expect(list).toContain('src="../../assets/placeholder.svg" width="128" height="48" alt=""');
+    // Breadcrumbs name the host by its name on every page.
+    for (const page of [snake, list, site.get("browse/primary/category/games/index.html")!])
+      expect(page).toMatch(
+        /<nav aria-label="Breadcrumb"><ol><li><a href="[^"]*">Home<\/a><\/li><li>(?:<a href="[^"]*">|<span aria-current="page">)Fixture Applications</,
+      );
+  });
+
+  it("lists packages by display name, the search index in the same order, and the home page shows apps then the API", async () => {
+    const { catalogue } = await fixtureWithFiles();
+    const site = new Map(renderSite(catalogue).map((f) => [f.path, f.content as string]));
+    const list = site.get("browse/primary/index.html")!;
+    const shown = [...list.matchAll(/class="name">([^<]*)</g)].map((m) => m[1]);
+    expect(shown).toEqual([
+      "240p Test",
+      "Snake",
+      "Snake &#x2013; Deluxe",
+      "Tricky a.b.c",
+      "Tricky chart.js",
+      "Tricky index.html",
+      "Tricky json",
+      "Tricky setup.php",
+      "Zap Shot",
+    ]);
+    const index = JSON.parse(site.get("browse/primary/search.json")!) as { packages: string[][] };
+    expect(index.packages.map((p) => p[0])).toEqual([
+      "240pTest",
+      "snake",
+      "snake-deluxe",
+      "a.b.c",
+      "chart.js",
+      "index.html",
+      "json",
+      "setup.php",
+      "ZapShot",
+    ]);
+    const home = site.get("index.html")!;
+    // Apps first, with icons, each host's full list one link away; the API last, no route list.
+    expect(home.indexOf('class="apps"')).toBeGreaterThan(-1);
+    expect(home.indexOf('class="apps"')).toBeLessThan(home.indexOf('id="api"'));
+    expect(home).toContain('src="hbb/snake/icon.png"');
+    expect(home).toContain('<a href="browse/primary/">All 9 packages of Fixture Applications</a>');
+    expect(home).toContain('<a href="openapi.json">');
+    expect(home).not.toContain("GET /");
+  });
+
+  it("give the same pages in a rebuild as in a full build", async () => {
+    const { catalogue } = await fixtureWithFiles();
+    const full = renderOutput(catalogue, { site: true });
+    // The previous build: the same catalogue with snake's display name changed, which moves it in its lists.
+    const before: RenderedCatalogue = {
+      ...catalogue,
+      packages: new Map(
+        [...catalogue.packages].map(([host, list]) => [
+          host,
+          list.map((p) =>
+            p.name === "snake"
+              ? { ...p, json: p.json.replace('"display_name":"Snake"', '"display_name":"Zzz Snake"') }
+              : p,
+          ),
+        ]),
+      ),
+    };
+    const old = new Map(renderOutput(before, { site: true }).map((f) => [f.path, contentText(f.content)]));
+    const now = new Map(full.map((f) => [f.path, contentText(f.content)]));
+    const writes = new Map<string, string | null>();
+    for (const [path, text] of now) if (/^v1\//.test(path) && old.get(path) !== text) writes.set(path, text);
+    expect([...writes.keys()]).toEqual(expect.arrayContaining(["v1/primary/package/snake", "v1/primary/packages"]));
+    const files = {
+      defaultHost: "primary",
+      of: (host: string, name: string) => catalogue.packages.get(host)?.find((p) => p.name === name)?.files,
+    };
+    const changes = siteChanges(
+      {
+        writes,
+        removed: [],
+        added: [],
+        changed: [{ host: "primary", name: "snake" }],
+        packageCount: (host) => catalogue.packages.get(host)?.length ?? 0,
+        files,
+      },
+      { text: (path) => old.get(path), exists: (path) => old.has(path) },
+    );
+    const after = new Map(old);
+    for (const [path, content] of changes.writes)
+      if (content === null) after.delete(path);
+      else after.set(path, contentText(content));
+    for (const [path, text] of writes) after.set(path, text!);
+    const differs = [...new Set([...after.keys(), ...now.keys()])].filter((p) => after.get(p) !== now.get(p));
+    expect(differs).toEqual([]);
+    expect(changes.writes.has("browse/primary/index.html")).toBe(true);
+  });
+});
+
 const N = NAME_PATTERN_BODY;
 const PAGE = "(?:page/[1-9][0-9]*/)?index\\.html";
 const SITE_LAYOUT = new RegExp(
-  `^(?:index\\.html|assets/[a-z]+\\.(?:css|js)|browse/${N}/(?:${PAGE}|search\\.json|package/${N}/index\\.html|category/${N}/${PAGE}|coder/[0-9a-f]+(?:/[0-9a-f]+)*/${PAGE}))$`,
+  `^(?:index\\.html|assets/[a-z]+\\.(?:css|js|svg)|browse/${N}/(?:${PAGE}|search\\.json|package/${N}/index\\.html|category/${N}/${PAGE}|coder/[0-9a-f]+(?:/[0-9a-f]+)*/${PAGE}))$`,
 );
 const API_FILE = /^(?:v1\/|404\.json$|openapi\.json$)/;
 
@@ -179,6 +366,16 @@ describe("the site in a rebuild", () => {
             [`${host}/${names()[150]}.json`]: {
               ...(readJson(file(names()[150]!)) as object),
               display_name: "Now <b>bold</b>",
+            },
+          }),
+      ],
+      [
+        "a display name that moves the package to the top of the list",
+        () =>
+          writeFiles(catalogue, {
+            [`${host}/${names()[240]}.json`]: {
+              ...(readJson(file(names()[240]!)) as object),
+              display_name: "000 Moved to the top",
             },
           }),
       ],
