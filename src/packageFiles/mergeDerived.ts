@@ -9,8 +9,8 @@ import type { DerivedFiles } from "./inspectPackageZip.js";
 /** What the files decide, by manifest field. */
 const FROM_FILES = ["zip_size", "extracted", "package_type"] as const;
 
-/** The manifest field of each meta.xml field it is compared with. */
-const FROM_META = [
+/** The manifest field of each meta.xml field it is compared with (and `new --from` fills in). */
+export const FROM_META = [
   ["display_name", "name"],
   ["coder", "coder"],
   ["version", "version"],

@@ -18,6 +18,7 @@ import { FILES_FIELDS, type Manifest } from "../catalogue/fields.js";
 import { nameProblem, NAME_RULE, RESERVED_NAME_RULE } from "../catalogue/names.js";
 import { isError, type Problem } from "../catalogue/problems.js";
 import type { MetaXml } from "../packageFiles/parseMetaXml.js";
+import { FROM_META } from "../packageFiles/mergeDerived.js";
 import { readPackageFiles } from "../packageFiles/readPackageFiles.js";
 import { schemaValidators } from "../catalogue/schemas.js";
 import { manifestText } from "../catalogue/manifestFile.js";
@@ -98,15 +99,6 @@ export interface CreateManifestResult {
   /** With `from`: the fields the manifest still needs filled in by hand. */
   fillIn?: (keyof Manifest)[];
 }
-
-/** The fields of a manifest that meta.xml gives, by meta.xml's name. */
-const FROM_META = [
-  ["display_name", "name"],
-  ["coder", "coder"],
-  ["version", "version"],
-  ["short_description", "short_description"],
-  ["long_description", "long_description"],
-] as const;
 
 /**
  * A manifest for a package with files: what meta.xml says where it says it, the template's
