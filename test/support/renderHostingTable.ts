@@ -55,7 +55,10 @@ function cannot(target: Target): string {
 
 /** How the package files answer at their aliases' URLs, and whether with their cache lifetimes. */
 function packageFiles(target: Target): string {
-  const how = target.packageFiles === "rewrite" ? "by rewrite" : "from copies (the build writes them)";
+  const how =
+    target.packageFiles === "rewrite"
+      ? "by rewrite"
+      : "from copies (the build does not write them yet: only the stored URLs answer)";
   return "package-cache" in target.cannot ? `${how}; no cache lifetimes` : how;
 }
 
