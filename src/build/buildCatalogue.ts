@@ -1,3 +1,5 @@
+// Over 300 lines: the build's three ways (full, incremental, compared by content) and the package
+// files' working folder, one function each around one shared summary.
 // The `build` command: load the catalogue, render it, write it into the spare slot, publish it and
 // remember what was built. When a previous build left a state this build can trust, the rebuild
 // (src/rebuild/) takes over and reads and writes only what changed; when it must read nearly every

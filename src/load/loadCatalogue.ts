@@ -1,3 +1,5 @@
+// Over 300 lines: the load step with the package files part of it (find, check, derive, remember),
+// which share one loop over the packages.
 // The load step every command that reads a catalogue shares: read -> validate -> render. Each valid
 // manifest is rendered as soon as it is validated, so a large catalogue is held as JSON text, never
 // as parsed manifests.

@@ -1,3 +1,4 @@
+// Over 300 lines: one document written from the route table, each section beside the part it describes.
 // The OpenAPI 3.1 document of the API, pure: every path of the route table and its trailing-slash
 // form, each parameter by its kind, the headers, and the response schemas of schemas/ embedded as
 // component schemas (3.1 reads JSON Schema 2020-12, so they carry over; only their $refs between
