@@ -1,5 +1,5 @@
 // Where a package's files sit in the built tree: at the URLs the Open Shop Channel serves them from
-// (../shared/reference/osc-today.md, "The package files"), so a host that cannot rewrite still
+// (its server derives and serves them; see docs/catalogue.md, "Package files"), so a host that cannot rewrite still
 // serves the most used URL of each file as it is. The default host's packages are at the root, as
 // on the OSC; every other host's under `hosts/<host>/`, a folder no other URL of the build starts with.
 // The other URLs of the same files (`/hbb/<name>.png`, `/api/contents/...`) are aliases the route

@@ -37,6 +37,7 @@ const NETLIFY_TYPES: Record<string, string> = {
   css: "text/css; charset=UTF-8",
   js: "application/javascript; charset=UTF-8",
   json: "application/json",
+  svg: "image/svg+xml",
 };
 
 /**

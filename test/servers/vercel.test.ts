@@ -36,6 +36,7 @@ const VERCEL_TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",
   js: "application/javascript; charset=utf-8",
   json: "application/json; charset=utf-8",
+  svg: "image/svg+xml",
 };
 
 type Config = Required<Pick<GetRoutesProps, "rewrites" | "headers">>;

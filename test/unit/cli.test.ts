@@ -44,10 +44,11 @@ describe("shopfront (the binary)", () => {
     const before = readTree(join(cwd, "dist"));
     // snake moves from games by Fixture Coder to manifest()'s utilities by Test Coder: its file, its
     // host's list, and the filtered lists it leaves and joins are written, with their site pages
-    // (the package's, the host's list and search index, the categories' and coders'), and nothing else.
+    // (the package's, the host's list and search index, the categories' and coders', and the home page,
+    // whose newest releases show its category and coder), and nothing else.
     writeFiles(join(cwd, "catalogue"), { "primary/snake.json": manifest("snake", { version: "2" }) });
     expect(shopfront(cwd, "build").stdout).toMatch(
-      /^built 2 hosts, 5 packages \(1 changed, 15 files written\) in \d+\.\d s into dist\n$/,
+      /^built 2 hosts, 5 packages \(1 changed, 16 files written\) in \d+\.\d s into dist\n$/,
     );
     const after = readTree(join(cwd, "dist"));
     const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
@@ -59,6 +60,7 @@ describe("shopfront (the binary)", () => {
       "browse/primary/index.html",
       "browse/primary/package/snake/index.html",
       "browse/primary/search.json",
+      "index.html",
       "v1/primary/category/games/coder/4669787475726520436f646572/packages", // Fixture Coder
       "v1/primary/category/games/packages",
       "v1/primary/category/utilities/coder/5465737420436f646572/packages", // Test Coder

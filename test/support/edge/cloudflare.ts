@@ -26,6 +26,7 @@ const TYPES: Record<string, string> = {
   json: "application/json",
   js: "application/javascript",
   txt: "text/plain; charset=utf-8",
+  svg: "image/svg+xml",
 };
 
 export interface Assets {
