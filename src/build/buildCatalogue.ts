@@ -35,7 +35,7 @@ import {
 } from "../write/writeOutput.js";
 import { loadCatalogue, type CatalogueSources, type PackageFilesReuse } from "../load/loadCatalogue.js";
 import { catalogueNames } from "../render/catalogueNames.js";
-import { renderOutput } from "../output/renderOutput.js";
+import { aliasFiles, needsAliasFiles, renderOutput, storedPackageFiles } from "../output/renderOutput.js";
 import { targetFiles } from "../output/targetFiles.js";
 
 export interface BuildOptions {
@@ -85,8 +85,12 @@ export interface BuildSummary {
    * the others kept their signatures, and their stored files are the live slot's, linked.
    */
   packageFilesRead?: number;
-  /** Targets the previous build wrote files for and this one does not, with those files, now gone. */
-  dropped?: { targets: TargetId[]; files: string[] };
+  /**
+   * Targets the previous build wrote files for and this one does not, with those files, now gone,
+   * and how many links at the package files' aliases' paths went with them (the last target that
+   * needed them dropped).
+   */
+  dropped?: { targets: TargetId[]; files: string[]; aliasFiles: number };
 }
 
 export interface BuildResult {
@@ -291,7 +295,10 @@ function droppedTargets(
   const gone = targetFiles(dropped, catalogueNames(catalogue))
     .map((f) => f.path)
     .filter((path) => !kept.has(path));
-  return gone.length > 0 ? { dropped: { targets: [...dropped], files: gone } } : {};
+  const aliases = needsAliasFiles(dropped)
+    ? aliasFiles(storedPackageFiles(catalogue)).filter((f) => !kept.has(f.path)).length
+    : 0;
+  return gone.length + aliases > 0 ? { dropped: { targets: [...dropped], files: gone, aliasFiles: aliases } } : {};
 }
 
 /**

@@ -28,7 +28,12 @@ export function formatDroppedTargets(
   targets: readonly string[],
 ): string {
   const flags = (ids: readonly string[]) => ids.map((id) => `--target ${id}`).join(" ");
-  const files = dropped.files.length === 1 ? `${dropped.files[0]} is` : `${listed(dropped.files)} are`;
+  const aliases =
+    dropped.aliasFiles > 0
+      ? [`the ${plural(dropped.aliasFiles, "link")} that served the package files at their aliases' URLs`]
+      : [];
+  const gone = [...dropped.files, ...aliases];
+  const files = gone.length === 1 && aliases.length === 0 ? `${gone[0]} is` : `${listed(gone)} are`;
   return (
     `note: the previous build had ${flags(dropped.targets)} and this one has ${targets.length > 0 ? flags(targets) : "none"}, ` +
     `so ${files} gone; put "targets" in ${CONFIG_FILE} to build them every time`

@@ -1,14 +1,16 @@
-// Every file a build writes for a catalogue, assembled in this one place: the API, the OpenAPI
-// document, the browse site unless it is turned off, and the deploy files of the chosen targets. The
+// Every file a build writes for a catalogue, assembled in this one place: the API, the package files
+// (and, for a target that cannot rewrite, each again at its aliases' paths), the OpenAPI document,
+// the browse site unless it is turned off, and the deploy files of the chosen targets. The
 // full build writes them; `check` and the conformance suite expect a deployment to serve them (less the
 // targets' files, which configure a host and are not served).
 import { renderOpenApi } from "../openapi/renderOpenApi.js";
 import { catalogueNames } from "../render/catalogueNames.js";
 import { renderApi, type OutputFile, type RenderedCatalogue } from "../render/renderApi.js";
 import { packageFilePaths } from "../routes/packageFileLayout.js";
-import { OPENAPI_FILE } from "../routes/routeTable.js";
+import { aliasFilesOf, OPENAPI_FILE } from "../routes/routeTable.js";
 import { renderSite } from "../site/renderSite.js";
 import type { TargetId } from "../targets/target.js";
+import { targetById } from "../targets/index.js";
 import { targetFiles } from "./targetFiles.js";
 
 export interface OutputOptions {
@@ -39,11 +41,26 @@ export function storedPackageFiles(catalogue: RenderedCatalogue): OutputFile[] {
   return files;
 }
 
+/** Whether one of the targets serves the package files' aliases from copies (Target.packageFiles). */
+export function needsAliasFiles(targets: readonly TargetId[]): boolean {
+  return targets.some((id) => targetById(id).packageFiles === "copies");
+}
+
+/**
+ * Each stored package file again at each of its aliases' paths (aliasFilesOf), for a host that
+ * cannot rewrite: a hard link to the stored file, so an alias costs no disk and no copying.
+ */
+export function aliasFiles(stored: readonly OutputFile[]): OutputFile[] {
+  return stored.flatMap((file) => aliasFilesOf(file.path).map((path) => ({ path, content: { sameAs: file.path } })));
+}
+
 export function renderOutput(catalogue: RenderedCatalogue, options: OutputOptions): OutputFile[] {
   const targets = options.targets ?? [];
+  const stored = storedPackageFiles(catalogue);
   return [
     ...renderApi(catalogue),
-    ...storedPackageFiles(catalogue),
+    ...stored,
+    ...(needsAliasFiles(targets) ? aliasFiles(stored) : []),
     { path: OPENAPI_FILE, content: renderOpenApi() },
     ...(options.site ? renderSite(catalogue) : []),
     ...(targets.length > 0 ? targetFiles(targets, catalogueNames(catalogue)) : []),

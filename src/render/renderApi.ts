@@ -32,7 +32,16 @@ export interface OutputFile {
    * The bytes, or a file on disk whose bytes these are (a package's stored files, never read into
    * memory): copied, or moved in when `move` (a file the build made for this output).
    */
-  content: string | { jsonArray: readonly (string | Uint8Array)[] } | FileContent;
+  content: string | { jsonArray: readonly (string | Uint8Array)[] } | FileContent | SameAs;
+}
+
+/**
+ * Another file of the same output, by its path there, written as a hard link to it (one inode, no
+ * bytes copied): a stored package file again at an alias's path, for a host that cannot rewrite
+ * (aliasFilesOf). The file it names is written first.
+ */
+export interface SameAs {
+  sameAs: string;
 }
 
 /** What the browse site is told of a package's files (a download link, and its icon or the placeholder). */
@@ -201,6 +210,8 @@ export function filterKeys(host: string): (pkg: Pick<RenderedPackage, "category"
 export function contentText(content: OutputFile["content"]): string {
   if (typeof content === "string") return content;
   if ("file" in content) return readFileSync(content.file, "latin1");
+  // Only the package files have aliases, and no caller reads a package file as text.
+  if ("sameAs" in content) throw new Error(`internal: the text of a link to ${content.sameAs} was asked for`);
   const items = content.jsonArray.map((item) =>
     typeof item === "string" ? item : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1"),
   );

@@ -2,9 +2,9 @@
 // to turn that slot into the rendered tree. A build that had to read every input again (a fresh
 // clone with the last build restored: every manifest has new dates) then writes only what changed.
 // Lists are compared in blocks, never read whole, so a list of any length costs a block of memory.
-import { closeSync, fstatSync, openSync, readdirSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { OutputFile } from "../render/renderApi.js";
+import type { OutputFile, SameAs } from "../render/renderApi.js";
 
 /** Files are read in blocks of this many bytes; most files of the API fit one. */
 const BLOCK_BYTES = 1 << 20;
@@ -17,12 +17,31 @@ export function diffOutput(dir: string, files: readonly OutputFile[]): Map<strin
   const changes = new Map<string, OutputFile["content"] | null>();
   const present = new Set(listFiles(dir, ""));
   const block = Buffer.allocUnsafe(BLOCK_BYTES);
+  const links: (OutputFile & { content: SameAs })[] = [];
   for (const file of files) {
-    if (!present.delete(file.path) || !sameBytes(join(dir, file.path), file.content, block))
+    if (typeof file.content !== "string" && "sameAs" in file.content) links.push({ ...file, content: file.content });
+    else if (!present.delete(file.path) || !sameBytes(join(dir, file.path), file.content, block))
       changes.set(file.path, file.content);
+  }
+  // A link is unchanged while it is still a link to the file it names, and that file is unchanged:
+  // then its bytes are the new ones, and nothing is read.
+  for (const link of links) {
+    const { sameAs } = link.content;
+    if (!present.delete(link.path) || changes.has(sameAs) || !sameInode(join(dir, link.path), join(dir, sameAs)))
+      changes.set(link.path, link.content);
   }
   for (const path of present) changes.set(path, null);
   return changes;
+}
+
+/** Whether two paths are links to one file. */
+function sameInode(a: string, b: string): boolean {
+  try {
+    const [x, y] = [statSync(a), statSync(b)];
+    return x.ino === y.ino && x.dev === y.dev;
+  } catch {
+    return false;
+  }
 }
 
 /** Adds the paths of the files in `folder` of `root` and below to `paths`, relative to `root`, with "/" between names. */
@@ -36,7 +55,7 @@ function listFiles(root: string, folder: string, paths: string[] = []): string[]
   return paths;
 }
 
-type InMemory = Exclude<OutputFile["content"], { file: string }>;
+type InMemory = Exclude<OutputFile["content"], { file: string } | SameAs>;
 
 /** The content's length in bytes (outputs are ASCII, so a string's length is its byte length). */
 function byteLength(content: InMemory): number {
@@ -62,7 +81,7 @@ function* pieces(content: InMemory): Generator<Uint8Array> {
 }
 
 /** Whether the file at `path` holds exactly `content`; a file that cannot be read differs. */
-function sameBytes(path: string, content: OutputFile["content"], block: Buffer): boolean {
+function sameBytes(path: string, content: Exclude<OutputFile["content"], SameAs>, block: Buffer): boolean {
   if (typeof content !== "string" && "file" in content) return sameFile(path, content.file, block);
   let fd: number;
   try {

@@ -8,7 +8,8 @@
 // the previous build, so the next build only has to bring it up to date: the paths that changed
 // in the last build and the ones that change now. Unchanged files of a freshly made spare are hard
 // links to the live ones; a file is never changed in place, only replaced by a rename, so the
-// slots never share a changed inode.
+// slots never share a changed inode. Within a slot, a package file at an alias's path (SameAs) is a
+// hard link to the stored file: written after it, replaced with it.
 import {
   closeSync,
   copyFileSync,
@@ -119,10 +120,16 @@ export function writeFresh(
   mkdirSync(root);
   const folders = new Set(files.map((f) => dirname(f.path)));
   for (const folder of [...folders].sort()) mkdirSync(join(root, folder), { recursive: true });
-  files.forEach((file, i) => {
-    writeContent(join(root, file.path), file.content);
+  linksLast(files).forEach((file, i) => {
+    writeContent(join(root, file.path), file.content, root);
     onFile?.(i + 1, files.length);
   });
+}
+
+/** The files, each link to another file of the output (SameAs) after every other, so what it names is there. */
+function linksLast<T extends { content: OutputFile["content"] | null | undefined }>(files: readonly T[]): T[] {
+  const isLink = (file: T) => typeof file.content === "object" && file.content !== null && "sameAs" in file.content;
+  return [...files.filter((f) => !isLink(f)), ...files.filter(isLink)];
 }
 
 /**
@@ -142,9 +149,12 @@ export function writeChanges(
     linkTree(live, spare);
   }
   const temp = join(output.layout.home, `tmp-${process.pid}`);
-  for (const path of new Set([...(pending ?? []), ...changes.keys()])) {
+  const paths = [...new Set([...(pending ?? []), ...changes.keys()])].map((path) => ({
+    path,
+    content: changes.get(path),
+  }));
+  for (const { path, content: change } of linksLast(paths)) {
     const target = join(spare, path);
-    const change = changes.get(path);
     const source = join(live, path);
     if (change === null || (change === undefined && !exists(source))) {
       rmSync(target, { force: true });
@@ -153,8 +163,10 @@ export function writeChanges(
     }
     mkdirSync(dirname(target), { recursive: true });
     if (change === undefined) linkSync(source, temp);
-    else writeContent(temp, change);
+    else writeContent(temp, change, spare);
     renameSync(temp, target);
+    // rename(2) of two links to one file does nothing: a link that the spare already had stays behind.
+    if (change === undefined || (typeof change === "object" && "sameAs" in change)) rmSync(temp, { force: true });
   }
 }
 
@@ -206,7 +218,12 @@ const CHUNK_CHARS = 1 << 20;
 /** Byte runs shorter than this (a package or two kept from an old list) join the text; longer ones are written as they are. */
 const SMALL_BYTES = 1 << 16;
 
-function writeContent(path: string, content: OutputFile["content"]): void {
+/** Writes `content` at `path` for the slot `slot`, whose files a link to another file of the output (SameAs) names. */
+function writeContent(path: string, content: OutputFile["content"], slot: string): void {
+  if (typeof content !== "string" && "sameAs" in content) {
+    linkSync(join(slot, content.sameAs), path);
+    return;
+  }
   if (typeof content !== "string" && "file" in content) {
     // A package's stored file: linked when it is the live slot's own (unchanged since the last build),
     // moved in when the build made it, else copied (the kernel copies it, never through memory; a
