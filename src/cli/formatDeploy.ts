@@ -14,7 +14,10 @@ export function formatPlan(result: DeployResult): string[] {
   plan.phases.forEach((phase, i) => {
     if (phase.length === 0) return;
     lines.push(`${PHASES[i]}:`);
-    for (const u of phase) lines.push(`  upload ${u.key} (${UPLOAD_REASONS[u.reason]})`);
+    for (const u of phase) {
+      const how = u.copyFrom === undefined ? "" : `, copied from ${u.copyFrom}, which holds its bytes`;
+      lines.push(`  upload ${u.key} (${UPLOAD_REASONS[u.reason]}${how})`);
+    }
   });
   if (plan.deletions.length > 0) {
     lines.push("deletions, last:");
@@ -30,7 +33,7 @@ export function formatSummary(result: DeployResult, dir: string, seconds: string
   const uploads = plan.phases.flat();
   const lines: string[] = [];
   if (result.dryRun) {
-    const bytes = uploads.reduce((n, u) => n + u.size, 0);
+    const bytes = uploads.reduce((n, u) => n + (u.inPlace || u.copyFrom !== undefined ? 0 : u.size), 0);
     lines.push(
       `dry run of ${dir} to ${where}: would upload ${uploads.length} (${formatBytes(bytes)}), leave ${plan.unchanged.length} unchanged, delete ${plan.deletions.length}; nothing was changed`,
     );

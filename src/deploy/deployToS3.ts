@@ -22,6 +22,7 @@ import { FailureError, UsageError } from "../util/errors.js";
 import { forEachConcurrently } from "../util/forEachConcurrently.js";
 import { RESPONSE_HEADERS } from "../routes/routeTable.js";
 import {
+  copiesLast,
   DEFAULT_CACHE_CONTROL,
   normalizeEtag,
   parseDeployState,
@@ -59,7 +60,10 @@ export interface DeployResult {
   /** Objects uploaded and the bytes sent (0 in a dry run). */
   uploaded: number;
   bytes: number;
-  /** Of the uploaded, the package files whose bytes the object held: copied onto themselves with new metadata, no bytes sent. */
+  /**
+   * Of the uploaded, the package files copied on the store's side, no bytes sent: onto themselves
+   * with new metadata, or from another key that holds their bytes (Upload.copyFrom).
+   */
   copied: number;
   deleted: number;
   /** Requests the SDK sent again after throttling, a 5xx or a dropped connection. */
@@ -248,7 +252,8 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
   let done = 0;
   const records = new Map<string, ObjectRecord>(plan.unchanged.map(({ file, record }) => [file.path, record]));
   const upload = async (u: Upload) => {
-    if (u.inPlace) return copyInPlace(u);
+    if (u.inPlace) return copyObject(u, u.key, `setting the type and lifetime of ${u.key}`);
+    if (u.copyFrom !== undefined) return copyObject(u, u.copyFrom, `copying ${u.copyFrom} to ${u.key}`);
     const body = readFileSync(join(d.root, u.path));
     const md5 = Buffer.from(u.md5, "hex").toString("base64");
     const put = await send(`uploading ${u.key}`, () =>
@@ -273,14 +278,15 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
     result.bytes += u.size;
     d.onProgress?.(++done, total);
   };
-  // A package file whose bytes the object holds: the object copied onto itself with the new metadata.
-  const copyInPlace = async (u: Upload) => {
-    const copy = await send(`setting the type and lifetime of ${u.key}`, () =>
+  // A package file whose bytes the object at `from` holds (its own key: copied onto itself with the
+  // new metadata), copied on the store's side: no bytes sent.
+  const copyObject = async (u: Upload, from: string, what: string) => {
+    const copy = await send(what, () =>
       client.send(
         new CopyObjectCommand({
           Bucket: location.bucket,
           Key: u.key,
-          CopySource: `${location.bucket}/${u.key.split("/").map(encodeURIComponent).join("/")}`,
+          CopySource: `${location.bucket}/${from.split("/").map(encodeURIComponent).join("/")}`,
           MetadataDirective: "REPLACE",
           ContentType: u.contentType,
           CacheControl: u.cacheControl,
@@ -298,7 +304,9 @@ async function deployWith(client: S3Client, d: Deploy): Promise<DeployResult> {
     d.onProgress?.(++done, total);
   };
   try {
-    for (const phase of plan.phases) await forEachConcurrently(phase, CONCURRENCY, upload);
+    const written = new Set(plan.phases.flat().map((u) => u.key));
+    for (const phase of plan.phases)
+      for (const wave of copiesLast(phase, written)) await forEachConcurrently(wave, CONCURRENCY, upload);
   } catch (error) {
     throw withProgress(error, `${result.uploaded} of ${uploads} uploads had finished`);
   }

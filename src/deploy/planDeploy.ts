@@ -22,8 +22,12 @@
 // own lifetime (cacheControlOf: an icon a day, the rest four hours), and is never sent again for its
 // metadata alone: when its bytes are known to be the object's (the record's MD5, or an ETag that is
 // the local MD5, as a single-part upload's is), a new type or lifetime is a copy of the object onto
-// itself with the new metadata, so an unchanged 50 MB archive never crosses the network twice.
+// itself with the new metadata, so an unchanged 50 MB archive never crosses the network twice. Nor
+// do the same bytes at two keys: a package file to send whose bytes another object holds, or another
+// upload sends (the copies at the aliases' paths that a host that cannot rewrite needs, which the
+// build writes as hard links), is copied from that object on the store's side (copyWhereHeld).
 import {
+  aliasFilesOf,
   cacheControlOf,
   contentTypeOf,
   packageFileKind,
@@ -91,6 +95,13 @@ export interface Upload extends LocalFile {
    * onto itself with the new metadata instead of sent again.
    */
   inPlace?: boolean;
+  /**
+   * A package file whose bytes another object holds, or another upload of this deploy sends (a copy at
+   * an alias's path, a placeholder icon shared by packages): the key it is copied from on the
+   * store's side, with its own metadata, instead of sent again. Only after that key's upload, if it
+   * has one in this deploy (copiesLast).
+   */
+  copyFrom?: string;
 }
 
 /**
@@ -203,6 +214,7 @@ export function planDeploy(input: PlanInput): DeployPlan {
   }
   for (const phase of plan.phases) phase.sort(byKey);
   plan.skipped.sort();
+  copyWhereHeld(plan, remote, input.location);
 
   const strays = [...remote.keys()]
     .filter((path) => !inBuild.has(path))
@@ -211,6 +223,47 @@ export function planDeploy(input: PlanInput): DeployPlan {
   if (input.delete) plan.deletions = strays;
   else plan.kept = strays;
   return plan;
+}
+
+/**
+ * Sends no package file's bytes twice. A package file to upload (new, or its content changed) whose
+ * bytes an object already holds at a key this deploy does not write (an unchanged file by its
+ * record, or any object whose ETag is the file's MD5, as a single-part upload's is), or that another
+ * upload of this deploy sends, is copied from that key. The stored files are sent before the copies at
+ * their aliases' paths (aliasFilesOf), which sort first by key.
+ */
+function copyWhereHeld(plan: DeployPlan, remote: ReadonlyMap<string, RemoteObject>, location: S3Location): void {
+  const uploads = plan.phases.flat();
+  const written = new Set(uploads.map((u) => u.path));
+  // By MD5, the key that holds those bytes, the first found kept: an object no upload waits for first.
+  const held = new Map<string, string>();
+  const hold = (md5: string, key: string) => {
+    if (!held.has(md5)) held.set(md5, key);
+  };
+  for (const { file } of plan.unchanged)
+    if (packageFileKind(file.path) !== undefined) hold(file.md5, objectKey(location, file.path));
+  for (const [path, object] of remote)
+    if (!written.has(path) && packageFileKind(path) !== undefined)
+      hold(normalizeEtag(object.etag), objectKey(location, path));
+  for (const u of uploads) if (u.inPlace) hold(u.md5, u.key);
+  const stored = (u: Upload) => (aliasFilesOf(u.path).length > 0 ? 0 : 1);
+  const sent = uploads
+    .filter((u) => packageFileKind(u.path) !== undefined && (u.reason === "new" || u.reason === "content"))
+    .sort((a, b) => stored(a) - stored(b) || byKey(a, b));
+  for (const u of sent) {
+    const from = held.get(u.md5);
+    if (from === undefined) held.set(u.md5, u.key);
+    else u.copyFrom = from;
+  }
+}
+
+/**
+ * A phase's uploads in the two waves they run in: first every one that needs no other upload of the
+ * deploy, then the copies from a key this deploy writes.
+ */
+export function copiesLast(phase: readonly Upload[], written: ReadonlySet<string>): [Upload[], Upload[]] {
+  const after = (u: Upload) => u.copyFrom !== undefined && written.has(u.copyFrom);
+  return [phase.filter((u) => !after(u)), phase.filter(after)];
 }
 
 function uploadReason(

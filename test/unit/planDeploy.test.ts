@@ -2,6 +2,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
+  copiesLast,
   DEFAULT_CACHE_CONTROL,
   parseDeployState,
   phaseOf,
@@ -15,7 +16,7 @@ import {
   type RemoteObject,
 } from "../../src/deploy/planDeploy.js";
 import { formatS3Url, parseS3Url } from "../../src/deploy/s3Location.js";
-import { contentTypeOf } from "../../src/routes/routeTable.js";
+import { cacheControlOf, contentTypeOf } from "../../src/routes/routeTable.js";
 import { UsageError } from "../../src/util/errors.js";
 
 const JSON_TYPE = "application/json";
@@ -222,6 +223,86 @@ describe("planDeploy", () => {
     expect(p.deletions).toEqual(["old/file"]);
   });
 });
+
+describe("package files with the same bytes", () => {
+  // A package's zip and icon stored, and the copies at their aliases' paths (hard links in the build).
+  const ZIP = "0123456789abcdef0123456789abcdef";
+  const ICON = "fedcba9876543210fedcba9876543210";
+  const stored = [file("hbb/snake/snake.zip", ZIP), file("hbb/snake/icon.png", ICON)];
+  const aliases = [
+    ...["api", "api/v3", "api/v4"].map((api) => file(`${api}/contents/snake/snake.zip`, ZIP)),
+    ...["api", "api/v3", "api/v4"].map((api) => file(`${api}/contents/snake/icon.png`, ICON)),
+    file("hbb/snake.png", ICON),
+  ];
+  const files = [...BUILD, ...stored, ...aliases];
+  const copies = (p: ReturnType<typeof plan>) =>
+    p.phases.flat().flatMap((u) => (u.copyFrom === undefined ? [] : [[u.key, u.copyFrom]]));
+
+  it("sends the stored file once and copies it on the store's side to each alias, after it", () => {
+    const p = plan({ files });
+    expect(p.phases[0]!.filter((u) => u.copyFrom === undefined && u.path.includes("snake/")).map((u) => u.key)).toEqual(
+      ["api/hbb/snake/icon.png", "api/hbb/snake/snake.zip"],
+    );
+    expect(copies(p)).toEqual(
+      aliases
+        .map((f) => [`api/${f.path}`, `api/${f.md5 === ZIP ? "hbb/snake/snake.zip" : "hbb/snake/icon.png"}`])
+        .sort(([a], [b]) => (a! < b! ? -1 : 1)),
+    );
+    for (const u of p.phases.flat()) if (u.copyFrom !== undefined) expect(u.contentType).toBe(contentTypeOf(u.path));
+    // The copies wait for the upload they copy; the rest go at once.
+    const written = new Set(p.phases.flat().map((u) => u.key));
+    const [first, then] = copiesLast(p.phases[0]!, written);
+    expect(then.map((u) => u.key).sort()).toEqual(aliases.map((f) => `api/${f.path}`).sort());
+    expect(first.some((u) => u.copyFrom !== undefined)).toBe(false);
+  });
+
+  it("copies from an object that already holds the bytes, by its record or its ETag, and never from one this deploy rewrites", () => {
+    // The stored files deployed before; the aliases are new (a target that copies was added).
+    const bucket = deployed([...BUILD, ...stored]);
+    const lifetimes = new Map(
+      [...bucket.state.objects].map(([path, r]) => [
+        path,
+        { ...r, cacheControl: cacheControlOf(path) ?? r.cacheControl },
+      ]),
+    );
+    const fromRecord = plan({ remote: bucket.remote, state: { ...bucket.state, objects: lifetimes }, files });
+    expect(fromRecord.phases.flat().every((u) => u.reason === "new")).toBe(true);
+    expect(copies(fromRecord)).toHaveLength(aliases.length);
+    expect(copyWaves(fromRecord)[1]).toEqual([]);
+    // Without a record, an object whose ETag is the MD5 holds the bytes: its key is copied onto itself
+    // (new metadata), and the aliases are copied from it after.
+    const unrecorded = plan({ remote: bucket.remote, files });
+    expect(copies(unrecorded)).toHaveLength(aliases.length);
+    expect(
+      copyWaves(unrecorded)[1]!
+        .map((u) => u.path)
+        .sort(),
+    ).toEqual(aliases.map((f) => f.path).sort());
+    // An old object at another key with the bytes (a renamed package), even one --delete removes later.
+    const renamed = { key: "api/hbb/old/old.zip", etag: `"${ZIP}"`, lastModified: EARLIER };
+    const fromOld = plan({ files: [...BUILD, file("hbb/snake/snake.zip", ZIP)], remote: [renamed], delete: true });
+    expect(copies(fromOld)).toEqual([["api/hbb/snake/snake.zip", "api/hbb/old/old.zip"]]);
+    expect(fromOld.deletions).toEqual(["api/hbb/old/old.zip"]);
+    // An object whose key this deploy rewrites with other bytes is no source.
+    const rewritten = { key: "api/hbb/snake/snake.zip", etag: `"${ZIP}"`, lastModified: EARLIER };
+    const moved = plan({
+      files: [...BUILD, file("hbb/snake/snake.zip", ICON), file("hbb/pong/pong.zip", ZIP)],
+      remote: [rewritten],
+    });
+    expect(copies(moved)).toEqual([]);
+  });
+
+  it("copies no file that is not a package file, and sends a changed package file whose bytes nothing holds", () => {
+    const same = "00000000000000000000000000000000";
+    const p = plan({ files: [file("v1/hosts", same), file("404.json", same), file("hbb/a/a.zip", ZIP)] });
+    expect(copies(p)).toEqual([]);
+  });
+});
+
+/** A plan's first phase in the waves the deploy runs it in. */
+function copyWaves(p: ReturnType<typeof plan>) {
+  return copiesLast(p.phases[0]!, new Set(p.phases.flat().map((u) => u.key)));
+}
 
 describe("phaseOf", () => {
   it("knows the API's files by the route table", () => {
