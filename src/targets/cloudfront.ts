@@ -106,5 +106,5 @@ export const cloudfront: Target = {
     { path: "custom-error-responses.json", content: `${JSON.stringify(CUSTOM_ERROR_RESPONSES, null, 2)}\n` },
   ],
   usage:
-    "`npx shopfront config cloudfront --out cloudfront/`, then set up the distribution as [S3 + CloudFront](#s3--cloudfront) says",
+    "`npx shopfront build --target cloudfront` and [`npx shopfront deploy`](publishing.md#s3-and-s3-compatible-stores) to the bucket; `npx shopfront config cloudfront --out cloudfront/`, then set up the distribution as [S3 + CloudFront](#s3--cloudfront) says",
 };

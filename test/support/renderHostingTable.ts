@@ -58,7 +58,7 @@ function packageFiles(target: Target): string {
   const how =
     target.packageFiles === "rewrite"
       ? "by rewrite"
-      : "from copies (the build does not write them yet: only the stored URLs answer)";
+      : `from copies, which \`build --target ${target.id}\` writes (hard links: no extra disk)`;
   return "package-cache" in target.cannot ? `${how}; no cache lifetimes` : how;
 }
 

@@ -33,7 +33,7 @@ describe("the hosting table of docs/hosting.md", () => {
       .split("\n")
       .find((line) => line.startsWith("| GitHub Pages |"))!;
     expect(pages).toContain(
-      "| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt;<br>GET /v1/&lt;host&gt;/category/&lt;category&gt;/packages | yes | from copies (the build does not write them yet: only the stored URLs answer); no cache lifetimes | no | yes |",
+      "| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt;<br>GET /v1/&lt;host&gt;/category/&lt;category&gt;/packages | yes | from copies, which `build --target github-pages` writes (hard links: no extra disk); no cache lifetimes | no | yes |",
     );
     expect(pages).toContain("Cloudflare Worker or rule in front");
   });
