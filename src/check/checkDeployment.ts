@@ -1,13 +1,12 @@
 // `shopfront check`: the conformance suite against a deployed API, judged against what the
 // catalogue builds to, with what the host cannot do marked as such rather than failed.
-import { loadCatalogue } from "../load/loadCatalogue.js";
 import { CONFORMANCE_ROWS, type ConformanceRow } from "../routes/conformanceRows.js";
-import { conformanceCases, expectedApi } from "./conformance.js";
+import { conformanceCases } from "./conformance.js";
+import { expectedDeployment } from "./expectedDeployment.js";
 import { runConformance, type Failure, type HttpResponse, type RunResult } from "./runConformance.js";
 import { reachDeployment } from "./reachDeployment.js";
 import { UsageError } from "../util/errors.js";
 import type { Problem } from "../catalogue/problems.js";
-import { renderOutput } from "../output/renderOutput.js";
 import type { Target } from "../targets/target.js";
 
 export interface CheckOptions {
@@ -65,9 +64,8 @@ export async function checkDeployment(options: CheckOptions): Promise<{ problems
   if (url.search || url.hash)
     throw new UsageError(`${options.baseUrl}: give the API's base URL, without a query or fragment`);
 
-  const { problems, catalogue } = await loadCatalogue(options.catalogueDir);
-  if (!catalogue) return { problems };
-  const api = expectedApi(renderOutput(catalogue, { site: options.site !== false }), catalogue.packages);
+  const { problems, api } = await expectedDeployment(options.catalogueDir, { site: options.site !== false });
+  if (!api) return { problems };
   const cases = conformanceCases(api);
   const hosts = await reachDeployment(url);
   const result = await runConformance({

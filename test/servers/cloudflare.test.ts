@@ -4,7 +4,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { conformanceCases, type ExpectedApi } from "../../src/check/conformance.js";
 import { CONFORMANCE_ROWS, type ConformanceRow } from "../../src/routes/conformanceRows.js";
 import { runConformance, type RunResult } from "../../src/check/runConformance.js";
@@ -15,10 +14,9 @@ import { cloudflare } from "../../src/targets/cloudflare.js";
 import { renderHeadersFile } from "../../src/targets/shared/headersFile.js";
 import { loadWorker, pagesAssets, startCloudflare, type Assets } from "../support/edge/cloudflare.js";
 import { runCompiledCli } from "../support/edge/compiledCli.js";
-import { copyFixture, tempDir, undeclaredFailures } from "../support/helpers.js";
-import { CANARY, fixturePackageFiles, type RunningServer, type Site } from "../support/servers/common.js";
-import { writePackageFiles } from "../support/packageFiles.js";
-import { apiWithSite, siteRequests } from "../support/site.js";
+import { copyConformanceWithFiles, tempDir, undeclaredFailures } from "../support/helpers.js";
+import { CANARY, type RunningServer, type Site } from "../support/servers/common.js";
+import { fixtureApi, siteRequests } from "../support/site.js";
 
 /** The conformance fixture built by the compiled CLI with --target cloudflare, a canary beside it. */
 function shippedSite(): Site {
@@ -27,7 +25,7 @@ function shippedSite(): Site {
   runCompiledCli([
     "build",
     "--catalogue",
-    copyFixture("conformance"),
+    copyConformanceWithFiles(),
     "--out",
     root,
     "--target",
@@ -38,22 +36,14 @@ function shippedSite(): Site {
   return { root, dir };
 }
 
-/** The shipped site with the package files the build will write (test/support/packageFiles.ts). */
-async function shippedSiteWithFiles(): Promise<Site> {
-  const site = shippedSite();
-  writePackageFiles(site.root, await fixturePackageFiles());
-  return site;
-}
-
 let site: Site;
-beforeAll(async () => {
-  site = await shippedSiteWithFiles();
+beforeAll(() => {
+  site = shippedSite();
 });
 
 let api: ExpectedApi;
 beforeAll(async () => {
-  const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-  api = apiWithSite(catalogue!);
+  api = await fixtureApi();
 });
 
 describe("Cloudflare Pages worker with emulated assets", () => {

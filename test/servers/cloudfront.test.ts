@@ -7,7 +7,6 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { conformanceCases, type ExpectedApi } from "../../src/check/conformance.js";
 import { CONFORMANCE_ROWS, type ConformanceRow } from "../../src/routes/conformanceRows.js";
 import { runConformance, sendRaw, type RunResult } from "../../src/check/runConformance.js";
@@ -25,9 +24,9 @@ import { loadFunction, startCloudFront, viewerRequest } from "../support/edge/cl
 import { runCompiledCli } from "../support/edge/compiledCli.js";
 import { unsupportedSyntax } from "../support/edge/runtime20Syntax.js";
 import { copyFixture, tempDir, undeclaredFailures } from "../support/helpers.js";
-import { buildSite, fixturePackageFiles, type RunningServer } from "../support/servers/common.js";
-import { aliasCopies, writePackageFiles } from "../support/packageFiles.js";
-import { apiWithSite, siteRequests } from "../support/site.js";
+import { buildSite, type RunningServer } from "../support/servers/common.js";
+import { writeAliasCopies } from "../support/packageFiles.js";
+import { fixtureApi, siteRequests } from "../support/site.js";
 
 /** `shopfront config cloudfront --out DIR`, run with the compiled CLI. */
 function shippedFiles(): { code: string; errorResponses: unknown } {
@@ -53,10 +52,9 @@ describe("CloudFront Function in an emulation of S3 + CloudFront", () => {
   let api: ExpectedApi;
   beforeAll(async () => {
     const site = await buildSite();
-    // S3 cannot rewrite: the copies at the aliases' paths, as the build writes them for this target.
-    writePackageFiles(site.root, aliasCopies(await fixturePackageFiles()));
-    const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-    api = apiWithSite(catalogue!, { copies: true });
+    // S3 cannot rewrite: the copies of the build's package files at the aliases' paths.
+    writeAliasCopies(site.root);
+    api = await fixtureApi({ copies: true });
     server = await startCloudFront(site, shipped.code);
     result = await runConformance({ baseUrl: server.url, api, cases: conformanceCases(api), concurrency: 8 });
   });

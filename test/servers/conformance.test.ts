@@ -3,18 +3,17 @@
 // lighttpd, each started on 127.0.0.1 with the generated config and stopped after.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalogue } from "../../src/load/loadCatalogue.js";
-import { conformanceCases, expectedApi } from "../../src/check/conformance.js";
+import { conformanceCases } from "../../src/check/conformance.js";
 import { CONFORMANCE_ROWS, type ConformanceRow } from "../../src/routes/conformanceRows.js";
 import { runConformance, type RunResult } from "../../src/check/runConformance.js";
-import { renderOutput } from "../../src/output/renderOutput.js";
 import { servePreview } from "../../src/serve/servePreview.js";
 import type { TargetId } from "../../src/targets/target.js";
 import { targetById } from "../../src/targets/index.js";
 import { copyFixture, undeclaredFailures } from "../support/helpers.js";
 import { startApacheHtaccess, startApacheVirtualHost } from "../support/servers/apache.js";
 import { startCaddy } from "../support/servers/caddy.js";
-import { buildSite, fixturePackageFiles, type RunningServer, type Site } from "../support/servers/common.js";
-import { withPackageFiles } from "../support/packageFiles.js";
+import { buildSite, type RunningServer, type Site } from "../support/servers/common.js";
+import { fixtureApi } from "../support/site.js";
 import { startLighttpd } from "../support/servers/lighttpd.js";
 import { startNginx } from "../support/servers/nginx.js";
 
@@ -59,11 +58,7 @@ describe.each(SERVERS)("$name", ({ target, targets, start }) => {
   let result: RunResult;
   beforeAll(async () => {
     const site = await buildSite(targets);
-    const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-    const api = withPackageFiles(
-      expectedApi(renderOutput(catalogue!, { site: true }), catalogue!.packages),
-      await fixturePackageFiles(),
-    );
+    const api = await fixtureApi();
     server = await start(site);
     result = await runConformance({ baseUrl: server.url, api, cases: conformanceCases(api), concurrency: 8 });
   });

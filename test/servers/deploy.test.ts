@@ -16,9 +16,13 @@ import { buildCatalogue } from "../../src/build/buildCatalogue.js";
 import { deployToS3, type DeployOptions, type DeployResult } from "../../src/deploy/deployToS3.js";
 import { showCloudFrontSetup } from "../../src/cli/formatDeploy.js";
 import { DEFAULT_CACHE_CONTROL, STATE_FILE } from "../../src/deploy/planDeploy.js";
-import { cacheControlOf, contentTypeOf, isSiteFile, OPENAPI_FILE } from "../../src/routes/routeTable.js";
-import { loadCatalogue } from "../../src/load/loadCatalogue.js";
-import { fakePackageFiles, writePackageFiles } from "../support/packageFiles.js";
+import {
+  cacheControlOf,
+  contentTypeOf,
+  isSiteFile,
+  OPENAPI_FILE,
+  packageFileKind,
+} from "../../src/routes/routeTable.js";
 import { UsageError } from "../../src/util/errors.js";
 import { copyFixture, manifest, readTree, shopfrontAsync, tempDir, writeFiles } from "../support/helpers.js";
 import {
@@ -327,10 +331,12 @@ describe("shopfront deploy to a local S3 server", () => {
   });
 
   it("uploads the package files first, each with its type and lifetime; an unchanged one is never sent again, and new metadata alone is a copy in place", async () => {
-    const p = await project();
-    const { catalogue } = await loadCatalogue(p.catalogue);
-    const files = fakePackageFiles(catalogue!, "primary");
-    writePackageFiles(p.dist, files);
+    // A catalogue whose packages have files (folders and a zip): their stored files as the build writes them.
+    const catalogue = copyFixture("package-files");
+    const p = { catalogue, dist: join(catalogue, "..", "dist") };
+    await rebuild(p);
+    const files = new Map([...readTree(p.dist)].filter(([path]) => packageFileKind(path) !== undefined));
+    expect(files.size).toBe(12);
     const url = `s3://${TEST_BUCKET}/files`;
     const first = await deploy({ url, dir: p.dist });
     expect(first.plan.phases[0]!.map((u) => u.path)).toEqual(expect.arrayContaining([...files.keys()]));

@@ -8,13 +8,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { conformanceCases } from "../../src/check/conformance.js";
 import { judge } from "../../src/check/runConformance.js";
-import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { renderNotFound } from "../../src/render/renderApi.js";
 import { SITE } from "../../src/routes/routeTable.js";
 import { githubPages } from "../../src/targets/githubPages.js";
-import { copyFixture, readTree } from "../support/helpers.js";
+import { readTree } from "../support/helpers.js";
 import { buildSite } from "../support/servers/common.js";
-import { apiWithSite, siteRequests } from "../support/site.js";
+import { fixtureApi, siteRequests } from "../support/site.js";
 
 describe("github-pages", () => {
   it("adds .nojekyll and a 404.html holding the JSON error body, and the build has no v2 file to answer ?package= with a list", async () => {
@@ -28,8 +27,7 @@ describe("github-pages", () => {
   });
 
   it("serves every route whose file is at its own URL, and fails only in the rows it declares, a search always with 404", async () => {
-    const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-    const api = apiWithSite(catalogue!, { copies: true });
+    const api = await fixtureApi({ copies: true });
     const respond = (target: string) => {
       let file: string | undefined;
       try {

@@ -29,7 +29,7 @@ import { MAX_NETLIFY_RULES, netlify, renderNetlifyRedirects } from "../../src/ta
 import { headerRules } from "../../src/targets/shared/headersFile.js";
 import type { CatalogueNames } from "../../src/render/catalogueNames.js";
 import { copyFixture, tempDir } from "../support/helpers.js";
-import { apiWithSite, siteRequests } from "../support/site.js";
+import { fixtureApi, siteRequests } from "../support/site.js";
 
 /** The types Netlify gives the site's extensions where `_headers` sets none (its .js type is the name before RFC 9239). */
 const NETLIFY_TYPES: Record<string, string> = {
@@ -68,7 +68,7 @@ let dir: string;
 beforeAll(async () => {
   const { catalogue } = await loadCatalogue(copyFixture("conformance"));
   names = catalogueNames(catalogue!);
-  api = apiWithSite(catalogue!, { copies: true });
+  api = await fixtureApi({ copies: true });
   dir = tempDir();
   for (const file of netlify.deployFiles!(names)) writeFileSync(join(dir, file.path), file.content as string);
 });

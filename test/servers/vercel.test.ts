@@ -28,7 +28,7 @@ import { coderKey, utf8Bytes } from "../../src/routes/filterValue.js";
 import { RESPONSE_HEADERS, SITE, SITE_TYPES } from "../../src/routes/routeTable.js";
 import { renderVercelConfig, vercel } from "../../src/targets/vercel.js";
 import { copyFixture } from "../support/helpers.js";
-import { apiWithSite, siteRequests } from "../support/site.js";
+import { fixtureApi, siteRequests } from "../support/site.js";
 
 /** The types Vercel gives the site's extensions where no header sets one (its .js type is the name before RFC 9239). */
 const VERCEL_TYPES: Record<string, string> = {
@@ -85,8 +85,8 @@ describe("vercel.json, by @vercel/routing-utils", () => {
 describe("the compiled routes, applied as Vercel's docs describe", () => {
   let api: ExpectedApi;
   let routes: Route[];
-  beforeAll(() => {
-    api = apiWithSite(catalogue!);
+  beforeAll(async () => {
+    api = await fixtureApi();
     routes = getTransformedRoutes(config).routes!;
   });
 

@@ -79,6 +79,16 @@ export function copyFixture(name: string): string {
   return dir;
 }
 
+/**
+ * A copy of the conformance fixture with package files: four of its packages given zips and
+ * homebrew folders on two hosts (test/fixtures/conformance/make-package-files.mjs writes them).
+ */
+export function copyConformanceWithFiles(): string {
+  const dir = copyFixture("conformance");
+  fse.copySync(join(FIXTURES, "conformance", "with-files"), dir);
+  return dir;
+}
+
 /** Writes files under `root`: objects as pretty JSON, strings and bytes as they are. */
 export function writeFiles(root: string, files: Record<string, unknown>): void {
   for (const [path, content] of Object.entries(files)) {

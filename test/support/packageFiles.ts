@@ -1,63 +1,26 @@
-// Stand-in for the build's package files (issue 29): until the build writes them, the tests add the
-// stored files of a few packages to a built output at packageFileLayout.ts's paths, and the same
-// bytes to what the conformance suite expects. Replace this one helper by the real build's output.
-import { mkdirSync, writeFileSync } from "node:fs";
+// The package files of a real build, for the hosts that cannot rewrite (S3 + CloudFront, GitHub
+// Pages, Netlify): until the build writes the copies at the aliases' paths for them (issue 29), the
+// tests copy each stored file of the build to its aliases (aliasFilesOf), and expect the same bytes
+// there.
+import { copyFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ExpectedApi } from "../../src/check/conformance.js";
-import { packageFilePaths, type BinaryName } from "../../src/routes/packageFileLayout.js";
-import type { RenderedCatalogue } from "../../src/render/renderApi.js";
 import { aliasFilesOf } from "../../src/routes/routeTable.js";
+import { readTree } from "./helpers.js";
 
-/** hosts.json's `default` in the conformance fixture. */
-export const FIXTURE_DEFAULT_HOST = "primary";
-
-/** Bytes that no text decoding keeps as they are (NUL, CR LF, 0x80-0xFF), so a host that re-encodes them fails. */
-function binaryBytes(label: string, size: number): Buffer {
-  const bytes = Buffer.alloc(size);
-  for (let i = 0; i < size; i++) bytes[i] = (i * 37 + label.length * 11) & 0xff;
-  return Buffer.concat([Buffer.from(`${label}\r\n\0`, "latin1"), bytes]);
-}
-
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-const ZIP_SIGNATURE = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
-
-/**
- * The stored files of up to `perHost` packages of each host (the first with boot.dol, the second
- * with boot.elf), by path relative to the built tree's root.
- */
-export function fakePackageFiles(catalogue: RenderedCatalogue, defaultHost: string, perHost = 2): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  for (const [host, packages] of catalogue.packages) {
-    packages.slice(0, perHost).forEach(({ name }, index) => {
-      const binary: BinaryName = index % 2 === 0 ? "boot.dol" : "boot.elf";
-      const paths = packageFilePaths(host, defaultHost, name, binary);
-      files.set(paths.archive, Buffer.concat([ZIP_SIGNATURE, binaryBytes(`${host}/${name}.zip`, 700)]));
-      files.set(paths.icon, Buffer.concat([PNG_SIGNATURE, binaryBytes(`${host}/${name}.png`, 300)]));
-      files.set(paths.binary, binaryBytes(`${host}/${name}/${binary}`, 500));
-      files.set(paths.meta, Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<app><name>${name}</name></app>\n`));
-    });
-  }
-  return files;
-}
-
-/** Writes the files into a built tree (`root`, the `dist` link or a slot). */
-export function writePackageFiles(root: string, files: ReadonlyMap<string, Buffer>): void {
-  for (const [path, bytes] of files) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), bytes);
+/** Copies each stored package file of a built tree (`root`, the `dist` link or a slot) to its aliases' paths. */
+export function writeAliasCopies(root: string): void {
+  for (const path of readTree(root).keys()) {
+    for (const alias of aliasFilesOf(path)) {
+      mkdirSync(dirname(join(root, alias)), { recursive: true });
+      copyFileSync(join(root, path), join(root, alias));
+    }
   }
 }
 
-/** What the conformance suite expects once the files are in the build: their bytes, as it compares bodies (latin1). */
-export function withPackageFiles(api: ExpectedApi, files: ReadonlyMap<string, Buffer>): ExpectedApi {
-  const all = new Map(api.files);
-  for (const [path, bytes] of files) all.set(path, bytes.toString("latin1"));
-  return { files: all, packages: api.packages };
-}
-
-/** The copies a host that cannot rewrite needs (aliasFilesOf), as the build will write them for it. */
-export function aliasCopies(files: ReadonlyMap<string, Buffer>): Map<string, Buffer> {
-  return new Map(
-    [...files].flatMap(([path, bytes]) => aliasFilesOf(path).map((alias): [string, Buffer] => [alias, bytes])),
-  );
+/** What the conformance suite expects of a host that serves the copies: each stored file's bytes at its aliases' paths too. */
+export function withAliasCopies(api: ExpectedApi): ExpectedApi {
+  const files = new Map(api.files);
+  for (const [path, bytes] of api.files) for (const alias of aliasFilesOf(path)) files.set(alias, bytes);
+  return { files, packages: api.packages };
 }

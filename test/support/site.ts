@@ -1,20 +1,22 @@
-// The browse site as the build writes it, for the platform tests: what each host must serve (the
-// API, the OpenAPI document and the site) and a request for every file of the site.
-import { expectedApi, siteUrlOf, type ExpectedApi } from "../../src/check/conformance.js";
-import { renderOutput } from "../../src/output/renderOutput.js";
-import type { RenderedCatalogue } from "../../src/render/renderApi.js";
+// The conformance fixture as the build writes it, for the platform tests: what each host must serve
+// (the API, the OpenAPI document, the site and the package files) and a request for every file of
+// the site.
+import { siteUrlOf, type ExpectedApi } from "../../src/check/conformance.js";
+import { expectedDeployment } from "../../src/check/expectedDeployment.js";
 import { contentTypeOf, isSiteFile } from "../../src/routes/routeTable.js";
-import { aliasCopies, fakePackageFiles, FIXTURE_DEFAULT_HOST, withPackageFiles } from "./packageFiles.js";
+import { copyConformanceWithFiles } from "./helpers.js";
+import { withAliasCopies } from "./packageFiles.js";
 
 /**
- * Every file a build writes for the conformance fixture's catalogue (API, OpenAPI document, site and
- * the package files that test/support/packageFiles.ts stands in for), as the conformance suite
- * expects them. `copies`: with the alias copies a host that cannot rewrite needs (aliasFilesOf).
+ * Every file a build writes for the conformance fixture with package files (API, OpenAPI document, site and
+ * the package files, made from the fixture's folders and zips as the build makes them), as the
+ * conformance suite expects them. `copies`: with the copies at the aliases' paths that a host that
+ * cannot rewrite needs (test/support/packageFiles.ts).
  */
-export function apiWithSite(catalogue: RenderedCatalogue, options: { copies?: boolean } = {}): ExpectedApi {
-  const files = fakePackageFiles(catalogue, FIXTURE_DEFAULT_HOST);
-  const api = withPackageFiles(expectedApi(renderOutput(catalogue, { site: true }), catalogue.packages), files);
-  return options.copies ? withPackageFiles(api, aliasCopies(files)) : api;
+export async function fixtureApi(options: { copies?: boolean } = {}): Promise<ExpectedApi> {
+  const { api, problems } = await expectedDeployment(copyConformanceWithFiles(), { site: true });
+  if (!api) throw new Error(`the conformance fixture did not load: ${JSON.stringify(problems)}`);
+  return options.copies ? withAliasCopies(api) : api;
 }
 
 /** Each file of the site as a request: its URL (a folder's at the folder's URL, `/` for the home page), the file and its type. */

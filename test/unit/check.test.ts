@@ -1,7 +1,7 @@
 // shopfront check against deployments that are not what the catalogue builds to: one that cannot
 // be reached, one of an older build of the catalogue, and one whose routes are broken.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -127,5 +127,48 @@ describe("check against a server whose routes are broken", () => {
     const { report } = await checkDeployment({ baseUrl: url, catalogueDir: copyFixture("basic") });
     expect(report!.ok).toBe(false);
     expect(report!.older).toBeUndefined();
+  });
+});
+
+describe("check against a deployment of a catalogue with package files", () => {
+  let p: { catalogue: string; dist: string };
+  let server: PreviewServer;
+  beforeAll(async () => {
+    // Folders (snake, tetris) zipped by the build and a zip kept as it is (pong).
+    const catalogue = copyFixture("package-files");
+    p = { catalogue, dist: join(catalogue, "..", "dist") };
+    const result = await buildCatalogue({ catalogueDir: p.catalogue, outDir: p.dist });
+    if (!result.built) throw new Error(`the fixture did not build: ${JSON.stringify(result.problems)}`);
+    server = await servePreview({ dir: p.dist, host: "127.0.0.1", port: 0 });
+  });
+  afterAll(() => server?.close());
+
+  it("compares every file URL with the bytes the build makes of the package files, and passes against that build", async () => {
+    const { report } = await checkDeployment({ baseUrl: server.url, catalogueDir: p.catalogue });
+    expect(report).toMatchObject({ ok: true });
+    // 3 packages x 4 stored files, GET and HEAD, and the aliases of each archive (3) and icon (4).
+    expect(report!.rows.find((r) => r.row === "package-files")!.checked).toBeGreaterThanOrEqual(3 * (4 * 2 + 3 + 4));
+  });
+
+  it("reports a zip served with other bytes at its URL", async () => {
+    const zip = join(p.dist, "hbb/pong/pong.zip");
+    const bytes = readFileSync(zip);
+    const wrong = Buffer.from(bytes);
+    const at = wrong.length - 30;
+    wrong.writeUInt8(wrong.readUInt8(at) ^ 0xff, at);
+    writeFileSync(zip, wrong);
+    try {
+      const { report } = await checkDeployment({ baseUrl: server.url, catalogueDir: p.catalogue, concurrency: 1 });
+      expect(report!.ok).toBe(false);
+      const failed = report!.rows.filter((r) => r.outcome === "fail");
+      expect(failed.map((r) => r.row)).toEqual(["package-files"]);
+      // The stored URL and its three aliases (api, api/v3, api/v4), the first one reported.
+      expect(failed[0]).toMatchObject({ failures: 4, first: { method: "GET", target: "/hbb/pong/pong.zip" } });
+      expect(formatCheckReport(report!).join("\n")).toMatch(
+        /FAIL 4 of \d+, first: GET \/hbb\/pong\/pong\.zip: body .* is not hbb\/pong\/pong\.zip/,
+      );
+    } finally {
+      writeFileSync(zip, bytes);
+    }
   });
 });

@@ -9,8 +9,7 @@ import { loadCatalogue } from "../../../src/load/loadCatalogue.js";
 import { catalogueNames } from "../../../src/render/catalogueNames.js";
 import type { CatalogueNames } from "../../../src/render/catalogueNames.js";
 import type { TargetId } from "../../../src/targets/target.js";
-import { copyFixture, tempDir } from "../helpers.js";
-import { fakePackageFiles, FIXTURE_DEFAULT_HOST, writePackageFiles } from "../packageFiles.js";
+import { copyConformanceWithFiles, copyFixture, tempDir } from "../helpers.js";
 
 export interface RunningServer {
   url: string;
@@ -28,24 +27,18 @@ export interface Site {
 
 export const CANARY = "shopfront-canary: this file lies outside the output and must never be served";
 
-/** Builds the conformance fixture into a world-readable folder (Apache's workers run as www-data), with canaries beside it. */
+/**
+ * Builds the conformance fixture (its package files too: zips and homebrew folders on two hosts)
+ * into a world-readable folder (Apache's workers run as www-data), with canaries beside it. */
 export async function buildSite(targets: readonly TargetId[] = []): Promise<Site> {
   const dir = tempDir("shopfront-site-");
   chmodSync(dir, 0o755);
-  const catalogueDir = copyFixture("conformance");
+  const catalogueDir = copyConformanceWithFiles();
   const root = join(dir, "dist");
   const result = await buildCatalogue({ catalogueDir, outDir: root, targets });
   if (!result.built) throw new Error(`fixture did not build: ${JSON.stringify(result.problems)}`);
-  writePackageFiles(root, await fixturePackageFiles());
   writeFileSync(join(dir, "secret.txt"), CANARY);
   return { root, dir };
-}
-
-/** The package files buildSite adds to the conformance fixture's build (test/support/packageFiles.ts). */
-export async function fixturePackageFiles(): Promise<Map<string, Buffer>> {
-  const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-  if (!catalogue) throw new Error("the conformance fixture did not load");
-  return fakePackageFiles(catalogue, FIXTURE_DEFAULT_HOST);
 }
 
 /** The conformance fixture's names (hosts, packages, coders), which server configs list. */
