@@ -1,6 +1,6 @@
 // @ts-check
 // npm run bench [-- --sizes 10000,100000] [--fs disk,shm] [--runs 3] [--hosts 2] [--coders real|synthetic] [--log-mb 1024]
-//                [--floor-dir ../shared/bench] [--skip-serve]
+//                [--floor-dir ../shared/bench] [--skip-serve] [--files-packages 2000] [--files-mb 1024]
 //
 // Compares shopfront's build (without the browse site, which the floor does not write) with
 // floor.mjs --filtered (the least work that writes the same API files, category and coder lists
@@ -26,7 +26,9 @@
 //             file is reported apart, as it also brings the spare slot up to date)
 //   with site the default build, API and browse site: cold, and after one edit
 // with the peak RSS of each. Then scripts/bench-stats.mjs times `stats count` on a generated combined
-// log of --log-mb (0 skips it), and scripts/bench-serve.mjs (also `npm run bench:serve`) measures the
+// log of --log-mb (0 skips it), scripts/bench-files.mjs (also `npm run bench:files`) a catalogue of
+// --files-packages packages with their files (binaries of --files-mb in all; 0 skips it) against a floor
+// that copies the same files, and scripts/bench-serve.mjs (also `npm run bench:serve`) measures the
 // preview server under load (requests/s, p99, RSS, heap growth) and the browse site's search in
 // chromium (keystroke to list), which the tests check only as behaviour (--skip-serve skips it).
 // Writes the results as JSON to bench-results/.
@@ -52,6 +54,8 @@ const { values } = parseArgs({
     "work-dir": { type: "string", default: join(ROOT, "bench-results", "work") },
     "floor-dir": { type: "string", default: resolve(ROOT, "..", "shared", "bench") },
     "skip-serve": { type: "boolean", default: false },
+    "files-packages": { type: "string", default: "2000" },
+    "files-mb": { type: "string", default: "1024" },
   },
 });
 const FLOOR_DIR = resolve(values["floor-dir"]);
@@ -428,6 +432,29 @@ if (Number(values["log-mb"]) > 0) {
   // The generated log is as large as asked: never left behind (on /dev/shm it would hold memory).
   rmSync(join(places[0].dir, "stats"), { recursive: true, force: true });
   if (logBench.status !== 0) throw new Error(`bench-stats.mjs failed (exit ${logBench.status})`);
+}
+
+if (Number(values["files-mb"]) > 0) {
+  const filesBench = spawnSync(
+    process.execPath,
+    [
+      join(ROOT, "scripts", "bench-files.mjs"),
+      "--packages",
+      values["files-packages"],
+      "--files-mb",
+      values["files-mb"],
+      "--runs",
+      values.runs,
+      "--fs",
+      places[0].name,
+      "--work-dir",
+      join(places[0].dir, "files"),
+      "--floor-dir",
+      FLOOR_DIR,
+    ],
+    { stdio: "inherit" },
+  );
+  if (filesBench.status !== 0) throw new Error(`bench-files.mjs failed (exit ${filesBench.status})`);
 }
 
 if (!values["skip-serve"]) {

@@ -7,16 +7,8 @@
 // the live output and writes only those that differ. It returns data; the CLI prints.
 import { existsSync, rmSync } from "node:fs";
 import type { Problem } from "../catalogue/problems.js";
-import {
-  buildKey,
-  forgetState,
-  hostStateOf,
-  readState,
-  signatureUnchanged,
-  writeState,
-  type BuildState,
-} from "../rebuild/buildState.js";
-import { packageFilePaths } from "../routes/packageFileLayout.js";
+import { buildKey, forgetState, hostStateOf, readState, writeState, type BuildState } from "../rebuild/buildState.js";
+import { memoOf, packageFilesReuse } from "../rebuild/planPackageFiles.js";
 import { rebuildCatalogue } from "../rebuild/rebuildCatalogue.js";
 import { targetById } from "../targets/index.js";
 import type { TargetId } from "../targets/target.js";
@@ -33,7 +25,7 @@ import {
   type LockedOutput,
   type Slot,
 } from "../write/writeOutput.js";
-import { loadCatalogue, type CatalogueSources, type PackageFilesReuse } from "../load/loadCatalogue.js";
+import { loadCatalogue, type CatalogueSources } from "../load/loadCatalogue.js";
 import { catalogueNames } from "../render/catalogueNames.js";
 import { aliasFiles, needsAliasFiles, renderOutput, storedPackageFiles } from "../output/renderOutput.js";
 import { targetFiles } from "../output/targetFiles.js";
@@ -160,7 +152,12 @@ async function buildFully(
     const { problems, catalogue, sources } = await loadCatalogue(
       options.catalogueDir,
       phase(options.onProgress, "reading"),
-      { workDir, store: true, ...(previous?.packageFilesMemo ? { reuse: reuseOf(output, previous) } : {}) },
+      {
+        workDir,
+        store: true,
+        // `previous` names the live slot (usableState checked it), which holds their stored files.
+        ...(previous?.packageFilesMemo ? { reuse: packageFilesReuse(slotDir(output, output.live!), previous) } : {}),
+      },
     );
     if (!catalogue || !sources) return { problems };
     return finishFullBuild(options, output, key, reason, dropped, previous, snapshotMs, problems, catalogue, sources);
@@ -301,19 +298,6 @@ function droppedTargets(
   return gone.length + aliases > 0 ? { dropped: { targets: [...dropped], files: gone, aliasFiles: aliases } } : {};
 }
 
-/**
- * The last build's package files, to reuse where they kept their signatures: `previous` names the
- * live slot (usableState checked it), which holds their stored files.
- */
-function reuseOf(output: LockedOutput, previous: BuildState): PackageFilesReuse {
-  const memo = previous.packageFilesMemo ?? {};
-  return {
-    memo: (host, name) => memo[`${host}/${name}`],
-    unchanged: (now, then) => signatureUnchanged(now, then, previous.snapshotMs),
-    liveDir: slotDir(output, output.live!),
-  };
-}
-
 function packageFilesRead(catalogue: RenderedCatalogue): Pick<BuildSummary, "packageFilesRead"> {
   let withFiles = 0;
   let read = 0;
@@ -328,24 +312,19 @@ function packageFilesRead(catalogue: RenderedCatalogue): Pick<BuildSummary, "pac
 }
 
 /** What the state remembers of the package files: each package's memo, with its stored files' paths. */
-function packageFilesState(catalogue: RenderedCatalogue): Pick<BuildState, "packageFiles" | "packageFilesMemo"> {
+function packageFilesState(
+  catalogue: RenderedCatalogue,
+): Pick<BuildState, "packageFiles" | "packageFilesMemo" | "defaultHost"> {
   const memo: Record<string, PackageFilesMemo> = {};
   for (const [host, list] of catalogue.packages) {
     for (const p of list) {
-      if (!p.stored) continue;
-      const paths = packageFilePaths(host, catalogue.defaultHost!, p.name, p.stored.binary.name);
-      memo[`${host}/${p.name}`] = {
-        ...p.stored.memo,
-        paths: {
-          archive: paths.archive,
-          icon: paths.icon,
-          binary: paths.binary,
-          ...(p.stored.meta !== undefined ? { meta: paths.meta } : {}),
-        },
-      };
+      const own = memoOf(host, catalogue.defaultHost!, p);
+      if (own) memo[`${host}/${p.name}`] = own;
     }
   }
-  return Object.keys(memo).length > 0 ? { packageFiles: true, packageFilesMemo: memo } : {};
+  return Object.keys(memo).length > 0
+    ? { packageFiles: true, packageFilesMemo: memo, defaultHost: catalogue.defaultHost! }
+    : {};
 }
 
 /** The progress of one phase, as the step that does it reports it. */

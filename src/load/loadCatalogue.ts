@@ -113,22 +113,32 @@ export function packageFilesSignatures(
 
 function lstatOrNothing(path: string): Stats | undefined {
   try {
-    return lstatSync(path);
+    // Without an exception for a missing file: a folder package's zip is looked for on every rebuild.
+    return lstatSync(path, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
 }
 
+/** Whether a package's files `now` have the paths and signatures `then` recorded, as `unchanged` judges each. */
+export function signaturesHold(
+  then: PackageFilesMemo["signatures"],
+  now: PackageFilesMemo["signatures"],
+  unchanged: (now: Signature, then: Signature) => boolean,
+): boolean {
+  if (then.length !== now.length) return false;
+  for (let i = 0; i < now.length; i++) {
+    const [path, size, mtimeMs, ctimeMs, ino] = then[i]!;
+    const [nowPath, ...nowSignature] = now[i]!;
+    const at = { size: nowSignature[0], mtimeMs: nowSignature[1], ctimeMs: nowSignature[2], ino: nowSignature[3] };
+    if (path !== nowPath || !unchanged(at, { size, mtimeMs, ctimeMs, ino })) return false;
+  }
+  return true;
+}
+
 /** Whether the files still have the signatures the memo took, and its stored files are in the live slot. */
 function memoHolds(memo: PackageFilesMemo, now: PackageFilesMemo["signatures"], reuse: PackageFilesReuse): boolean {
-  if (memo.signatures.length !== now.length) return false;
-  for (let i = 0; i < now.length; i++) {
-    const [path, size, mtimeMs, ctimeMs, ino] = memo.signatures[i]!;
-    const [nowPath, ...nowSignature] = now[i]!;
-    const then = { size, mtimeMs, ctimeMs, ino };
-    const at = { size: nowSignature[0], mtimeMs: nowSignature[1], ctimeMs: nowSignature[2], ino: nowSignature[3] };
-    if (path !== nowPath || !reuse.unchanged(at, then)) return false;
-  }
+  if (!signaturesHold(memo.signatures, now, reuse.unchanged)) return false;
   const { archive, icon, binary, meta } = memo.paths;
   return [archive, icon, binary, ...(meta !== undefined ? [meta] : [])].every((p) =>
     lstatOrNothing(join(reuse.liveDir, p))?.isFile(),

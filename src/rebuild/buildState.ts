@@ -156,11 +156,13 @@ export interface BuildState {
   warnings: Problem[];
   /** Output files in the live slot. */
   files: number;
-  /** Whether a package had files beside its manifest (zip or folder); a rebuild then builds fully. */
+  /** Whether a package had files beside its manifest (zip or folder). */
   packageFiles?: boolean;
+  /** With package files: hosts.json's default host, whose packages' stored files are at the root. */
+  defaultHost?: string;
   /**
    * Per package with files (`host/name`): their signatures, what they derived and where the live slot
-   * stores them. The full build reuses a package's entry while its files keep their signatures.
+   * stores them. A build reuses a package's entry while its files keep their signatures.
    */
   packageFilesMemo?: Record<string, PackageFilesMemo>;
 }

@@ -32,6 +32,8 @@ import { compareCodePoints } from "../util/codePoints.js";
 export interface RereadPackage extends LoadedPackage {
   host: string;
   index: number | undefined;
+  /** The package gained or lost its files: the site shows it otherwise even when its object is the same. */
+  filesMoved?: boolean;
 }
 
 export interface RebuildInputs {
@@ -79,6 +81,8 @@ export interface RebuildSummary {
   changedPackages: number;
   /** Files written or removed. */
   filesWritten: number;
+  /** With package files: how many packages' files were read (planPackageFiles.ts). */
+  packageFilesRead?: number;
 }
 
 /** What a rebuild writes and why. */
@@ -244,8 +248,8 @@ function planHost(
     touch(filtersAt(old, i));
     listChanged = true;
   }
-  for (const [index, { pkg }] of again) {
-    if (live.text(path(pkg.name)) === pkg.json) continue;
+  for (const [index, { pkg, filesMoved }] of again) {
+    if (live.text(path(pkg.name)) === pkg.json && filesMoved !== true) continue;
     changes.writes.set(path(pkg.name), pkg.json);
     changes.changed.push({ host, name: pkg.name });
     touch(filtersAt(old, index));

@@ -1,8 +1,8 @@
 // The build after a build: the I/O around a pure plan. Survey which inputs moved, read those again,
 // plan, then write the plan into the spare slot, publish it and remember the new state.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { loadManifest } from "../load/loadCatalogue.js";
+import { loadManifest, loadPackageFiles, type PackageFilesReuse } from "../load/loadCatalogue.js";
 import type { HostInfo, PackageStats } from "../catalogue/fields.js";
 import { isError, sortProblems, type Problem } from "../catalogue/problems.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
@@ -19,10 +19,11 @@ import {
 } from "../validate/catalogueRules.js";
 import { hostStatsOf, statsFileOf, type HostStats } from "../catalogue/statsFile.js";
 import { withSiteChanges } from "./planSite.js";
-import { publish, slotDir, writeChanges, type LockedOutput } from "../write/writeOutput.js";
+import { publish, slotDir, workFolder, writeChanges, type LockedOutput } from "../write/writeOutput.js";
 import { forgetState, signatureUnchanged, statsAt, writeState, type BuildState } from "./buildState.js";
 import { planRebuild, type LiveFiles, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
 import { statOrNothing, surveyCatalogue, type RereadStats, type Survey } from "./surveyCatalogue.js";
+import { filesSource, packageFilesReuse, withPackageFiles } from "./planPackageFiles.js";
 
 export interface RebuildOptions {
   catalogueDir: string;
@@ -43,19 +44,47 @@ export async function rebuildCatalogue(
   output: LockedOutput,
   state: BuildState,
 ): Promise<{ problems: Problem[]; built?: RebuildSummary } | { fullBuild: string }> {
-  // Package files are read, checked and stored by the full build, which compares what it renders
-  // with the live slot's files and writes only those that differ.
-  if (state.packageFiles === true) return { fullBuild: "the catalogue has package files" };
   const snapshotMs = options.now();
   const hostsFile = await rereadHostsFile(options.catalogueDir, state);
   if (!hostsFile) return { fullBuild: "the hosts changed" };
+  // The default host's package files are stored at the root, the others' under hosts/<host>/.
+  if (state.packageFiles === true && (hostsFile.defaultHost ?? state.defaultHost) !== state.defaultHost)
+    return { fullBuild: "the default host changed" };
   const stats = await rereadStats(options.catalogueDir, state);
   if (!stats) return { fullBuild: "a stats file is no longer a regular file" };
   const survey = surveyCatalogue(options.catalogueDir, state, stats.entries);
-  if (survey.packageFiles) return { fullBuild: "the catalogue has package files" };
+  if (survey.packageFiles !== (state.packageFiles === true))
+    return { fullBuild: survey.packageFiles ? "packages have files now" : "no package has files now" };
   if (survey.toRead.length >= FULL_BUILD_READS && survey.toRead.length * 2 > packageCount(state))
     return { fullBuild: "most packages must be read again" };
-  const manifests = await rereadManifests(options.catalogueDir, survey.toRead, statsLookup(state, stats.entries));
+  // Package folders read again are zipped and their served entries unpacked here, beside the slots,
+  // to be moved into the spare slot; removed whatever happens (removeLeftovers too).
+  const workDir = workFolder(output);
+  try {
+    return await rebuildFrom(options, output, state, snapshotMs, hostsFile, stats, survey, workDir);
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/** The rebuild once the survey is made: read what it sends to be read, plan, write, publish, remember. */
+async function rebuildFrom(
+  options: RebuildOptions,
+  output: LockedOutput,
+  state: BuildState,
+  snapshotMs: number,
+  hostsFile: HostsFileNow,
+  stats: StatsNow,
+  survey: Survey,
+  workDir: string,
+): Promise<{ problems: Problem[]; built?: RebuildSummary }> {
+  const liveDir = slotDir(output, output.live!);
+  const manifests = await rereadManifests(
+    options.catalogueDir,
+    survey.toRead,
+    statsLookup(state, stats.entries),
+    state.packageFiles === true ? { workDir, reuse: packageFilesReuse(liveDir, state), state } : undefined,
+  );
   const problems = sortProblems([...hostsFile.problems, ...stats.problems, ...survey.problems, ...manifests.problems]);
   if (problems.some(isError)) return { problems };
 
@@ -69,8 +98,15 @@ export async function rebuildCatalogue(
     problems,
     targets: options.targets,
   };
-  const live = liveFiles(slotDir(output, output.live!));
-  const plan = withSiteChanges(planRebuild(state, survey, inputs, live), live, options.site);
+  const live = liveFiles(liveDir);
+  const api = withPackageFiles(
+    planRebuild(state, survey, inputs, live),
+    state,
+    manifests.packages,
+    live,
+    (path, file) => sameBytes(join(liveDir, path), file),
+  );
+  const plan = withSiteChanges(api, live, options.site, filesSource(api.state));
   const home = output.layout.home;
   if (plan.writes.size > 0) {
     forgetState(home);
@@ -150,6 +186,8 @@ interface HostsFileNow {
   problems: Problem[];
   /** Present when the file was read again. */
   hosts?: readonly HostInfo[];
+  /** Its default host, when it was read again. */
+  defaultHost?: string;
 }
 
 /**
@@ -172,17 +210,29 @@ async function rereadHostsFile(dir: string, state: BuildState): Promise<HostsFil
     signature: source.signature ?? signatureOf(now),
     problems: checked.problems,
     hosts: checked.hostsFile.hosts,
+    defaultHost: checked.hostsFile.default,
   };
 }
 
 /** A manifest's stats entry, by its ref and its index in the last build. */
 type StatsLookup = (ref: ManifestRef, index: number | undefined) => PackageStats | undefined;
 
-/** Reads, validates and renders the manifests the survey sent to be read again. */
+/** How a rebuild of a catalogue with package files reads them: into `workDir`, reusing the last build's. */
+interface PackageFilesRead {
+  workDir: string;
+  reuse: PackageFilesReuse;
+  state: BuildState;
+}
+
+/**
+ * Reads, validates and renders the manifests the survey sent to be read again, with their package
+ * files (`files`; read again only where they moved, else their memo reused and their stored files linked).
+ */
 async function rereadManifests(
   dir: string,
   toRead: Survey["toRead"],
   statsOf: StatsLookup,
+  files?: PackageFilesRead,
 ): Promise<{ problems: Problem[]; packages: RereadPackage[] }> {
   const problems: Problem[] = [];
   const packages: RereadPackage[] = [];
@@ -190,11 +240,29 @@ async function rereadManifests(
   for (const { ref, index } of toRead) {
     // Loaded on first use, so a rebuild with nothing to read never loads the validators.
     validators ??= await schemaValidators();
-    const manifest = loadManifest(dir, ref, validators, statsOf(ref, index));
+    const stats = statsOf(ref, index);
+    const manifest = loadManifest(dir, ref, validators, stats);
     problems.push(...manifest.problems);
-    if (manifest.loaded) packages.push({ ...manifest.loaded, host: ref.host, index });
+    const hadFiles = files?.state.packageFilesMemo?.[`${ref.host}/${ref.name}`] !== undefined;
+    if (manifest.loaded) packages.push({ ...manifest.loaded, host: ref.host, index, filesMoved: hadFiles });
+    else if (manifest.withFiles && files) {
+      const { manifest: parsed, signature } = manifest.withFiles;
+      const read = await loadPackageFiles(dir, ref, parsed, stats, files.workDir, true, files.reuse);
+      problems.push(...read.problems);
+      if (read.pkg)
+        packages.push({ pkg: read.pkg, signature: signature!, host: ref.host, index, filesMoved: !hadFiles });
+    }
   }
   return { problems, packages };
+}
+
+/** Whether the live file at `path` and the file `file` hold the same bytes (small files: the icon, meta.xml). */
+function sameBytes(path: string, file: string): boolean {
+  try {
+    return readFileSync(path).equals(readFileSync(file));
+  } catch {
+    return false;
+  }
 }
 
 /** The live slot's files, as the plan reads them; a file that cannot be read counts as changed. */

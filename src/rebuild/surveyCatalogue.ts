@@ -11,6 +11,7 @@ import { MANIFEST_EXTENSION, type ManifestRef } from "../validate/catalogueRules
 import { validateLayout } from "../validate/layoutRules.js";
 import { isUnchanged, signatureUnchanged, statsAt, type BuildState } from "./buildState.js";
 import { sameStats, type HostStats } from "../catalogue/statsFile.js";
+import { knownFiles, packageFilesKept } from "./surveyPackageFiles.js";
 
 /** Which manifests a rebuild must read, and what it found without reading them. */
 export interface Survey {
@@ -22,7 +23,7 @@ export interface Survey {
   problems: Problem[];
   /** The folders' signatures for the next build. */
   folders: Signature[] | null;
-  /** Whether a manifest now has package files beside it (only a listing can find new ones). */
+  /** Whether a manifest now has package files beside it (only a listing can find new ones or see them all go). */
   packageFiles: boolean;
 }
 
@@ -72,10 +73,12 @@ function warningsByFile(state: BuildState): Map<string, Problem[]> {
 }
 
 /**
- * Sorts one manifest into kept (a package of the last build whose source keeps its signature) or
- * to read. Called for every manifest of the catalogue: at 100,000 packages this is most of a rebuild.
+ * Sorts one manifest into kept (a package of the last build whose source keeps its signature, and
+ * its files theirs) or to read. Called for every manifest of the catalogue: at 100,000 packages this
+ * is most of a rebuild.
  */
 function surveyOne(
+  dir: string,
   survey: Survey,
   state: BuildState,
   warnings: Map<string, Problem[]>,
@@ -88,7 +91,8 @@ function surveyOne(
     index !== undefined &&
     stats &&
     isUnchanged(stats, state.packages[ref.host]!, index, state.snapshotMs) &&
-    !moved(ref.host, index)
+    !moved(ref.host, index) &&
+    packageFilesKept(dir, state, ref, survey.problems)
   ) {
     survey.kept.get(ref.host)![index] = 1;
     if (warnings.size > 0) survey.problems.push(...(warnings.get(ref.file) ?? []));
@@ -123,6 +127,7 @@ export function surveyKnown(dir: string, state: BuildState, moved: StatsMoved = 
     if (!now?.isDirectory() || !signatureUnchanged(now, folders[k]!, state.snapshotMs)) return undefined;
   }
   const survey = emptySurvey(state, folders);
+  survey.packageFiles = state.packageFiles === true;
   // The folders kept their entries, so the files the layout ignored are the same: warn again.
   survey.problems.push(...state.warnings.filter((w) => w.code === "IGNORED_FILE"));
   const warnings = warningsByFile(state);
@@ -133,7 +138,8 @@ export function surveyKnown(dir: string, state: BuildState, moved: StatsMoved = 
       const file = `${host}/${names[i]}${MANIFEST_EXTENSION}`;
       const stats = statOrNothing(prefix + file);
       if (!stats?.isFile()) return undefined;
-      surveyOne(survey, state, warnings, moved, { host, name: names[i]!, file }, i, stats);
+      const ref = { host, name: names[i]!, file, ...knownFiles(state, host, names[i]!) };
+      surveyOne(dir, survey, state, warnings, moved, ref, i, stats);
     }
   }
   return survey;
@@ -151,6 +157,7 @@ function surveyListing(dir: string, state: BuildState, moved: StatsMoved): Surve
   const prefix = `${dir}${sep}`;
   for (const ref of layout.manifests) {
     surveyOne(
+      dir,
       survey,
       state,
       warnings,

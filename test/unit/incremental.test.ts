@@ -18,6 +18,7 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { buildCatalogue, type BuildOptions } from "../../src/build/buildCatalogue.js";
 import { surveyKnown } from "../../src/rebuild/surveyCatalogue.js";
+import { zipPackageFolder } from "../../src/packageFiles/zipPackageFolder.js";
 import { computeToolKey, parseState, serializeState, type BuildState } from "../../src/rebuild/buildState.js";
 import {
   BIN,
@@ -500,6 +501,162 @@ describe("a rebuild that does not list the catalogue", () => {
     // The next build lists the catalogue and records the folders' signatures under its own clock.
     expect(await build(catalogue, out, { now: settled })).toMatchObject({ mode: { kind: "unchanged" } });
     expect(surveyKnown(catalogue, state())?.toRead).toEqual([]);
+  });
+});
+
+describe("incremental builds of a catalogue with package files", () => {
+  /** A zip of the folder `from` (holding apps/<name>/) renamed over `to`, as git checks a file out. */
+  async function replaceZip(from: string, to: string): Promise<void> {
+    await zipPackageFolder(from, `${to}.new`);
+    renameSync(`${to}.new`, to);
+  }
+
+  it.each([
+    ["right after the edits (every touched input is read again)", undefined],
+    ["long after the edits (signatures trusted, folders not listed while they keep theirs)", settled],
+  ])(
+    "equal a full build after every kind of edit to packages and their files, in sequence: %s",
+    async (_, now) => {
+      const catalogue = copyFixture("package-files");
+      writeFiles(catalogue, { "primary/plain.json": manifest("plain") });
+      const out = join(tempDir(), "dist");
+      expect((await build(catalogue, out, { now })).mode.kind).toBe("full");
+      const snake = (d: string) => join(d, "primary", "snake", "apps", "snake");
+      const withoutSizes = (d: string, name: string, changes: Record<string, unknown> = {}) => ({
+        ...(readJson(join(d, "primary", `${name}.json`)) as object),
+        zip_size: undefined,
+        extracted: undefined,
+        ...changes,
+      });
+
+      // [what, edit, mode, packages whose files are read when signatures are trusted]
+      const edits: [string, (dir: string) => unknown, string, number][] = [
+        ["nothing", () => {}, "unchanged", 0],
+        [
+          "a file in a package folder, edited in place",
+          (d) => writeFileSync(join(snake(d), "data", "readme.txt"), "a longer readme than before\n"),
+          "incremental",
+          1,
+        ],
+        [
+          "a folder package's binary, edited in place (same size)",
+          (d) => {
+            const dol = readFileSync(join(snake(d), "boot.dol"));
+            dol.writeUInt8(dol.readUInt8(dol.length - 1) ^ 0xff, dol.length - 1);
+            writeFileSync(join(snake(d), "boot.dol"), dol);
+          },
+          "incremental",
+          1,
+        ],
+        [
+          "a manifest alone (its files are not read: their stored files are linked)",
+          (d) =>
+            writeFiles(d, {
+              "primary/snake.json": { ...(readJson(join(d, "primary/snake.json")) as object), controllers: "w" },
+            }),
+          "incremental",
+          0,
+        ],
+        [
+          "a zip replaced by another (renamed over it)",
+          async (d) => {
+            cpSync(snake(d), join(d, "..", "pong-src", "apps", "pong"), { recursive: true });
+            await replaceZip(join(d, "..", "pong-src"), join(d, "primary", "pong.zip"));
+            writeFiles(d, { "primary/pong.json": withoutSizes(d, "pong", { display_name: "Snake" }) });
+          },
+          "incremental",
+          1,
+        ],
+        [
+          "a package's icon removed (the placeholder served)",
+          (d) => rmSync(join(snake(d), "icon.png")),
+          "incremental",
+          1,
+        ],
+        [
+          "a binary that changes kind (boot.elf to boot.dol)",
+          (d) => {
+            const tetris = join(d, "primary", "tetris", "apps", "tetris");
+            rmSync(join(tetris, "boot.elf"));
+            cpSync(join(snake(d), "boot.dol"), join(tetris, "boot.dol"));
+            writeFiles(d, { "primary/tetris.json": withoutSizes(d, "tetris", { package_type: "dol" }) });
+          },
+          "incremental",
+          1,
+        ],
+        [
+          "a package added with its folder",
+          (d) => {
+            cpSync(snake(d), join(d, "primary", "viper", "apps", "viper"), { recursive: true });
+            writeFiles(d, {
+              "primary/viper.json": { ...(readJson(join(d, "primary/snake.json")) as object), internal_name: "viper" },
+            });
+          },
+          "incremental",
+          1,
+        ],
+        [
+          "a package removed with its zip",
+          (d) => {
+            rmSync(join(d, "primary", "pong.json"));
+            rmSync(join(d, "primary", "pong.zip"));
+          },
+          "incremental",
+          0,
+        ],
+        [
+          // The sizes its files gave: its package object stays the same, its site pages lose the download.
+          "a package that loses its files (its manifest states the sizes they had)",
+          (d) => {
+            const { zip_size, extracted } = readJson(join(out, "v1/primary/package/viper")) as Record<string, number>;
+            rmSync(join(d, "primary", "viper"), { recursive: true });
+            writeFiles(d, {
+              "primary/viper.json": { ...(readJson(join(d, "primary/viper.json")) as object), zip_size, extracted },
+            });
+          },
+          "incremental",
+          0,
+        ],
+        [
+          "a package that gains files",
+          async (d) => {
+            cpSync(snake(d), join(d, "..", "plain-src", "apps", "plain"), { recursive: true });
+            await replaceZip(join(d, "..", "plain-src"), join(d, "primary", "plain.zip"));
+            writeFiles(d, { "primary/plain.json": withoutSizes(d, "plain", { package_type: undefined }) });
+          },
+          "incremental",
+          1,
+        ],
+        ["nothing again", () => {}, "unchanged", 0],
+      ];
+      for (const [what, edit, mode, read] of edits) {
+        await edit(catalogue);
+        const result = await buildCatalogue({ catalogueDir: catalogue, outDir: out, now });
+        expect(result.built?.mode.kind, what).toBe(mode);
+        if (now) expect(result.built?.packageFilesRead, what).toBe(read);
+        expect(readTree(out), what).toEqual(await fullTree(catalogue));
+        const full = await buildCatalogue({ catalogueDir: catalogue, outDir: join(tempDir(), "dist") });
+        expect(result.problems, what).toEqual(full.problems);
+      }
+    },
+    120_000,
+  );
+
+  it("link every stored file of a package that did not change, and write none of them", async () => {
+    const catalogue = copyFixture("package-files");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out, { now: settled });
+    writeFileSync(join(catalogue, "primary", "snake", "apps", "snake", "data", "readme.txt"), "changed\n");
+    const inode = (path: string) => statSync(join(out, path)).ino;
+    const kept = ["hbb/pong/pong.zip", "hbb/tetris/icon.png", "unzipped_apps/tetris/apps/tetris/boot.elf"];
+    const before = kept.map(inode);
+    const built = await build(catalogue, out, { now: settled });
+    // snake's zip and its package object, its host's list and the site's pages that show its size.
+    expect(built).toMatchObject({ mode: { kind: "incremental" }, changedPackages: 1, packageFilesRead: 1 });
+    expect(kept.map(inode)).toEqual(before);
+    // Its icon, binary and meta.xml kept their bytes: the live files, not written again.
+    for (const path of ["hbb/snake/icon.png", "unzipped_apps/snake/apps/snake/boot.dol"])
+      expect(statSync(join(out, path)).nlink, path).toBe(2);
   });
 });
 
