@@ -31,6 +31,7 @@ export const PATTERN_MESSAGES: Record<string, string> = {
   "/$defs/hostname/pattern": "must be a DNS host name such as hbb1.example.org",
   "/properties/counted/items/properties/sha256/pattern": "must be a SHA-256 as 64 lowercase hex digits",
   "/properties/counted/items/properties/countedAt/pattern": "must be an RFC 3339 UTC time such as 2026-11-23T21:00:00Z",
+  "/$defs/oneLine/pattern": "must be one line (the Open Shop Channel's schema refuses a line break)",
 };
 
 const MAX_INT32 = 2147483647;
