@@ -252,8 +252,9 @@ describe("a refused oscmeta", () => {
     expect(existsSync(catalogueDir)).toBe(false);
   });
 
-  it("accepts what the repository's schema accepts: fields it does not define, any category text", async () => {
+  it("accepts what the repository's schema accepts: fields it does not define; ignores what is no .oscmeta file", async () => {
     const dir = repository({ extra: { ...app({ extra_field: 1 }), another: true } });
+    writeFiles(dir, { "contents/README.md": "# Apps\n" });
     const filesDir = join(tempDir(), "files");
     writePackage(filesDir, "extra", metaXml({ version: "1.0" }), "zip");
     const report = await importOscmeta({
@@ -270,6 +271,10 @@ describe("a refused oscmeta", () => {
       "information.extra_field": 1,
       source: 1,
     });
+    expect(report.summary!.notes).toEqual([
+      "contents/ holds an entry that is no .oscmeta file, ignored as the Open Shop Channel's server ignores it: README.md",
+      expect.stringMatching(/ has no repository\.json: host osc, if new, is declared with placeholders$/),
+    ]);
   });
 });
 
