@@ -78,9 +78,12 @@ export async function findOscmetaFiles(filesDir: string, name: string, workDir: 
   if (!found) return { missing: places.map((c) => (c.kind === "folder" ? join(c.path, "apps", name, sep) : c.path)) };
   let archive = found.path;
   if (found.kind === "folder") {
+    // The folder is copied as it is: a link would be copied as a link, pointing anywhere.
+    if (lstatSync(found.path).isSymbolicLink())
+      return { refused: [`${found.path} is a symbolic link (not followed: it could point outside)`] };
     archive = join(workDir, `${name}.zip`);
     const zipped = await zipPackageFolder(found.path, archive);
-    if (zipped.findings.length > 0) return { refused: zipped.findings.filter(isError).map(describeFinding) };
+    if (zipped.findings.length > 0) return { refused: zipped.findings.map(describeFinding) };
   }
   const report = await inspectPackageZip(archive, name);
   const errors = report.findings.filter(isError);
@@ -138,6 +141,7 @@ function existingRelease(catalogueDir: string, host: string, name: string): numb
 export async function readOscmeta(options: ReadOscmetaOptions): Promise<OscmetaRead> {
   const { dir, host, catalogueDir } = options;
   const filesDir = options.filesDir ?? dir;
+  if (!isValidName(host)) throw new UsageError(`host ${JSON.stringify(host)} cannot be a host id: ${NAME_RULE}`);
   const contents = join(dir, CONTENTS);
   if (!existsSync(contents) || !statSync(contents).isDirectory())
     throw new UsageError(`${dir} has no ${CONTENTS}/ folder: it is not an Open Shop Channel app repository`);

@@ -4,7 +4,7 @@
 // "auto", the `meta.set` treatments, the fallbacks); a file its schema refuses refuses the import with
 // file and pointer; an app without package files is named and skipped; nothing is overwritten without --force.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
@@ -331,6 +331,35 @@ describe("apps that cannot become packages", () => {
       short_description: NO_SHORT_DESCRIPTION,
       long_description: "",
     });
+  });
+});
+
+describe("nothing outside the catalogue", () => {
+  it("a package folder that is or holds a symbolic link is refused, never copied", async () => {
+    const dir = repository({ linked: app(), holds: app() });
+    const filesDir = join(tempDir(), "files");
+    const elsewhere = join(tempDir(), "elsewhere");
+    writePackage(elsewhere, "linked", metaXml({ version: "1.0" }), "tree");
+    mkdirSync(filesDir);
+    symlinkSync(join(elsewhere, "linked"), join(filesDir, "linked"));
+    writePackage(filesDir, "holds", metaXml({ version: "1.0" }), "tree");
+    symlinkSync(elsewhere, join(filesDir, "holds", "apps", "holds", "data"));
+    const catalogueDir = join(tempDir(), "catalogue");
+    const report = await importOscmeta({ dir, filesDir, host: "osc", catalogueDir, force: false });
+    const reasons = Object.fromEntries(report.summary!.skipped.map((s) => [s.name, s.reasons]));
+    expect(reasons).toEqual({
+      linked: [expect.stringMatching(/linked is a symbolic link \(not followed/)],
+      holds: [expect.stringMatching(/^its package files: apps\/holds\/data: .* \(SYMLINK\)$/)],
+    });
+    expect(readdirSync(join(catalogueDir, "osc"))).toEqual([]);
+  });
+
+  it("a host id that breaks the name rule is a usage error", async () => {
+    const catalogueDir = join(tempDir(), "catalogue");
+    await expect(importOscmeta({ dir: REPOSITORY, host: "../x", catalogueDir, force: false })).rejects.toThrow(
+      UsageError,
+    );
+    expect(existsSync(catalogueDir)).toBe(false);
   });
 });
 
