@@ -276,12 +276,23 @@ export async function writeImport(source: ImportSource, options: ImportOptions):
       written: toWrite.map((w) => w.file),
       skipped,
       notCarriedOver: [...source.notCarriedOver].sort((a, b) => compareCodePoints(a[0], b[0])),
-      notes: source.notes ?? [],
+      notes: [...(source.notes ?? []), ...hostNotes(hosts.placeholders, source)],
       hostsFile: hosts.change,
       placeholderHosts: hosts.placeholders,
       statsFiles,
     },
   };
+}
+
+/** For a placeholder host the source knew more of than its id: which values are the source's, not placeholders. */
+function hostNotes(placeholders: readonly string[], source: ImportSource): string[] {
+  return placeholders.flatMap((id) => {
+    const given = Object.keys(source.hostDetails?.get(id) ?? {}).filter((k) => k !== "id");
+    if (given.length === 0) return [];
+    return [
+      `host ${id}'s ${given.join(" and ")} ${given.length > 1 ? "are" : "is"} the source's; the rest are placeholders`,
+    ];
+  });
 }
 
 /** Where a package's files go in the catalogue, either form (a package has one: the other is removed). */

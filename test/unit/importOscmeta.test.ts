@@ -109,6 +109,7 @@ describe("the Open Shop Channel's 294 oscmeta files", () => {
     });
     expect(summary.notes).toEqual([
       "repository.json's provider is not carried over: a host in hosts.json has no such field",
+      "host osc's name and description are the source's; the rest are placeholders",
     ]);
     // hosts.json from repository.json: its name and description; the host name is a placeholder to edit.
     expect(readJson(join(catalogueDir, "hosts.json"))).toEqual({
