@@ -12,6 +12,7 @@ import { registerConfig } from "./cli/commands/config.js";
 import { registerDeploy } from "./cli/commands/deploy.js";
 import { registerImportApi } from "./cli/commands/importApi.js";
 import { registerImportHbb } from "./cli/commands/importHbb.js";
+import { registerImportOscmeta } from "./cli/commands/importOscmeta.js";
 import { registerInit } from "./cli/commands/init.js";
 import { registerNew } from "./cli/commands/new.js";
 import { registerServe } from "./cli/commands/serve.js";
@@ -49,6 +50,7 @@ const importer = program
   .description("write a catalogue from an existing store: a Homebrew Browser list or a running API");
 registerImportHbb(importer);
 registerImportApi(importer);
+registerImportOscmeta(importer);
 registerStatsCount(program.command("stats").description("download counts: catalogue/stats/<host>.json"));
 
 // A reader that closes the pipe early (`shopfront ... | head`) has what it wanted: not an error.

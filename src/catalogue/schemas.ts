@@ -15,6 +15,7 @@ export const SCHEMA_FILES = {
   error: "error.schema.json",
   stats: "stats.schema.json",
   config: "config.schema.json",
+  oscmeta: "oscmeta.schema.json",
 } as const;
 
 export type SchemaName = keyof typeof SCHEMA_FILES;

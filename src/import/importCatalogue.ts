@@ -1,4 +1,4 @@
-// `shopfront import hbb` and `import api` as one call each: read the source, write what it holds
+// `shopfront import hbb`, `import api` and `import oscmeta` as one call each: read the source, write what it holds
 // into the catalogue, then validate the catalogue as it now is, so the report says whether the
 // result builds. Nothing here prints; the result says what happened.
 import { readFileSync } from "node:fs";
@@ -7,6 +7,7 @@ import type { Problem } from "../catalogue/problems.js";
 import { UsageError } from "../util/errors.js";
 import { fetchApi, readApiFiles } from "./fetchApi.js";
 import { parseHbbList } from "./parseHbbList.js";
+import { readOscmeta, type ReadOscmetaOptions } from "./readOscmeta.js";
 import { writeImport, type ImportSource, type ImportSummary } from "./writeImport.js";
 
 export interface ImportReport {
@@ -64,4 +65,17 @@ export async function importApi(options: ImportApiOptions): Promise<ImportReport
       ? await readApiFiles(fromFiles)
       : await fetchApi({ baseUrl: url!, concurrency, timeoutSeconds, ...(onProgress ? { onProgress } : {}) });
   return importSource(source, options);
+}
+
+export type ImportOscmetaOptions = ImportTarget & Omit<ReadOscmetaOptions, "catalogueDir">;
+
+/**
+ * `import oscmeta`: an Open Shop Channel app repository's apps, with their package files from a
+ * folder, put on `host`. An oscmeta file its schema refuses refuses the import: nothing is written.
+ */
+export async function importOscmeta(options: ImportOscmetaOptions): Promise<ImportReport> {
+  const { source, problems } = await readOscmeta(options);
+  if (!source) return { problems };
+  const report = await importSource(source, options);
+  return { ...report, problems: [...problems, ...report.problems] };
 }

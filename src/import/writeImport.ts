@@ -1,8 +1,9 @@
 // The last step of every import: what a reader (a Homebrew Browser list, a running API) found, written
 // into a catalogue. Each package is checked by the catalogue's own rules before it is written, so the
 // written catalogue validates; a package that cannot be written as it is, is skipped with the reasons,
-// never changed to fit. Nothing existing is overwritten without `force`.
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+// never changed to fit. Nothing existing is overwritten without `force`. A package may bring its
+// files (an oscmeta repository's), which are copied beside its manifest.
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { NO_STATS, type HostInfo, type HostsFile, type PackageStats } from "../catalogue/fields.js";
 import { foldCase, isValidName, NAME_RULE } from "../catalogue/names.js";
@@ -34,6 +35,8 @@ export interface ImportedPackage {
   manifest: Record<string, unknown>;
   /** Its numbers, which replace its stats entry; a field left out is the default, as in a stats file. */
   stats?: Partial<PackageStats>;
+  /** Its package files, already checked, copied to `<host>/<name>.zip` or `<host>/<name>/`. */
+  files?: { kind: "zip" | "folder"; path: string };
 }
 
 /** A package, or a part of the source, that was not imported, and why. */
@@ -50,6 +53,8 @@ export interface ImportSource {
   hosts?: HostsFile;
   /** Hosts a reader imports into that it knows nothing of but their id (a list imported `--host ID`). */
   hostIds?: string[];
+  /** What a reader knows of such a host besides its id (a name, a description): declared with it, placeholders for the rest. */
+  hostDetails?: ReadonlyMap<string, Partial<HostInfo>>;
   packages: ImportedPackage[];
   /** What the reader could not read. */
   skipped: SkippedEntry[];
@@ -124,7 +129,10 @@ function planHosts(
   const declared = new Set(current.hosts.map((h) => h.id));
   const missing = (source.hostIds ?? []).filter((id) => !declared.has(id));
   if (missing.length === 0) return { problems: [], hosts: current, change: "kept", placeholders: [] };
-  const hosts = [...current.hosts, ...missing.map(placeholderHost)];
+  const hosts = [
+    ...current.hosts,
+    ...missing.map((id) => ({ ...placeholderHost(id), ...source.hostDetails?.get(id), id })),
+  ];
   return {
     problems: [],
     hosts: { default: current.default || hosts[0]!.id, hosts },
@@ -175,9 +183,14 @@ function packageReasons(
   if (existing !== undefined && existing !== pkg.name)
     return [`its name differs only in case from ${pkg.host}/${existing}${MANIFEST_EXTENSION}, which the host has`];
   if (existing !== undefined && !options.force) return [`${file} exists (--force overwrites it)`];
+  if (pkg.files && !options.force) {
+    const there = filesPaths(options.catalogueDir, pkg).filter((f) => existsSync(f.path));
+    if (there.length > 0) return [`${there.map((f) => f.file).join(" and ")} exists (--force overwrites it)`];
+  }
   const reasons: string[] = [];
   const bytes = Buffer.from(manifestText(pkg.manifest));
-  const checked = validateManifest({ host: pkg.host, name: pkg.name, file }, { bytes }, validators);
+  const ref = { host: pkg.host, name: pkg.name, file, ...(pkg.files ? { files: pkg.files.kind } : {}) };
+  const checked = validateManifest(ref, { bytes }, validators);
   for (const p of checked.problems.filter(isError)) reasons.push(`${p.pointer || "the manifest"} ${p.message}`);
   if (pkg.stats && !validators.stats({ packages: { [pkg.name]: pkg.stats } })) {
     for (const error of validators.stats.errors ?? []) {
@@ -232,7 +245,10 @@ export async function writeImport(source: ImportSource, options: ImportOptions):
   if (hosts.change !== "kept")
     writeAtomically(join(options.catalogueDir, HOSTS_FILE), `${JSON.stringify(hosts.hosts, null, 2)}\n`);
   for (const id of declared) mkdirSync(join(options.catalogueDir, id), { recursive: true });
-  for (const { pkg, file } of toWrite) writeAtomically(join(options.catalogueDir, file), manifestText(pkg.manifest));
+  for (const { pkg, file } of toWrite) {
+    if (pkg.files) copyPackageFiles(options.catalogueDir, pkg, pkg.files);
+    writeAtomically(join(options.catalogueDir, file), manifestText(pkg.manifest));
+  }
   const statsFiles: string[] = [];
   for (const [host, file] of stats) {
     const written = toWrite.filter((w) => w.pkg.host === host && w.pkg.stats);
@@ -260,12 +276,53 @@ export async function writeImport(source: ImportSource, options: ImportOptions):
       written: toWrite.map((w) => w.file),
       skipped,
       notCarriedOver: [...source.notCarriedOver].sort((a, b) => compareCodePoints(a[0], b[0])),
-      notes: source.notes ?? [],
+      notes: [...(source.notes ?? []), ...hostNotes(hosts.placeholders, source)],
       hostsFile: hosts.change,
       placeholderHosts: hosts.placeholders,
       statsFiles,
     },
   };
+}
+
+/** For a placeholder host the source knew more of than its id: which values are the source's, not placeholders. */
+function hostNotes(placeholders: readonly string[], source: ImportSource): string[] {
+  return placeholders.flatMap((id) => {
+    const given = Object.keys(source.hostDetails?.get(id) ?? {}).filter((k) => k !== "id");
+    if (given.length === 0) return [];
+    return [
+      `host ${id}'s ${given.join(" and ")} ${given.length > 1 ? "are" : "is"} the source's; the rest are placeholders`,
+    ];
+  });
+}
+
+/** Where a package's files go in the catalogue, either form (a package has one: the other is removed). */
+function filesPaths(
+  catalogueDir: string,
+  pkg: ImportedPackage,
+): { kind: "zip" | "folder"; file: string; path: string }[] {
+  return [
+    { kind: "zip", file: `${pkg.host}/${pkg.name}.zip`, path: join(catalogueDir, pkg.host, `${pkg.name}.zip`) },
+    { kind: "folder", file: `${pkg.host}/${pkg.name}/`, path: join(catalogueDir, pkg.host, pkg.name) },
+  ];
+}
+
+/**
+ * Copies a package's files beside its manifest: to a temporary name in the host folder, then renamed,
+ * so a copy cut short is never taken for the package's files. What was there (`force`) goes first.
+ */
+function copyPackageFiles(
+  catalogueDir: string,
+  pkg: ImportedPackage,
+  files: NonNullable<ImportedPackage["files"]>,
+): void {
+  const paths = filesPaths(catalogueDir, pkg);
+  const target = paths.find((p) => p.kind === files.kind)!.path;
+  const temporary = join(catalogueDir, pkg.host, `.${pkg.name}.${process.pid}.tmp`);
+  rmSync(temporary, { recursive: true, force: true });
+  if (files.kind === "zip") copyFileSync(files.path, temporary);
+  else cpSync(files.path, temporary, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
+  for (const p of paths) rmSync(p.path, { recursive: true, force: true });
+  renameSync(temporary, target);
 }
 
 /** The names of a host's manifests there are, by their folded form. */
