@@ -4,9 +4,10 @@
 // Two builds started at once into one output: one fails clearly; the output is never a mix.
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { aliasFilesOf } from "../../src/routes/routeTable.js";
 import { GEN_CATALOGUE, memoryTempDir, readTree, ROOT } from "../support/helpers.js";
 
 const BIN = join(ROOT, "lib", "cli.js");
@@ -21,9 +22,24 @@ function digest(dir: string): string {
   return hash.digest("hex");
 }
 
-function build(catalogue: string, out: string): number {
+/** `--target` arguments of a build. */
+function targetArgs(targets: readonly string[]): string[] {
+  return targets.flatMap((t) => ["--target", t]);
+}
+
+function build(catalogue: string, out: string, targets: readonly string[] = []): number {
   const started = performance.now();
-  execFileSync(process.execPath, [BIN, "build", "--quiet", "--no-site", "--catalogue", catalogue, "--out", out]);
+  execFileSync(process.execPath, [
+    BIN,
+    "build",
+    "--quiet",
+    "--no-site",
+    "--catalogue",
+    catalogue,
+    "--out",
+    out,
+    ...targetArgs(targets),
+  ]);
   return performance.now() - started;
 }
 
@@ -36,10 +52,15 @@ function run(catalogue: string, out: string): Promise<{ code: number | null; std
 }
 
 /** Starts a build, kills it after `ms` and says whether the kill landed before it finished. */
-async function killedBuild(catalogue: string, out: string, ms: number): Promise<boolean> {
+async function killedBuild(
+  catalogue: string,
+  out: string,
+  ms: number,
+  targets: readonly string[] = [],
+): Promise<boolean> {
   const child = spawn(
     process.execPath,
-    [BIN, "build", "--quiet", "--no-site", "--catalogue", catalogue, "--out", out],
+    [BIN, "build", "--quiet", "--no-site", "--catalogue", catalogue, "--out", out, ...targetArgs(targets)],
     {
       stdio: "ignore",
     },
@@ -266,12 +287,21 @@ describe("a killed build with package files", () => {
     rmSync(join(f, "primary", "pong.zip"));
     rmSync(join(f, "primary", "pong.json"));
     for (const catalogue of [e, f]) {
-      const out = join(dir, `ref-${catalogue === e ? "e" : "f"}`);
-      build(catalogue, out);
-      digests.set(catalogue, digest(out));
+      for (const targets of [[], PAGES]) {
+        const out = join(dir, `ref-${catalogue === e ? "e" : "f"}-${targets.length}`);
+        build(catalogue, out, targets);
+        digests.set(withTargets(catalogue, targets), digest(out));
+      }
     }
     expect(digests.get(e)).not.toBe(digests.get(f));
-  }, 120_000);
+    expect(digests.get(withTargets(e, PAGES))).not.toBe(digests.get(e));
+  }, 240_000);
+
+  /** A target that serves the package files from copies: the build links them at their aliases' paths. */
+  const PAGES = ["github-pages"];
+  /** The key of a reference digest: the catalogue, and the targets it was built with. */
+  const withTargets = (catalogue: string, targets: readonly string[]) =>
+    targets.length === 0 ? catalogue : `${catalogue} ${targets.join(" ")}`;
 
   const COUNT = MOMENTS / 2;
 
@@ -281,27 +311,48 @@ describe("a killed build with package files", () => {
     cpSync(join(from, "primary"), join(to, "primary"), { recursive: true });
   }
 
-  it(`leaves the old or the new tree at ${COUNT} moments, and the next build is right`, async () => {
+  /** Kills builds at COUNT moments, each between e and f with `targets`: the old tree or the new one, then the new. */
+  async function killAtMoments(targets: readonly string[]): Promise<number> {
     const catalogue = join(memoryTempDir(), "catalogue");
     cpSync(e, catalogue, { recursive: true });
     const out = join(memoryTempDir(), "dist");
-    build(catalogue, out);
+    build(catalogue, out, targets);
     becomeWithFiles(catalogue, f);
-    const duration = build(catalogue, out);
-    expect(digest(out)).toBe(digests.get(f));
+    const duration = build(catalogue, out, targets);
+    expect(digest(out)).toBe(digests.get(withTargets(f, targets)));
     let from = f;
     let landed = 0;
     for (const ms of moments(duration, COUNT)) {
       const to = from === e ? f : e;
       becomeWithFiles(catalogue, to);
-      if (await killedBuild(catalogue, out, ms)) landed++;
-      expect([digests.get(from), digests.get(to)], `killed after ${ms} ms`).toContain(digest(out));
-      build(catalogue, out);
-      expect(digest(out)).toBe(digests.get(to));
+      if (await killedBuild(catalogue, out, ms, targets)) landed++;
+      expect(
+        [digests.get(withTargets(from, targets)), digests.get(withTargets(to, targets))],
+        `killed after ${ms} ms`,
+      ).toContain(digest(out));
+      build(catalogue, out, targets);
+      expect(digest(out)).toBe(digests.get(withTargets(to, targets)));
       // What the killed build was zipping and unpacking is gone with the next build.
       expect(readdirSync(join(out, "..", ".dist.shopfront")).filter((n) => n.startsWith("work-"))).toEqual([]);
       from = to;
     }
+    if (targets.length > 0) {
+      // Each package file at its aliases' paths is still one file with the stored one.
+      const tree = [...readTree(out).keys()];
+      const links = tree.flatMap((file) => aliasFilesOf(file).map((alias) => [alias, file] as const));
+      expect(links.length).toBeGreaterThan(PACKAGE_FOLDERS * 7);
+      for (const [alias, file] of links)
+        expect(statSync(join(out, alias)).ino, alias).toBe(statSync(join(out, file)).ino);
+    }
+    return landed;
+  }
+
+  it(`leaves the old or the new tree at ${COUNT} moments, and the next build is right`, async () => {
+    const landed = await killAtMoments([]);
     expect(landed).toBeGreaterThan(COUNT / 2);
+  }, 300_000);
+
+  it(`leaves the old or the new tree at ${COUNT} moments with --target github-pages, its links included`, async () => {
+    expect(await killAtMoments(PAGES)).toBeGreaterThan(COUNT / 2);
   }, 300_000);
 });
