@@ -1,8 +1,10 @@
 // The search box of a host's list page (progressive enhancement: without this script the page is a
 // complete paged list). On first use it fetches the host's search.json and, as one types or picks a
-// category or coder, shows the matching packages in place of the paged list. Manifest text only
-// ever reaches the page as textContent, never as markup.
+// category or coder, shows the matching packages in place of the paged list, each with its icon as
+// the lists show it. Manifest text only ever reaches the page as textContent, never as markup.
 const MAX_SHOWN = 100;
+// The icon of a package without files: the site's placeholder, beside this script.
+const PLACEHOLDER = new URL("placeholder.svg", import.meta.url).href;
 
 const form = document.querySelector("form.search");
 if (form) enhance(form);
@@ -82,6 +84,17 @@ function enhance(form) {
 
   function item(entry, index) {
     const li = document.createElement("li");
+    li.className = "app";
+    // Decorative, as in the lists: the name is beside it.
+    const icon = document.createElement("img");
+    icon.className = "icon";
+    icon.src = entry.icon === undefined ? PLACEHOLDER : new URL(entry.icon, hostUrl).href;
+    icon.width = 128;
+    icon.height = 48;
+    icon.alt = "";
+    icon.loading = "lazy";
+    const about = document.createElement("div");
+    about.className = "about";
     const name = link(`package/${encodeURIComponent(entry.name)}/`, entry.display);
     name.className = "name";
     const id = span("id", entry.name);
@@ -94,7 +107,7 @@ function enhance(form) {
       " in ",
       link(`category/${encodeURIComponent(index.categories[entry.category])}/`, index.categories[entry.category]),
     );
-    li.append(
+    about.append(
       name,
       " ",
       id,
@@ -103,6 +116,7 @@ function enhance(form) {
       document.createElement("br"),
       by,
     );
+    li.append(icon, about);
     return li;
   }
 
@@ -130,12 +144,13 @@ function prepare(data) {
   return {
     categories: data.categories,
     coders: data.coders,
-    packages: data.packages.map(([name, display, coder, category, short]) => ({
+    packages: data.packages.map(([name, display, coder, category, short, icon]) => ({
       name,
       display,
       coder,
       category,
       short,
+      icon,
       text: [name, display, data.coders[coder][0], short].join("\n").toLowerCase(),
     })),
   };

@@ -19,6 +19,7 @@ import {
 } from "./renderPages.js";
 import {
   HOME_PAGE,
+  linkTo,
   listingPage,
   packagePage,
   PAGE_SIZE,
@@ -115,7 +116,7 @@ export function renderHostListing(
 ): OutputFile[] {
   return [
     ...renderListing(host, { kind: "host", host: host.id }, packages, summarize(packages), only),
-    { path: searchIndex(host.id), content: renderSearchIndex(packages) },
+    { path: searchIndex(host.id), content: renderSearchIndex(host.id, packages) },
   ];
 }
 
@@ -182,10 +183,12 @@ export function summarize(packages: readonly Package[]): HostSummary {
 
 /**
  * The host's search index for assets/search.js: each package as [name, display name, coder index,
- * category index, short description], with the coders (and the keys of their pages) and categories
- * listed once.
+ * category index, short description], and, when it has files, its stored icon (relative to the
+ * index, as the lists link it); with the coders (and the keys of their pages) and categories listed
+ * once. A package without files shows the site's placeholder, which the script finds beside itself.
  */
-export function renderSearchIndex(packages: readonly Package[]): string {
+export function renderSearchIndex(host: string, packages: readonly SitePackage[]): string {
+  const index = searchIndex(host);
   const categories = [...new Set(packages.map((p) => p.category))].sort();
   const coders = [...new Set(packages.map((p) => p.coder))].sort();
   const categoryAt = new Map(categories.map((c, i) => [c, i]));
@@ -199,6 +202,7 @@ export function renderSearchIndex(packages: readonly Package[]): string {
       coderAt.get(p.coder),
       categoryAt.get(p.category),
       p.short_description,
+      ...(p.files ? [linkTo(index, p.files.iconFile)] : []),
     ]),
   });
 }

@@ -196,6 +196,31 @@ describe("the browse site in chromium", () => {
     await page.getByLabel("Category").selectOption({ label: "demos" });
     await expect.poll(() => results.count()).toBe(5);
     await page.getByLabel("Category").selectOption({ label: "Any" });
+    // Each result shows its package's icon as the list does: its stored icon (3DMinigolf's own,
+    // 4k_Lighthouse's placeholder PNG beside its zip), else the site's placeholder.
+    const iconsOf = (list: string) =>
+      page
+        .locator(`${list} li.app`)
+        .evaluateAll((items: any[]) =>
+          Object.fromEntries(items.map((li) => [li.querySelector("a.name").href, li.querySelector("img.icon").src])),
+        );
+    await box.fill("i");
+    await expect.poll(() => results.count()).toBeGreaterThan(10);
+    const shown = await iconsOf("#results-list");
+    expect(Object.keys(shown)).toHaveLength(await results.count());
+    const listed = await iconsOf("#all");
+    for (const [page, src] of Object.entries(shown)) expect({ page, src }).toEqual({ page, src: listed[page] });
+    const pageOf = (name: string) => `${site.url}browse/primary/package/${name}/`;
+    expect(shown).toMatchObject({
+      [pageOf("3DMinigolf")]: `${site.url}hbb/3DMinigolf/icon.png`,
+      [pageOf("4k_Lighthouse")]: `${site.url}hbb/4k_Lighthouse/icon.png`,
+    });
+    expect(Object.values(shown)).toContain(`${site.url}assets/placeholder.svg`);
+    const ownIcon = results.filter({ hasText: "3D Minigolf Deluxe" }).locator("img.icon");
+    await expect.poll(() => ownIcon.evaluate((img: any) => img.complete && img.naturalWidth)).toBe(128);
+    expect(await ownIcon.getAttribute("alt")).toBe("");
+    await box.fill("");
+    await expect.poll(() => page.locator("#all").isVisible()).toBe(true);
     await page.locator("#all").getByRole("link", { name: "3D Minigolf Deluxe" }).click();
     await page.waitForURL(/\/browse\/primary\/package\/3DMinigolf\/$/);
     expect(await page.locator("h1").textContent()).toBe("3D Minigolf Deluxe");
@@ -246,7 +271,11 @@ describe("the browse site in chromium", () => {
     await page.getByLabel("Search packages").pressSequentially("evil");
     await expect.poll(() => page.locator("#results-list li").count()).toBe(1);
     expect(await page.locator("#results-list").textContent()).toContain(`"><img src=x onerror=alert(1)>`);
-    expect(await page.locator("#results-list img, svg, img[onerror]").count()).toBe(0);
+    // Its one image is the site's placeholder icon (it has no files), as in the list.
+    expect(
+      await page.locator("#results-list img").evaluateAll((imgs: any[]) => imgs.map((i) => i.getAttribute("src"))),
+    ).toEqual([`${site.url}assets/placeholder.svg`]);
+    expect(await page.locator("svg, img[onerror]").count()).toBe(0);
     await page.waitForTimeout(200);
     expect(problems).toEqual([]);
   });

@@ -18,7 +18,7 @@ import { copyConformanceWithFiles, tempDir, undeclaredFailures } from "../suppor
 import { CANARY, type RunningServer, type Site } from "../support/servers/common.js";
 import { fixtureApi, siteRequests } from "../support/site.js";
 
-/** The conformance fixture built by the compiled CLI with --target cloudflare, a canary beside it. */
+/** The conformance fixture with package files, built by the compiled CLI with --target cloudflare, a canary beside it. */
 function shippedSite(): Site {
   const dir = tempDir("shopfront-site-");
   const root = join(dir, "dist");

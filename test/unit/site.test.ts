@@ -86,7 +86,7 @@ describe("the site's pages", () => {
   it("escape & < > \" ' and write everything beyond ASCII as references", () => {
     expect(escapeHtml(`&<>"'`)).toBe("&amp;&lt;&gt;&quot;&#39;");
     expect(escapeHtml("Ærø 日本 🎮\nx")).toBe("&#xC6;r&#xF8; &#x65E5;&#x672C; &#x1F3AE;\nx");
-    expect(renderSearchIndex([hostilePackage])).toMatch(/^[\x20-\x7e]*$/);
+    expect(renderSearchIndex("primary", [hostilePackage])).toMatch(/^[\x20-\x7e]*$/);
   });
 
   it("link relatively, directory-style", () => {
@@ -174,6 +174,17 @@ describe("the site with package files", () => {
     expect(darkBlue).toContain(
       'href="../../../../hosts/themes/hbb/dark-blue/dark-blue.zip" download>Download &#183; 1.2 kB<',
     );
+    // The search index gives the stored icon of a package with files (relative to it), nothing for the others.
+    const entries = (host: string) =>
+      new Map(
+        (JSON.parse(site.get(`browse/${host}/search.json`)!) as { packages: string[][] }).packages.map((e) => [
+          e[0],
+          e.slice(5),
+        ]),
+      );
+    expect(entries("primary").get("snake")).toEqual(["../../hbb/snake/icon.png"]);
+    expect(entries("primary").get("ZapShot")).toEqual([]);
+    expect(entries("themes").get("dark-blue")).toEqual(["../../hosts/themes/hbb/dark-blue/icon.png"]);
     // Without files: the placeholder, and no download link at all.
     const zap = site.get("browse/primary/package/ZapShot/index.html")!;
     expect(zap).toContain('src="../../../../assets/placeholder.svg"');
