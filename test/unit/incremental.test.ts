@@ -643,6 +643,18 @@ describe("incremental builds of a catalogue with package files", () => {
     120_000,
   );
 
+  it("read a zip again when a folder appears beside it, to report both", async () => {
+    const catalogue = copyFixture("package-files");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out, { now: settled });
+    cpSync(join(catalogue, "primary", "snake"), join(catalogue, "primary", "pong"), { recursive: true });
+    const result = await buildCatalogue({ catalogueDir: catalogue, outDir: out, now: settled });
+    expect(result.built).toBeUndefined();
+    expect(result.problems.filter((p) => p.code === "PACKAGE_FILES_TWICE").map((p) => p.file)).toEqual([
+      "primary/pong/",
+    ]);
+  });
+
   it("link every stored file of a package that did not change, and write none of them", async () => {
     const catalogue = copyFixture("package-files");
     const out = join(tempDir(), "dist");
