@@ -98,7 +98,11 @@ export function packageFilesSignatures(
   ];
   const zip = join(catalogueDir, host, `${name}.zip`);
   const zipStats = lstatOrNothing(zip);
-  if (zipStats?.isFile()) return [row("", signatureOf(zipStats))];
+  if (zipStats?.isFile()) {
+    // A folder beside the zip is a problem (PACKAGE_FILES_TWICE) the files must be read again to report.
+    const folder = lstatOrNothing(join(catalogueDir, host, name));
+    return [row("", signatureOf(zipStats)), ...(folder ? [row("/", signatureOf(folder))] : [])];
+  }
   const rows: PackageFilesMemo["signatures"] = [];
   const walk = (dir: string, path: string): void => {
     const stats = lstatOrNothing(dir);

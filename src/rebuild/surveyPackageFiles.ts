@@ -14,7 +14,8 @@ import { signatureUnchanged, type BuildState } from "./buildState.js";
 export function knownFiles(state: BuildState, host: string, name: string): Pick<ManifestRef, "files"> {
   const memo = state.packageFilesMemo?.[`${host}/${name}`];
   if (!memo) return {};
-  return { files: memo.signatures[0]?.[0] === "" ? "zip" : "folder" };
+  // A zip's memo has its one signature; a folder's, those of its entries too (a valid one has some).
+  return { files: memo.signatures.length === 1 ? "zip" : "folder" };
 }
 
 /**

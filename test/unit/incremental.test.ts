@@ -5,6 +5,7 @@ import {
   cpSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -642,6 +643,18 @@ describe("incremental builds of a catalogue with package files", () => {
     120_000,
   );
 
+  it("read a zip again when a folder appears beside it, to report both", async () => {
+    const catalogue = copyFixture("package-files");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out, { now: settled });
+    cpSync(join(catalogue, "primary", "snake"), join(catalogue, "primary", "pong"), { recursive: true });
+    const result = await buildCatalogue({ catalogueDir: catalogue, outDir: out, now: settled });
+    expect(result.built).toBeUndefined();
+    expect(result.problems.filter((p) => p.code === "PACKAGE_FILES_TWICE").map((p) => p.file)).toEqual([
+      "primary/pong/",
+    ]);
+  });
+
   it("link every stored file of a package that did not change, and write none of them", async () => {
     const catalogue = copyFixture("package-files");
     const out = join(tempDir(), "dist");
@@ -716,4 +729,58 @@ describe("a killed incremental build", () => {
     expect(text(readTree(out))).toEqual(text(fresh));
     renameSync(out, `${out}-moved`);
   });
+
+  it(
+    "with package files, leaves the previous output whole, and the next build is right",
+    { timeout: 180_000 },
+    async () => {
+      // The fixture's packages and 40 folders shaped like real homebrew: a kill may land while a folder
+      // is zipped again, an archive checked, its entries unpacked or the stored files moved in.
+      const catalogue = copyFixture("package-files");
+      const snake = join(catalogue, "primary", "snake");
+      for (let i = 0; i < 40; i++) {
+        cpSync(join(snake, "apps", "snake"), join(catalogue, "primary", `app${i}`, "apps", `app${i}`), {
+          recursive: true,
+        });
+        writeFiles(catalogue, {
+          [`primary/app${i}.json`]: { ...(readJson(`${snake}.json`) as object), internal_name: `app${i}` },
+        });
+      }
+      const out = join(tempDir(), "dist");
+      const cli = ["build", "--quiet", "--catalogue", catalogue, "--out", out];
+      execFileSync(process.execPath, [join(ROOT, "lib", "cli.js"), ...cli]);
+      const old = readTree(out);
+      // A third of the packages' files edited, one package's manifest, one zip replaced by a copy of itself.
+      for (let i = 0; i < 40; i += 3)
+        writeFileSync(join(catalogue, "primary", `app${i}`, "apps", `app${i}`, "data", "readme.txt"), `changed ${i}\n`);
+      writeFiles(catalogue, {
+        "primary/app1.json": { ...(readJson(`${snake}.json`) as object), internal_name: "app1", version: "9" },
+      });
+      cpSync(join(catalogue, "primary", "pong.zip"), join(catalogue, "primary", "pong.zip.new"));
+      renameSync(join(catalogue, "primary", "pong.zip.new"), join(catalogue, "primary", "pong.zip"));
+      const fresh = await fullTree(catalogue);
+      // Of some 700 calls the build makes: reading the manifests and files that moved, zipping and
+      // unpacking them, linking the spare slot, moving the stored files in, writing the pages.
+      for (const call of [50, 200, 400, 600]) {
+        const child = spawn(process.execPath, ["--import", pathToFileURL(STOP_AT_CALL).href, BIN, ...cli], {
+          env: { ...process.env, STOP_AT_CALL: String(call) },
+          stdio: "ignore",
+        });
+        const exited = new Promise<NodeJS.Signals | null>((r) => child.once("exit", (_, signal) => r(signal)));
+        await stopped(child.pid!, exited);
+        child.kill("SIGKILL");
+        expect(await exited, `the build stopped at call ${call}`).toBe("SIGKILL");
+        const now = readTree(out);
+        expect(
+          (now.size === old.size && [...now].every(([p, b]) => old.get(p)?.equals(b))) ||
+            ([...now].every(([p, b]) => fresh.get(p)?.equals(b)) && now.size === fresh.size),
+          `the build stopped at call ${call}`,
+        ).toBe(true);
+      }
+      // The next build is right; nothing is left of the killed ones' work.
+      execFileSync(process.execPath, [join(ROOT, "lib", "cli.js"), ...cli]);
+      expect(readTree(out)).toEqual(fresh);
+      expect(readdirSync(join(out, "..", ".dist.shopfront")).filter((n) => n.startsWith("work-"))).toEqual([]);
+    },
+  );
 });
