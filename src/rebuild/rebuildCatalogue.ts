@@ -44,7 +44,8 @@ export async function rebuildCatalogue(
   state: BuildState,
 ): Promise<{ problems: Problem[]; built?: RebuildSummary } | { fullBuild: string }> {
   // Package files are read, checked and stored by the full build, which compares what it renders
-  // with the live slot's files and writes only those that differ.
+  // with the live slot's files and writes only those that differ (their links at the aliases' paths
+  // too): a catalogue without them has no links to keep up to date here.
   if (state.packageFiles === true) return { fullBuild: "the catalogue has package files" };
   const snapshotMs = options.now();
   const hostsFile = await rereadHostsFile(options.catalogueDir, state);
