@@ -39,8 +39,9 @@ export function formatSummary(result: DeployResult, dir: string, seconds: string
     );
   } else {
     const retried = result.retries > 0 ? `, ${plural(result.retries, "request")} retried` : "";
+    const copied = result.copied > 0 ? `, ${result.copied} of them copied by the store` : "";
     lines.push(
-      `deployed ${dir} to ${where}: ${result.uploaded} uploaded (${formatBytes(result.bytes)}), ${plan.unchanged.length} unchanged, ${result.deleted} deleted in ${seconds}${retried}`,
+      `deployed ${dir} to ${where}: ${result.uploaded} uploaded (${formatBytes(result.bytes)}${copied}), ${plan.unchanged.length} unchanged, ${result.deleted} deleted in ${seconds}${retried}`,
     );
   }
   if (plan.skipped.length > 0)

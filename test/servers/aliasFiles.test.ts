@@ -12,9 +12,11 @@ import { parsePlain } from "netlify-redirector";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/build/buildCatalogue.js";
 import { sendRaw } from "../../src/check/runConformance.js";
+import { formatSummary } from "../../src/cli/formatDeploy.js";
 import { md5Hex } from "../../src/deploy/readBuild.js";
 import { deployToS3 } from "../../src/deploy/deployToS3.js";
 import { aliasFilesOf, cacheControlOf, contentTypeOf, packageFileKind } from "../../src/routes/routeTable.js";
+import { formatBytes } from "../../src/util/formatBytes.js";
 import { startCloudFront } from "../support/edge/cloudfront.js";
 import { runCompiledCli } from "../support/edge/compiledCli.js";
 import { copyFixture, readTree, tempDir } from "../support/helpers.js";
@@ -109,6 +111,9 @@ describe("S3, and CloudFront in front of it", () => {
     expect(first.copied).toBeGreaterThanOrEqual(aliases.length);
     const sentBytes = objects.filter((u) => u.copyFrom === undefined).reduce((n, u) => n + tree.get(u.path)!.length, 0);
     expect(first.bytes).toBe(sentBytes);
+    expect(formatSummary(first, "dist", "1.0 s")[0]).toContain(
+      `: ${first.uploaded} uploaded (${formatBytes(sentBytes)}, ${first.copied} of them copied by the store), 0 unchanged`,
+    );
 
     for (const [alias, stored] of aliases) {
       const [a, s] = await Promise.all(

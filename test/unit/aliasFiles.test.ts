@@ -101,11 +101,11 @@ describe("the package files at their aliases' paths", () => {
     await settle();
     await build(catalogue, out, ["github-pages"]);
     const before = new Map(aliasPathsOf(out).map((path) => [path, inode(join(out, path))]));
+    const packageFilesBefore = packageFileInodes(out);
 
     writeFileSync(join(catalogue, "primary/snake/apps/snake/data/readme.txt"), "a longer readme than before\n");
     const changed = await build(catalogue, out, ["github-pages"]);
     expect(changed.mode.kind).toBe("compared");
-    // snake's zip and its four aliases, and the package's JSON files (its zip_size and extracted).
     const after = new Map(aliasPathsOf(out).map((path) => [path, inode(join(out, path))]));
     expect([...after.keys()]).toEqual([...before.keys()]);
     for (const [path, ino] of before) {
@@ -114,6 +114,17 @@ describe("the package files at their aliases' paths", () => {
         expect(after.get(path), path).toBe(inode(join(out, "hbb/snake/snake.zip")));
       } else expect(after.get(path), path).toBe(ino);
     }
+    // Of every package file, stored or linked, only snake's zip at its four paths was written.
+    const packageFilesAfter = packageFileInodes(out);
+    expect([...packageFilesAfter.keys()]).toEqual([...packageFilesBefore.keys()]);
+    expect(
+      [...packageFilesAfter].filter(([path, ino]) => packageFilesBefore.get(path) !== ino).map(([p]) => p),
+    ).toEqual([
+      "api/contents/snake/snake.zip",
+      "api/v3/contents/snake/snake.zip",
+      "api/v4/contents/snake/snake.zip",
+      "hbb/snake/snake.zip",
+    ]);
     expect(readTree(out)).toEqual(readTree(await fresh(catalogue, ["github-pages"])));
 
     rmSync(join(catalogue, "primary/snake"), { recursive: true });
@@ -200,6 +211,15 @@ function aliasPathsOf(out: string): string[] {
     .flatMap(aliasFilesOf)
     .filter((path) => tree.has(path))
     .sort();
+}
+
+/** The inode of every package file of the tree at `out`, stored or at an alias's path, by path. */
+function packageFileInodes(out: string): Map<string, number> {
+  return new Map(
+    [...readTree(out).keys()]
+      .filter((path) => packageFileKind(path) !== undefined)
+      .map((path) => [path, inode(join(out, path))]),
+  );
 }
 
 /** A full build of the catalogue as it is now, into a new folder. */
