@@ -4,8 +4,10 @@
 // was not read again is not here at all: its stored files stay the live slot's, and enter the new
 // slot as hard links (writeChanges links every path it does not write).
 import type { PackageFilesReuse } from "../load/loadCatalogue.js";
-import type { FileContent, PackageFilesMemo, RenderedPackage } from "../render/renderApi.js";
+import type { FileContent, OutputFile, PackageFilesMemo, RenderedPackage } from "../render/renderApi.js";
+import { needsAliasFiles } from "../output/renderOutput.js";
 import { packageFilePaths } from "../routes/packageFileLayout.js";
+import { aliasFilesOf } from "../routes/routeTable.js";
 import type { FilesSource } from "../site/renderSite.js";
 import { signatureUnchanged, type BuildState } from "./buildState.js";
 import type { LiveFiles, RebuildPlan, RereadPackage } from "./planRebuild.js";
@@ -96,19 +98,26 @@ export function withPackageFiles(
   let added = 0;
   let read = 0;
   const moved = new Set<string>();
-  const put = (path: string, content: FileContent | null) => {
+  const put = (path: string, content: OutputFile["content"] | null) => {
     if (writes.get(path) === null && content === null) return;
     const existed = writes.has(path) ? writes.get(path) !== null : live.exists(path);
     writes.set(path, content);
     if (content === null && existed) added--;
     if (content !== null && !existed) added++;
   };
+  // A stored file and, for a target that serves the aliases from copies, its links at the aliases'
+  // paths: written again (after it) whenever it is, gone with it.
+  const aliases = needsAliasFiles(state.targets);
+  const putStored = (path: string, content: FileContent | null) => {
+    put(path, content);
+    if (aliases) for (const alias of aliasFilesOf(path)) put(alias, content === null ? null : { sameAs: path });
+  };
   const drop = (key: string, keep: ReadonlySet<string> = new Set()) => {
     const old = memos[key];
     if (!old) return;
     for (const kind of KINDS) {
       const path = old.paths[kind];
-      if (path !== undefined && !keep.has(path)) put(path, null);
+      if (path !== undefined && !keep.has(path)) putStored(path, null);
     }
     delete memos[key];
   };
@@ -142,7 +151,7 @@ export function withPackageFiles(
         live.exists(path) &&
         (content.link === true || sameAsLive(kind, old, now, content, path, sameBytes));
       if (unchanged) continue;
-      put(path, content);
+      putStored(path, content);
       moved.add(key);
     }
   }

@@ -1,6 +1,6 @@
 // The package files at their aliases' paths, for a target that cannot rewrite (Target.packageFiles
 // "copies": Netlify, S3 + CloudFront, GitHub Pages): each a hard link to the stored file in the same
-// slot, written by the full build, kept and replaced by the build that compares by content, gone
+// slot, written by the full build, kept and replaced by the rebuild, gone
 // with their package or with the last target that needed them; and none without such a target.
 import { linkSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -105,7 +105,7 @@ describe("the package files at their aliases' paths", () => {
 
     writeFileSync(join(catalogue, "primary/snake/apps/snake/data/readme.txt"), "a longer readme than before\n");
     const changed = await build(catalogue, out, ["github-pages"]);
-    expect(changed.mode.kind).toBe("compared");
+    expect(changed.mode.kind).toBe("incremental");
     const after = new Map(aliasPathsOf(out).map((path) => [path, inode(join(out, path))]));
     expect([...after.keys()]).toEqual([...before.keys()]);
     for (const [path, ino] of before) {
