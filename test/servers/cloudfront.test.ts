@@ -25,7 +25,6 @@ import { runCompiledCli } from "../support/edge/compiledCli.js";
 import { unsupportedSyntax } from "../support/edge/runtime20Syntax.js";
 import { copyFixture, tempDir, undeclaredFailures } from "../support/helpers.js";
 import { buildSite, type RunningServer } from "../support/servers/common.js";
-import { writeAliasCopies } from "../support/packageFiles.js";
 import { fixtureApi, siteRequests } from "../support/site.js";
 
 /** `shopfront config cloudfront --out DIR`, run with the compiled CLI. */
@@ -51,9 +50,8 @@ describe("CloudFront Function in an emulation of S3 + CloudFront", () => {
   let result: RunResult;
   let api: ExpectedApi;
   beforeAll(async () => {
-    const site = await buildSite();
-    // S3 cannot rewrite: the copies of the build's package files at the aliases' paths.
-    writeAliasCopies(site.root);
+    // S3 cannot rewrite: built for CloudFront, the output holds the package files at the aliases' paths too.
+    const site = await buildSite(["cloudfront"]);
     api = await fixtureApi({ copies: true });
     server = await startCloudFront(site, shipped.code);
     result = await runConformance({ baseUrl: server.url, api, cases: conformanceCases(api), concurrency: 8 });
