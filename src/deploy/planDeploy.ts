@@ -26,6 +26,7 @@
 // do the same bytes at two keys: a package file to send whose bytes another object holds, or another
 // upload sends (the copies at the aliases' paths that a host that cannot rewrite needs, which the
 // build writes as hard links), is copied from that object on the store's side (copyWhereHeld).
+import { TODAY_ROUTES, type TodayRouteId } from "../routes/todayRoutes.js";
 import {
   aliasFilesOf,
   cacheControlOf,
@@ -132,6 +133,8 @@ const PHASE_OF_ROUTE: Record<RouteId, number> = {
   "v2-category": 1,
   hosts: 2,
   "v2-hosts": 2,
+  // Today's files name packages and their files, as the lists do.
+  ...(Object.fromEntries(TODAY_ROUTES.map((r) => [r.id, 1])) as Record<TodayRouteId, number>),
 };
 
 export interface PlanInput {

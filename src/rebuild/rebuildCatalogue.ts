@@ -19,6 +19,7 @@ import {
 } from "../validate/catalogueRules.js";
 import { hostStatsOf, statsFileOf, type HostStats } from "../catalogue/statsFile.js";
 import { withSiteChanges } from "./planSite.js";
+import { withTodayChanges } from "./planToday.js";
 import { publish, slotDir, workFolder, writeChanges, type LockedOutput } from "../write/writeOutput.js";
 import { forgetState, signatureUnchanged, statsAt, writeState, type BuildState } from "./buildState.js";
 import { planRebuild, type LiveFiles, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
@@ -32,6 +33,10 @@ export interface RebuildOptions {
   site: boolean;
   /** The wall clock. */
   now: () => number;
+  /** The origin the build is served from, for the v3/v4 URLs. */
+  baseUrl?: string | undefined;
+  /** The UTC day whose featured app to pick; the day of the rebuild when left out. */
+  featuredDay?: number | undefined;
 }
 
 /**
@@ -77,7 +82,7 @@ async function rebuildFrom(
   stats: StatsNow,
   survey: Survey,
   workDir: string,
-): Promise<{ problems: Problem[]; built?: RebuildSummary }> {
+): Promise<{ problems: Problem[]; built?: RebuildSummary } | { fullBuild: string }> {
   const liveDir = slotDir(output, output.live!);
   const manifests = await rereadManifests(
     options.catalogueDir,
@@ -106,7 +111,19 @@ async function rebuildFrom(
     live,
     (path, file) => sameBytes(join(liveDir, path), file),
   );
-  const plan = withSiteChanges(api, live, options.site, filesSource(api.state));
+  const today = withTodayChanges(
+    api,
+    state,
+    {
+      packages: manifests.packages,
+      hosts: hostsFile.hosts,
+      baseUrl: options.baseUrl,
+      nowMs: options.featuredDay !== undefined ? options.featuredDay * 24 * 3600 * 1000 : snapshotMs,
+    },
+    live,
+  );
+  if ("fullBuild" in today) return today;
+  const plan = withSiteChanges(today, live, options.site, filesSource(today.state));
   const home = output.layout.home;
   if (plan.writes.size > 0) {
     forgetState(home);

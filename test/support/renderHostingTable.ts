@@ -19,6 +19,8 @@ const ENDPOINT_ROWS: readonly ConformanceRow[] = [
   "v2-coder",
   "v2-category-coder",
   "v2-query",
+  "today-v4",
+  "today-v3",
 ];
 
 /** Plain text in a table cell: no column breaks, and `<host>` shown rather than taken for HTML. */

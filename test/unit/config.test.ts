@@ -42,7 +42,8 @@ describe("shopfront.json", () => {
       ["shopfront.json", "UNKNOWN_FIELD", "/dir"],
       ["shopfront.json", "BAD_LENGTH", "/out"],
       ["shopfront.json", "NOT_ALLOWED", "/targets/0"],
-      ["shopfront.json", "BAD_FORMAT", "/targets"],
+      // The repeat, named where it is (the first "netlify" is /targets/1).
+      ["shopfront.json", "REPEATED_VALUE", "/targets/2"],
     ]);
     expect(validateConfig(bytes("{"), validators).problems.map((p) => p.code)).toEqual(["JSON_SYNTAX"]);
   });

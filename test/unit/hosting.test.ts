@@ -28,12 +28,12 @@ describe("the hosting table of docs/hosting.md", () => {
     }
   });
 
-  it("shows a host's limits: GitHub Pages serves static v1 paths, the site and the package files from copies only, and cannot force the type", () => {
+  it("shows a host's limits: GitHub Pages serves static v1 paths and today's API (v3, v4), the site and the package files from copies only, and cannot force the type", () => {
     const pages = renderHostingTable()
       .split("\n")
       .find((line) => line.startsWith("| GitHub Pages |"))!;
     expect(pages).toContain(
-      "| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt;<br>GET /v1/&lt;host&gt;/category/&lt;category&gt;/packages | yes | from copies, which `build --target github-pages` writes (hard links: no extra disk); no cache lifetimes | no | yes |",
+      "| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt;<br>GET /v1/&lt;host&gt;/category/&lt;category&gt;/packages<br>GET /api/v4/information, /api/v4/contents, /api/v4/featured-app (another host under /hosts/&lt;host&gt;/); 404 for a featured app when none qualifies<br>GET /api/v3/information, /api/v3/contents, /api/v3/featured-app (another host under /hosts/&lt;host&gt;/) | yes | from copies, which `build --target github-pages` writes (hard links: no extra disk); no cache lifetimes | no | yes |",
     );
     expect(pages).toContain("Cloudflare Worker or rule in front");
   });

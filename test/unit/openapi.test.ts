@@ -228,8 +228,12 @@ describe("the bundled catalogue's build against the document", () => {
       expect(conforms(path, status, JSON.parse(bytes.toString("latin1"))), file).toBe("");
       checked.add(id ?? file);
     }
+    // Today's routes (v3, v4) too: the default host's and, under /hosts/<host>/, themes'.
+    const today = ["v4", "v3"].flatMap((v) =>
+      ["information", "contents", "featured-app"].flatMap((e) => [`${v}-${e}`, `hosts-${v}-${e}`]),
+    );
     expect([...checked].sort()).toEqual(
-      [NOT_FOUND_FILE, "category", "category-coder", "coder", "hosts", "package", "packages"].sort(),
+      [NOT_FOUND_FILE, "category", "category-coder", "coder", "hosts", "package", "packages", ...today].sort(),
     );
   });
 
@@ -265,7 +269,11 @@ describe("the bundled catalogue's build against the document", () => {
   it.each(ROUTES.map((r) => [r.id, r] as const))(
     "answers route %s, both forms, GET, HEAD and OPTIONS, as the document says",
     async (_, route) => {
-      const params = sampleParams();
+      // A route under /hosts/<host>/ answers for a host other than the default: the first that has files there.
+      const other = (JSON.parse(tree.get("v1/hosts")!.toString("latin1")) as { repos: string[] }).repos.find((h) =>
+        tree.has(`hosts/${h}/api/v4/contents`),
+      )!;
+      const params = route.path.startsWith("/hosts/") ? { ...sampleParams(), host: other } : sampleParams();
       for (const [path, url] of [
         [route.path, urlFor(route.id, params)],
         [`${route.path}/`, withSlash(urlFor(route.id, params))],

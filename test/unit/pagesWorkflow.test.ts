@@ -50,8 +50,13 @@ const uses = (job: Job) => job.steps.flatMap((s) => (s.uses ? [s.uses] : []));
 describe(".github/workflows/pages.yml", () => {
   const { validate, build, deploy } = workflow.jobs;
 
-  it("runs on pushes to the default branch, on pull requests and by hand", () => {
-    expect(workflow.on).toEqual({ push: { branches: ["main"] }, pull_request: null, workflow_dispatch: null });
+  it("runs on pushes to the default branch, on pull requests, by hand and daily (the featured app moves on)", () => {
+    expect(workflow.on).toEqual({
+      push: { branches: ["main"] },
+      pull_request: null,
+      workflow_dispatch: null,
+      schedule: [{ cron: "17 0 * * *" }],
+    });
     expect(Object.keys(workflow.jobs)).toEqual(["validate", "build", "deploy"]);
   });
 

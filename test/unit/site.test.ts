@@ -291,7 +291,8 @@ const PAGE = "(?:page/[1-9][0-9]*/)?index\\.html";
 const SITE_LAYOUT = new RegExp(
   `^(?:index\\.html|assets/[a-z]+\\.(?:css|js|svg)|browse/${N}/(?:${PAGE}|search\\.json|package/${N}/index\\.html|category/${N}/${PAGE}|coder/[0-9a-f]+(?:/[0-9a-f]+)*/${PAGE}))$`,
 );
-const API_FILE = /^(?:v1\/|404\.json$|openapi\.json$)/;
+// v1, and today's API (api/v3, api/v4; another host's under hosts/<host>/api/).
+const API_FILE = /^(?:v1\/|api\/v[34]\/|hosts\/[^/]+\/api\/v[34]\/|404\.json$|openapi\.json$)/;
 
 /** Every link and script source of every page, resolved against the tree: what does not land on a file. */
 function brokenLinks(tree: ReadonlyMap<string, Buffer>): string[] {
