@@ -7,6 +7,7 @@ import { contentText, type OutputFile } from "../render/renderApi.js";
 import type { ConformanceRow } from "../routes/conformanceRows.js";
 import {
   aliasFilesOf,
+  aliasUrlsOf,
   fallbackFor,
   fileFor,
   isSiteFile,
@@ -245,7 +246,8 @@ function packageFileCases(api: ExpectedApi): ConformanceCase[] {
   for (const file of stored) {
     add(`/${file}`, { kind: "file", file });
     add(`/${file}`, { kind: "file", file }, "HEAD");
-    for (const alias of aliasFilesOf(file)) add(`/${alias}`, { kind: "file", file });
+    // A host that copies answers only where a copy can stand; one that rewrites, every alias.
+    for (const alias of (copies.size > 0 ? aliasFilesOf : aliasUrlsOf)(file)) add(`/${alias}`, { kind: "file", file });
   }
   const missing = `hbb/${NO_SUCH_NAME}/${NO_SUCH_NAME}.zip`;
   for (const file of [
@@ -256,7 +258,7 @@ function packageFileCases(api: ExpectedApi): ConformanceCase[] {
     `hosts/${NO_SUCH_NAME}/${missing}`,
   ]) {
     add(`/${file}`, notFound);
-    for (const alias of aliasFilesOf(file)) add(`/${alias}`, notFound);
+    for (const alias of aliasUrlsOf(file)) add(`/${alias}`, notFound);
   }
   const archives = stored.filter((file) => packageFileKind(file) === "archive" && !file.startsWith("hosts/"));
   const names = archives.map((file) => file.split("/")[1]!);

@@ -255,6 +255,11 @@ export interface FileRoute {
   file: string;
   kind: PackageFileKind;
   alias: boolean;
+  /**
+   * false for an alias no copy can stand at: a file of the build is its folder (`api/v4/contents`,
+   * today's contents list), so only a host that rewrites answers it.
+   */
+  copied?: false;
 }
 
 const KIND_OF_TEMPLATE: Record<keyof typeof PACKAGE_FILE_TEMPLATES, PackageFileKind> = {
@@ -276,10 +281,26 @@ const STORED_FILE_ROUTES: FileRoute[] = (
 
 const ALIAS_FILE_ROUTES: FileRoute[] = [
   { path: "/hbb/{name}.png", file: PACKAGE_FILE_TEMPLATES.icon, kind: "icon", alias: true },
-  ...["api", "api/v3", "api/v4"].flatMap((api): FileRoute[] => [
-    { path: `/${api}/contents/{name}/{name}.zip`, file: PACKAGE_FILE_TEMPLATES.archive, kind: "archive", alias: true },
-    { path: `/${api}/contents/{name}/icon.png`, file: PACKAGE_FILE_TEMPLATES.icon, kind: "icon", alias: true },
-  ]),
+  ...["api", "api/v3", "api/v4"].flatMap((api): FileRoute[] => {
+    // `api/v3/contents` and `api/v4/contents` are files of the build (today's contents lists).
+    const copied = api === "api" ? {} : { copied: false as const };
+    return [
+      {
+        path: `/${api}/contents/{name}/{name}.zip`,
+        file: PACKAGE_FILE_TEMPLATES.archive,
+        kind: "archive",
+        alias: true,
+        ...copied,
+      },
+      {
+        path: `/${api}/contents/{name}/icon.png`,
+        file: PACKAGE_FILE_TEMPLATES.icon,
+        kind: "icon",
+        alias: true,
+        ...copied,
+      },
+    ];
+  }),
 ];
 
 /** Every URL of a package file: the default host's at the root, then each under `/hosts/{host}/`. */
@@ -323,9 +344,18 @@ export function packageFileKind(file: string): PackageFileKind | undefined {
  * other file. `hbb/snake/icon.png` gives `hbb/snake.png` and `api/contents/snake/icon.png` (and v3, v4).
  */
 export function aliasFilesOf(file: string): string[] {
+  return aliasesOf(file, (route) => route.copied !== false);
+}
+
+/** Every alias URL of a stored file (aliasFilesOf's, and those only a host that rewrites answers), as paths. */
+export function aliasUrlsOf(file: string): string[] {
+  return aliasesOf(file, () => true);
+}
+
+function aliasesOf(file: string, keep: (route: FileRoute) => boolean): string[] {
   const stored = fileRouteAt(`/${file}`);
   if (stored === undefined || stored.route.alias) return [];
-  return FILE_ROUTES.filter((r) => r.alias && r.file === stored.route.file).map((r) =>
+  return FILE_ROUTES.filter((r) => r.alias && r.file === stored.route.file && keep(r)).map((r) =>
     fillTemplate(r.path.slice(1), stored.value),
   );
 }

@@ -60,7 +60,7 @@ function packageFiles(target: Target): string {
   const how =
     target.packageFiles === "rewrite"
       ? "by rewrite"
-      : `from copies, which \`build --target ${target.id}\` writes (hard links: no extra disk)`;
+      : `from copies, which \`build --target ${target.id}\` writes (hard links: no extra disk), but not under /api/v3/contents/ and /api/v4/contents/, where today's contents lists stand`;
   return "package-cache" in target.cannot ? `${how}; no cache lifetimes` : how;
 }
 

@@ -51,8 +51,6 @@ describe("the package files at their aliases' paths", () => {
     ).toEqual([
       { path: "hbb/snake.png", content: { sameAs: "hbb/snake/icon.png" } },
       { path: "api/contents/snake/icon.png", content: { sameAs: "hbb/snake/icon.png" } },
-      { path: "api/v3/contents/snake/icon.png", content: { sameAs: "hbb/snake/icon.png" } },
-      { path: "api/v4/contents/snake/icon.png", content: { sameAs: "hbb/snake/icon.png" } },
     ]);
   });
 
@@ -85,7 +83,7 @@ describe("the package files at their aliases' paths", () => {
         expect(statSync(join(out, file)).nlink).toBe(1 + aliasFilesOf(file).length);
       }
       // Per package: /hbb/<name>.png and the zip and icon under /api, /api/v3 and /api/v4.
-      expect(aliases).toBe(NAMES.length * 7);
+      expect(aliases).toBe(NAMES.length * 3);
       expect(built.files).toBe(files.size);
       // Nothing else differs from the build without a target but the target's own files.
       const deployFiles = targetById(target).deployFiles?.(names) ?? [];
@@ -119,12 +117,7 @@ describe("the package files at their aliases' paths", () => {
     expect([...packageFilesAfter.keys()]).toEqual([...packageFilesBefore.keys()]);
     expect(
       [...packageFilesAfter].filter(([path, ino]) => packageFilesBefore.get(path) !== ino).map(([p]) => p),
-    ).toEqual([
-      "api/contents/snake/snake.zip",
-      "api/v3/contents/snake/snake.zip",
-      "api/v4/contents/snake/snake.zip",
-      "hbb/snake/snake.zip",
-    ]);
+    ).toEqual(["api/contents/snake/snake.zip", "hbb/snake/snake.zip"]);
     expect(readTree(out)).toEqual(readTree(await fresh(catalogue, ["github-pages"])));
 
     rmSync(join(catalogue, "primary/snake"), { recursive: true });
@@ -132,7 +125,7 @@ describe("the package files at their aliases' paths", () => {
     await build(catalogue, out, ["github-pages"]);
     const left = aliasPathsOf(out);
     expect(left.filter((path) => path.includes("snake"))).toEqual([]);
-    expect(left).toHaveLength(2 * 7);
+    expect(left).toHaveLength(2 * 3);
     expect(readTree(out)).toEqual(readTree(await fresh(catalogue, ["github-pages"])));
   });
 
@@ -155,11 +148,11 @@ describe("the package files at their aliases' paths", () => {
     expect(run("netlify").stderr).toBe(
       'note: the previous build had --target github-pages and this one has --target netlify, so .nojekyll and 404.html are gone; put "targets" in shopfront.json to build them every time',
     );
-    expect(aliasPathsOf(join(cwd, "dist"))).toHaveLength(NAMES.length * 7);
+    expect(aliasPathsOf(join(cwd, "dist"))).toHaveLength(NAMES.length * 3);
     const dropped = run("nginx");
     expect(dropped.code).toBe(0);
     expect(dropped.stderr).toBe(
-      `note: the previous build had --target netlify and this one has --target nginx, so _redirects, _headers and the ${NAMES.length * 7} links that served the package files at their aliases' URLs are gone; put "targets" in shopfront.json to build them every time`,
+      `note: the previous build had --target netlify and this one has --target nginx, so _redirects, _headers and the ${NAMES.length * 3} links that served the package files at their aliases' URLs are gone; put "targets" in shopfront.json to build them every time`,
     );
     expect(aliasPathsOf(join(cwd, "dist"))).toEqual([]);
     expect(readTree(join(cwd, "dist"))).toEqual(readTree(await fresh(catalogue, ["nginx"])));

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CONFORMANCE_ROWS } from "../../src/routes/conformanceRows.js";
-import { aliasFilesOf, cacheControlOf, contentTypeOf } from "../../src/routes/routeTable.js";
+import { aliasFilesOf, aliasUrlsOf, cacheControlOf, contentTypeOf } from "../../src/routes/routeTable.js";
 import { TARGETS } from "../../src/targets/index.js";
 import { renderHostingTable } from "../support/renderHostingTable.js";
 import type { CatalogueNames } from "../../src/render/catalogueNames.js";
@@ -33,7 +33,7 @@ describe("the hosting table of docs/hosting.md", () => {
       .split("\n")
       .find((line) => line.startsWith("| GitHub Pages |"))!;
     expect(pages).toContain(
-      "| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt;<br>GET /v1/&lt;host&gt;/category/&lt;category&gt;/packages<br>GET /api/v4/information, /api/v4/contents, /api/v4/featured-app (another host under /hosts/&lt;host&gt;/); 404 for a featured app when none qualifies<br>GET /api/v3/information, /api/v3/contents, /api/v3/featured-app (another host under /hosts/&lt;host&gt;/) | yes | from copies, which `build --target github-pages` writes (hard links: no extra disk); no cache lifetimes | no | yes |",
+      "| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt;<br>GET /v1/&lt;host&gt;/category/&lt;category&gt;/packages<br>GET /api/v4/information, /api/v4/contents, /api/v4/featured-app (another host under /hosts/&lt;host&gt;/); 404 for a featured app when none qualifies<br>GET /api/v3/information, /api/v3/contents, /api/v3/featured-app (another host under /hosts/&lt;host&gt;/) | yes | from copies, which `build --target github-pages` writes (hard links: no extra disk), but not under /api/v3/contents/ and /api/v4/contents/, where today's contents lists stand; no cache lifetimes | no | yes |",
     );
     expect(pages).toContain("Cloudflare Worker or rule in front");
   });
@@ -56,22 +56,23 @@ describe("the package files on each host", () => {
   });
 
   it("a copying host needs a copy of each stored file at each alias's path, and nothing for any other file", () => {
-    expect(aliasFilesOf("hbb/snake/icon.png")).toEqual([
+    expect(aliasFilesOf("hbb/snake/icon.png")).toEqual(["hbb/snake.png", "api/contents/snake/icon.png"]);
+    expect(aliasFilesOf("hbb/snake/snake.zip")).toEqual(["api/contents/snake/snake.zip"]);
+    expect(aliasFilesOf("hosts/themes/hbb/dark/icon.png")).toEqual([
+      "hosts/themes/hbb/dark.png",
+      "hosts/themes/api/contents/dark/icon.png",
+    ]);
+    // Under api/v3/contents and api/v4/contents stand today's contents lists (files): no copy can, a rewrite does.
+    expect(aliasUrlsOf("hbb/snake/icon.png")).toEqual([
       "hbb/snake.png",
       "api/contents/snake/icon.png",
       "api/v3/contents/snake/icon.png",
       "api/v4/contents/snake/icon.png",
     ]);
-    expect(aliasFilesOf("hbb/snake/snake.zip")).toEqual([
-      "api/contents/snake/snake.zip",
-      "api/v3/contents/snake/snake.zip",
-      "api/v4/contents/snake/snake.zip",
-    ]);
-    expect(aliasFilesOf("hosts/themes/hbb/dark/icon.png")).toEqual([
-      "hosts/themes/hbb/dark.png",
-      "hosts/themes/api/contents/dark/icon.png",
-      "hosts/themes/api/v3/contents/dark/icon.png",
-      "hosts/themes/api/v4/contents/dark/icon.png",
+    expect(aliasUrlsOf("hosts/themes/hbb/dark/dark.zip")).toEqual([
+      "hosts/themes/api/contents/dark/dark.zip",
+      "hosts/themes/api/v3/contents/dark/dark.zip",
+      "hosts/themes/api/v4/contents/dark/dark.zip",
     ]);
     for (const file of [
       "unzipped_apps/snake/apps/snake/boot.dol",
