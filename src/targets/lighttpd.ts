@@ -358,7 +358,6 @@ export const lighttpd: Target = {
   cannot: {
     "v2-query":
       "a search filters a list at request time, and lighttpd without mod_magnet runs no code: lighttpd answers 404",
-    site: "lighttpd types its error file (404.html, the JSON error body) by the request's conditions, and a site URL's type .html as HTML: a site URL with no file behind it answers the JSON 404 typed text/html; every page and asset of the build is served right",
   },
   config: (options, names): TargetFile[] => [
     { path: "shopfront.lighttpd.conf", content: renderLighttpd(options, names) },
