@@ -45,6 +45,23 @@ import { banner, type ServerOptions, type Target, type TargetFile } from "./targ
  */
 const ERROR_FILE_PREFIX = ".shopfront-error-";
 
+/** The statuses whose bodies the build writes (deployFiles). */
+const ERROR_BODIES = { 404: renderNotFound, 405: renderMethodNotAllowed };
+
+/**
+ * The error files' type, first in every condition that types files its own way (a package file's,
+ * the site's). lighttpd types the error file by the conditions of the request that fails, then
+ * keeps that type in its stat cache for every error until the entry is refreshed: typed by a
+ * missing icon's condition, the API's next 404 was image/png. Named whole, the error files are
+ * JSON under every condition (with fewer than 16 keys the first key the name ends with wins,
+ * with more the whole name is looked up first); no package or site file has such a name.
+ */
+function errorFileTypes(): string {
+  return Object.keys(ERROR_BODIES)
+    .map((status) => `${quote(`${ERROR_FILE_PREFIX}${status}.html`)} => ${quote(RESPONSE_HEADERS["Content-Type"])}, `)
+    .join("");
+}
+
 /**
  * server.http-parseopts: those of Debian's lighttpd.conf but two. A %2F stays %2F, so a coder
  * holding a / is told from two path segments. A control character sent as %00 or %0A is let in:
@@ -193,14 +210,15 @@ function fileRewrites(): string[] {
 
 /**
  * The package files' types and cache lifetimes: a condition on the stored file's path, which the
- * rules rewrote to. lighttpd applies it to the 404 of a missing file as well.
+ * rules rewrote to. lighttpd applies it to the 404 of a missing file as well: its Cache-Control,
+ * and the type of the error file, which is named to stay JSON.
  */
 function fileTypes(): string[] {
   return fileRules()
     .filter((rule) => !rule.route.alias)
     .flatMap((rule) => [
       `\t$HTTP["url"] =~ ${quote(rule.regex)} {`,
-      `\t\tmimetype.assign = ("" => ${quote(rule.type)})`,
+      `\t\tmimetype.assign = (${errorFileTypes()}"" => ${quote(rule.type)})`,
       "\t\tsetenv.add-response-header += (",
       ...pairs({ "Cache-Control": fileHeaders(rule)["Cache-Control"]! }, "\t\t\t"),
       "\t\t)",
@@ -216,7 +234,7 @@ function siteTypes(): string[] {
   const site = `(?:${SITE.folders.join("|")})/.+|${[SITE.index, ...SITE.files].map(escapeRegex).join("|")}`;
   return [
     `\t$HTTP["url"] =~ ${quote(`^/(?:${site})$`)} {`,
-    `\t\tmimetype.assign = (${Object.entries(SITE_TYPES)
+    `\t\tmimetype.assign = (${errorFileTypes()}${Object.entries(SITE_TYPES)
       .map(([extension, type]) => `${quote(`.${extension}`)} => ${quote(type)}`)
       .join(", ")})`,
     "\t}",
@@ -340,15 +358,15 @@ export const lighttpd: Target = {
   cannot: {
     "v2-query":
       "a search filters a list at request time, and lighttpd without mod_magnet runs no code: lighttpd answers 404",
-    site: "lighttpd types its error file (404.html, the JSON error body) by the request's conditions, and a site URL's type .html as HTML: a site URL with no file behind it answers the JSON 404 typed text/html; every page and asset of the build is served right",
   },
   config: (options, names): TargetFile[] => [
     { path: "shopfront.lighttpd.conf", content: renderLighttpd(options, names) },
   ],
-  deployFiles: () => [
-    { path: `${ERROR_FILE_PREFIX}404.html`, content: renderNotFound() },
-    { path: `${ERROR_FILE_PREFIX}405.html`, content: renderMethodNotAllowed() },
-  ],
+  deployFiles: () =>
+    Object.entries(ERROR_BODIES).map(([status, render]) => ({
+      path: `${ERROR_FILE_PREFIX}${status}.html`,
+      content: render(),
+    })),
   usage:
     "`npx shopfront build --target lighttpd`, then `npx shopfront config lighttpd --root /srv/api/dist --listen 0.0.0.0:80 > /etc/lighttpd/conf-enabled/50-shopfront.conf`",
 };
