@@ -89,6 +89,47 @@ describe("the real lists", () => {
   });
 });
 
+describe("text lines", () => {
+  it("lose the spaces and tabs at their ends, as the original service stripped each line", () => {
+    // listv035 as published: quadrax's short description ends in a space, meritous's long one in 23.
+    const real = parseHbbList(readFileSync(join(HBB, "hbb-listv035-sample.txt")), "primary");
+    const byName = new Map(real.packages.map((p) => [p.name, p.manifest]));
+    expect(byName.get("quadrax")!.short_description).toBe("The Secrets of Pyramid");
+    expect(byName.get("meritous")!.long_description).toMatch(/bring an end to themselves\.$/);
+    for (const { manifest } of real.packages)
+      for (const field of ["display_name", "coder", "version", "short_description", "long_description"])
+        expect(manifest[field]).toBe((manifest[field] as string).trim());
+    // The shape of USB Loader GX's entry in today's listv036: a space before the display name, a tab
+    // after the short description, CRLF line ends.
+    const source = parseHbbList(
+      Buffer.from(
+        [
+          "Homebrew 2092896 v0.3.9e | notes",
+          "usbloader_gx 1618329005 6436 4305984 dol 3906085 0 0 wg /apps/usbloader_gx/images . .",
+          " USB Loader GX",
+          "USB Loader GX Team ",
+          " r1281\t",
+          "\t10581301 ",
+          "Load games from USB-devices\t",
+          "USB Loader GX is a libwiigui based USB iso loader with a wii-like GUI.\t ",
+          "=Utilities=",
+          "",
+        ].join("\r\n"),
+      ),
+      "primary",
+    );
+    expect(source.skipped).toEqual([]);
+    expect(source.packages[0]!.manifest).toMatchObject({
+      display_name: "USB Loader GX",
+      coder: "USB Loader GX Team",
+      version: "r1281",
+      extracted: 10581301,
+      short_description: "Load games from USB-devices",
+      long_description: "USB Loader GX is a libwiigui based USB iso loader with a wii-like GUI.",
+    });
+  });
+});
+
 describe("malformed lists", () => {
   it("skip a package line with too few tokens, with its line, and import the rest", () => {
     const source = parseHbbList(
