@@ -5,7 +5,8 @@ import { readFileSync } from "node:fs";
 import { validateCatalogue, type ValidationResult } from "../load/validateCatalogue.js";
 import type { Problem } from "../catalogue/problems.js";
 import { UsageError } from "../util/errors.js";
-import { fetchApi, readApiFiles } from "./fetchApi.js";
+import { fetchApi, readApiFiles, type ApiChoice } from "./fetchApi.js";
+import type { DownloadSettings } from "./fetchArchives.js";
 import { parseHbbList } from "./parseHbbList.js";
 import { writeImport, type ImportSource, type ImportSummary } from "./writeImport.js";
 
@@ -19,8 +20,10 @@ export interface ImportReport {
 
 export interface ImportTarget {
   catalogueDir: string;
-  /** Overwrite existing manifests, stats entries and hosts.json. */
+  /** Overwrite existing manifests, stats entries, archives and hosts.json. */
   force: boolean;
+  /** How packages' archives are fetched, for a source that has them. */
+  downloads?: DownloadSettings;
 }
 
 /** Writes what a reader found, then validates the catalogue. */
@@ -48,20 +51,36 @@ export interface ImportApiOptions extends ImportTarget {
   url?: string;
   /** a folder holding its responses as files (DIR/v1/hosts, DIR/v1/<host>/packages). */
   fromFiles?: string;
-  /** Hosts fetched at once, and how long one request may take: for a URL. */
+  /** Requests (and archives) fetched at once, and how long one request may take: for a URL. */
   concurrency: number;
   timeoutSeconds: number;
   onProgress?: (done: number, total: number) => void;
+  /** Archives fetched out of those to fetch, and the bytes received. */
+  onDownload?: (done: number, total: number, bytes: number) => void;
+  /** Which API to read (the newest the server has by default), and the host a v4 or v3 API's repository becomes. */
+  api?: ApiChoice;
+  host?: string;
 }
 
 /** `import api`: a running API's hosts, packages and numbers, or the same JSON saved in files. */
 export async function importApi(options: ImportApiOptions): Promise<ImportReport> {
-  const { url, fromFiles, concurrency, timeoutSeconds, onProgress } = options;
+  const { url, fromFiles, concurrency, timeoutSeconds, onProgress, onDownload, api, host } = options;
   if ((url === undefined) === (fromFiles === undefined))
     throw new UsageError("import api: give either the API's URL or --from-files DIR");
   const source =
     fromFiles !== undefined
       ? await readApiFiles(fromFiles)
-      : await fetchApi({ baseUrl: url!, concurrency, timeoutSeconds, ...(onProgress ? { onProgress } : {}) });
-  return importSource(source, options);
+      : await fetchApi({
+          baseUrl: url!,
+          concurrency,
+          timeoutSeconds,
+          ...(onProgress ? { onProgress } : {}),
+          ...(api !== undefined ? { api } : {}),
+          ...(host !== undefined ? { host } : {}),
+        });
+  return importSource(source, {
+    catalogueDir: options.catalogueDir,
+    force: options.force,
+    downloads: { concurrency, timeoutSeconds, ...(onDownload ? { onProgress: onDownload } : {}) },
+  });
 }
