@@ -2,8 +2,8 @@
 // tables, and test/unit/schemas.test.ts checks that the tables agree with the JSON Schemas in schemas/,
 // which stay the source of truth.
 
-type JsonTypeName = "string" | "integer";
-type TypeOf<T extends JsonTypeName> = T extends "integer" ? number : string;
+type JsonTypeName = "string" | "integer" | "array";
+type TypeOf<T extends JsonTypeName> = T extends "integer" ? number : T extends "array" ? readonly string[] : string;
 type Record_<T extends Record<string, JsonTypeName>> = { [K in keyof T]: TypeOf<T[K]> };
 
 /** Fields a maintainer writes in catalogue/<host>/<name>.json. */
@@ -35,6 +35,17 @@ export const REQUIRED_MANIFEST_FIELDS = (Object.keys(MANIFEST_FIELDS) as (keyof 
   (f) => !(FILES_FIELDS as readonly string[]).includes(f),
 );
 
+/**
+ * Optional manifest fields that only today's clients read (the v3 and v4 APIs, meta.xml): a v1/v2
+ * package object never carries them. What a manifest without them means is todayFields.ts.
+ */
+export const TODAY_FIELDS = {
+  authors: "array",
+  flags: "array",
+  peripherals: "array",
+  supported_platforms: "array",
+} as const satisfies Record<string, JsonTypeName>;
+
 /** Fields the build computes; a statistics source will fill them later without touching manifests. */
 export const COMPUTED_FIELDS = {
   downloads: "integer",
@@ -51,7 +62,7 @@ export const HOST_FIELDS = {
   description: "string",
 } as const satisfies Record<string, JsonTypeName>;
 
-export type Manifest = Record_<typeof MANIFEST_FIELDS>;
+export type Manifest = Record_<typeof MANIFEST_FIELDS> & Partial<Record_<typeof TODAY_FIELDS>>;
 export type PackageStats = Record_<typeof COMPUTED_FIELDS>;
 export type Package = Record_<typeof PACKAGE_FIELDS>;
 export type HostInfo = Record_<typeof HOST_FIELDS>;

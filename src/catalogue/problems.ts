@@ -23,6 +23,9 @@ export const PROBLEM_CODES = {
   NAME_MISMATCH: "internal_name differs from the manifest's file name",
   CASE_COLLISION: "two names of one host that differ only in case",
   UPDATED_BEFORE_RELEASE: "updated is earlier than release_date (warning)",
+  REPEATED_VALUE: "a list that holds a value more often than allowed (twice, or a fifth wii_remote)",
+  PERIPHERALS_MISMATCH:
+    "peripherals and controllers name different things (warning: v3/v4 say peripherals, v1/v2 and the Homebrew Browser controllers)",
   DUPLICATE_HOST: "hosts.json declares a host id twice (ignoring case)",
   RESERVED_HOST_ID: "a host id that the API's paths reserve (hosts)",
   UNKNOWN_DEFAULT_HOST: "hosts.json's default is not a declared host",

@@ -9,6 +9,7 @@ import type { SourceBytes } from "../read/readCatalogue.js";
 import { RESERVED_HOST_IDS } from "../routes/routeTable.js";
 import type { Validators } from "../catalogue/schemas.js";
 import type { ValidateFunction } from "ajv";
+import { controllersOfPeripherals, peripheralsAgree } from "../catalogue/todayFields.js";
 import { STATS_FOLDER, statsFileOf, type StatsFile } from "../catalogue/statsFile.js";
 
 export const HOSTS_FILE = "hosts.json";
@@ -51,6 +52,8 @@ export function validateJsonFile(
     const written = errors.some((e) => typeof e.data === "number") ? numbersAsWritten(source.bytes) : undefined;
     const seen = new Set<string>();
     for (const error of errors) {
+      // A failed `contains` also reports each item its subschema refused; only the count matters.
+      if (error.schemaPath.includes("/contains/")) continue;
       const f = describeSchemaError(error, written);
       const key = `${f.code} ${f.pointer} ${f.message}`;
       if (!seen.has(key)) findings.push(f);
@@ -159,6 +162,22 @@ export function validateManifest(ref: ManifestRef, source: SourceBytes, validato
         "UPDATED_BEFORE_RELEASE",
         "/updated",
         `(${raw.updated}) is earlier than /release_date (${raw.release_date})`,
+        "warning",
+      ),
+    );
+  }
+  // Only peripherals the schema accepts are compared: a wrong one is reported already.
+  if (
+    Array.isArray(raw?.peripherals) &&
+    typeof raw.controllers === "string" &&
+    !findings.some((f) => f.pointer === "/controllers" || f.pointer.startsWith("/peripherals")) &&
+    !peripheralsAgree(raw.peripherals as string[], raw.controllers)
+  ) {
+    findings.push(
+      finding(
+        "PERIPHERALS_MISMATCH",
+        "/peripherals",
+        `says ${controllersOfPeripherals(raw.peripherals as string[]) || "none"} in controllers' letters, /controllers says ${raw.controllers || "none"}: v3 and v4 say peripherals, v1/v2 and the Homebrew Browser controllers`,
         "warning",
       ),
     );

@@ -16,6 +16,9 @@ const CODES: Record<string, ProblemCode> = {
   minLength: "BAD_LENGTH",
   maxLength: "BAD_LENGTH",
   minItems: "BAD_LENGTH",
+  maxItems: "BAD_LENGTH",
+  uniqueItems: "REPEATED_VALUE",
+  contains: "REPEATED_VALUE",
   pattern: "BAD_FORMAT",
 };
 
@@ -83,6 +86,37 @@ export function describeSchemaError(error: SchemaError, written?: ReadonlyMap<st
         `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")} (is ${found})${hint}`,
       );
     }
+    case "uniqueItems": {
+      // ajv names the two equal items' indices: point at the later one, the repeat.
+      const { i, j } = error.params as { i: number; j: number };
+      const [first, repeat] = [Math.min(i, j), Math.max(i, j)];
+      return finding(
+        "REPEATED_VALUE",
+        `${error.instancePath}/${repeat}`,
+        `repeats ${describeValue((error.data as unknown[])[repeat])} (already at ${error.instancePath}/${first}): each value at most once`,
+      );
+    }
+    case "contains": {
+      // A value allowed a limited number of times (`maxContains`): point at the first one too many.
+      const { maxContains } = error.params as { maxContains?: number };
+      const wanted = (error.schema as { const?: unknown } | undefined)?.const;
+      if (maxContains !== undefined && wanted !== undefined && Array.isArray(error.data)) {
+        const at = error.data.map((v, i) => (v === wanted ? i : -1)).filter((i) => i >= 0)[maxContains];
+        if (at !== undefined)
+          return finding(
+            "REPEATED_VALUE",
+            `${error.instancePath}/${at}`,
+            `repeats ${describeValue(wanted)}: it may be listed ${maxContains === 1 ? "once" : `at most ${maxContains} times`}`,
+          );
+      }
+      break;
+    }
+    case "maxItems":
+      return finding(
+        "BAD_LENGTH",
+        error.instancePath,
+        `must have at most ${(error.params as { limit: number }).limit} items (has ${(error.data as unknown[]).length})`,
+      );
     case "minLength":
     case "maxLength":
     case "minItems": {

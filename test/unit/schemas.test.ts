@@ -11,6 +11,7 @@ import {
   MANIFEST_FIELDS,
   PACKAGE_FIELDS,
   REQUIRED_MANIFEST_FIELDS,
+  TODAY_FIELDS,
 } from "../../src/catalogue/fields.js";
 import { isValidName, NAME_PATTERN } from "../../src/catalogue/names.js";
 import {
@@ -59,7 +60,7 @@ describe("schemas", () => {
   });
 
   it("the TypeScript field tables agree with the schemas", () => {
-    expect(fieldTypes("manifest")).toEqual(MANIFEST_FIELDS);
+    expect(fieldTypes("manifest")).toEqual({ ...MANIFEST_FIELDS, ...TODAY_FIELDS });
     expect((readSchema("manifest") as JsonSchema).required?.sort()).toEqual([...REQUIRED_MANIFEST_FIELDS].sort());
     expect(Object.keys(MANIFEST_FIELDS).filter((f) => !REQUIRED_MANIFEST_FIELDS.includes(f as never))).toEqual([
       ...FILES_FIELDS,
