@@ -5,28 +5,18 @@
 // package_type) is left out of the manifest, since the archive comes with it and the build derives
 // them. What the API cannot say (`updated`, a rating) takes the value the Open Shop Channel's own
 // list takes: `updated` is the release date.
-import { FILES_FIELDS, type HostInfo, type HostsFile } from "../catalogue/fields.js";
+import { FILES_FIELDS, TODAY_FIELDS, type HostInfo, type HostsFile } from "../catalogue/fields.js";
+import {
+  controllersOfPeripherals,
+  DEFAULT_PLATFORMS,
+  PERIPHERALS,
+  peripheralsOfControllers,
+} from "../catalogue/todayFields.js";
 import { FailureError } from "../util/errors.js";
 import type { ArchiveSource } from "./downloadArchive.js";
 import { describeValue, isObject, type HostPackages } from "./parseApi.js";
 
 export type StoreApiVersion = "v4" | "v3";
-
-/**
- * The peripherals as the v4 API names them, the v3 API's display names, and the manifest's letters.
- * TODO(issue 30): use the one table of src/catalogue/ once branch v4 has it.
- */
-const PERIPHERALS: readonly { v4: string; display: string; letter: string }[] = [
-  { v4: "wii_remote", display: "Wii Remote", letter: "w" },
-  { v4: "nunchuk", display: "Nunchuk", letter: "n" },
-  { v4: "classic_controller", display: "Classic Controller", letter: "c" },
-  { v4: "gamecube_controller", display: "GameCube Controller", letter: "g" },
-  { v4: "usb_keyboard", display: "USB Keyboard", letter: "k" },
-  { v4: "wii_zapper", display: "Wii Zapper", letter: "z" },
-  { v4: "sdhc", display: "SDHC", letter: "s" },
-];
-
-const DEFAULT_PLATFORMS = ["wii", "vwii"];
 
 /** The keys of a v4 and a v3 app object that are read, or derived by the build from the archive. */
 const READ_KEYS: Record<StoreApiVersion, Set<string>> = {
@@ -95,18 +85,18 @@ function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
 }
 
 /**
- * `controllers`: the letters in the order the API lists the peripherals, which is the order the
- * manifest's default (`peripherals` from `controllers`) reads them back in. A value the table does
- * not know is passed on as `peripherals`, for the rules to report.
+ * `controllers` from the app's peripherals (v4's names, v3's display names), and `peripherals` too
+ * when the letters' default would not give back the same list in the same order. A value the table
+ * does not know is passed on as `peripherals`, for the rules to report.
  */
 function peripheralFields(value: unknown, version: StoreApiVersion): Record<string, unknown> {
-  const key = version === "v4" ? "v4" : "display";
   const list = strings(value);
-  const letters = list?.map((p) => PERIPHERALS.find((entry) => entry[key] === p)?.letter);
-  if (!list || !letters || letters.some((l) => l === undefined))
-    // Passed on as given, for the rules to report what is wrong with it.
-    return { controllers: "", peripherals: value };
-  return { controllers: letters.join("") };
+  const names = list?.map(
+    (p) => PERIPHERALS.find((entry) => (version === "v4" ? entry.name : entry.display) === p)?.name,
+  );
+  if (!names || names.some((n) => n === undefined)) return { controllers: "", peripherals: value };
+  const controllers = controllersOfPeripherals(names as string[]);
+  return sameList(names, peripheralsOfControllers(controllers)) ? { controllers } : { controllers, peripherals: names };
 }
 
 /** The archive of an app object: v4's `assets.archive`, v3's `url.zip` and `file_size.zip_compressed`. */
@@ -195,9 +185,6 @@ export function parseContents(json: unknown, host: string, where: string, versio
   return result;
 }
 
-/** The manifest fields that only v4 (and v3) carry, which a package of the first API takes from its app. */
-const STORE_ONLY_FIELDS = ["authors", "supported_platforms", "flags", "peripherals"];
-
 /**
  * A host's packages as the first API gives them, with what its v4 (or v3) apps add: each one's
  * archive (its manifest then leaves out what the files give) and the fields the first API has not.
@@ -213,13 +200,11 @@ export function withStoreFields(first: HostPackages, store: HostPackages): HostP
     const app = apps.get(pkg.name);
     if (!app) return pkg;
     const manifest = { ...pkg.manifest };
-    for (const field of STORE_ONLY_FIELDS)
+    for (const field of Object.keys(TODAY_FIELDS))
       if (Object.hasOwn(app.manifest, field)) manifest[field] = app.manifest[field];
     // The app's peripherals say otherwise than the package's letters: they are kept as the app has them.
     if (!Object.hasOwn(manifest, "peripherals") && app.manifest.controllers !== manifest.controllers)
-      manifest.peripherals = [...String(app.manifest.controllers)].map(
-        (letter) => PERIPHERALS.find((p) => p.letter === letter)!.v4,
-      );
+      manifest.peripherals = peripheralsOfControllers(String(app.manifest.controllers));
     if (!app.archive) return { ...pkg, manifest };
     for (const field of FILES_FIELDS) delete manifest[field];
     return { ...pkg, manifest, archive: app.archive };

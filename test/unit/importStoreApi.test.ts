@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/build/buildCatalogue.js";
 import { formatImportSummary } from "../../src/cli/formatImport.js";
 import { fetchApi } from "../../src/import/fetchApi.js";
+import { parseContents } from "../../src/import/parseStoreApi.js";
 import { importApi } from "../../src/import/importCatalogue.js";
 import { FailureError } from "../../src/util/errors.js";
 import { FIXTURES, readJson, readTree, shopfrontAsync, tempDir } from "../support/helpers.js";
@@ -412,6 +413,94 @@ describe("import api: what a remote can do wrong", () => {
       /api\/v4\/information: no complete answer within 1 s \(--timeout\)$/,
     );
     expect(existsSync(imported)).toBe(false);
+  });
+});
+
+describe("import api: v4's own fields", () => {
+  it("become the manifest's, each only where it is not what the manifest's default gives", () => {
+    const app = (changes: Record<string, unknown>) => ({
+      slug: "app",
+      name: "App",
+      author: "Ann",
+      authors: ["Ann"],
+      category: "games",
+      contributors: [],
+      description: { short: "S", long: "L" },
+      downloads: 3,
+      assets: { archive: { url: "https://files.example.org/app.zip", hash: "0".repeat(32), size: 10 } },
+      flags: [],
+      package_type: "dol",
+      peripherals: ["wii_remote", "nunchuk"],
+      release_date: 1300000000,
+      supported_platforms: ["wii", "vwii"],
+      uncompressed_size: 20,
+      version: "1",
+      ...changes,
+    });
+    const [plain, rich] = parseContents(
+      [
+        app({}),
+        app({
+          slug: "rich",
+          authors: ["Ann", "Bo"],
+          contributors: ["Cy", "Di"],
+          // Not the table's order: kept, since the letters' default would reorder them.
+          peripherals: ["nunchuk", "wii_remote", "wii_remote"],
+          supported_platforms: ["wii"],
+          flags: ["writes_to_nand"],
+        }),
+      ],
+      "primary",
+      "C",
+      "v4",
+    ).packages;
+    expect(plain!.manifest).toEqual({
+      category: "games",
+      coder: "Ann",
+      contributors: "",
+      controllers: "wn",
+      display_name: "App",
+      internal_name: "app",
+      long_description: "L",
+      release_date: 1300000000,
+      short_description: "S",
+      updated: 1300000000,
+      version: "1",
+    });
+    expect(plain!.archive).toEqual({ url: "https://files.example.org/app.zip", md5: "0".repeat(32), size: 10 });
+    expect(plain!.stats).toEqual({ downloads: 3 });
+    expect(rich!.manifest).toMatchObject({
+      authors: ["Ann", "Bo"],
+      contributors: "Cy, Di",
+      controllers: "wwn",
+      peripherals: ["nunchuk", "wii_remote", "wii_remote"],
+      supported_platforms: ["wii"],
+      flags: ["writes_to_nand"],
+    });
+  });
+
+  it("an app without an archive URL, or with a size or hash that is none, is skipped with the reason", () => {
+    const base = { slug: "a", name: "A", author: "B", category: "games", release_date: 1, version: "1" };
+    const read = parseContents(
+      [
+        base,
+        { ...base, assets: { archive: { url: "https://x.example/a.zip", size: -1 } } },
+        { ...base, assets: { archive: { url: "https://x.example/a.zip", hash: "abc" } } },
+        null,
+        { name: "no slug" },
+      ],
+      "primary",
+      "C",
+      "v4",
+    );
+    expect(read.packages).toEqual([]);
+    expect(read.skipped.map((s) => s.reasons[0])).toEqual([
+      "it has no archive URL (assets.archive.url)",
+      "its archive size (assets.archive.size) is -1, not a number of bytes",
+      'its archive hash (assets.archive.hash) is "abc", not an MD5 in hex',
+      "null, not an app object",
+      "its slug is missing, not a string",
+    ]);
   });
 });
 
