@@ -3,8 +3,8 @@
 // that never completes is never seen under the package's name), hashed and counted as it comes, and
 // kept only when its size and MD5 are what the API states. Whatever fails, nothing is left behind.
 import { createHash } from "node:crypto";
-import { createReadStream, createWriteStream } from "node:fs";
-import { lstat, rename, rm } from "node:fs/promises";
+import { constants, createReadStream, createWriteStream } from "node:fs";
+import { copyFile, lstat, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -18,6 +18,12 @@ export interface ArchiveSource {
   size?: number;
   /** Its MD5 as lower-case hex, when the API states it. */
   md5?: string;
+}
+
+/** An archive in a folder on this machine (a mirror's `hbb/<name>/<name>.zip`), and the size its list states. */
+export interface LocalArchive {
+  file: string;
+  size?: number;
 }
 
 /** The largest archive an import takes when the API states no size: the catalogue's own limit on unpacked bytes. */
@@ -61,7 +67,7 @@ export async function fileDigest(path: string): Promise<{ size: number; md5: str
 }
 
 /** Whether a file's digest is what the source states (a size or hash it does not state is not compared). */
-export function matchesSource(digest: { size: number; md5: string }, source: ArchiveSource): boolean {
+export function matchesSource(digest: { size: number; md5: string }, source: { size?: number; md5?: string }): boolean {
   return (
     (source.size === undefined || digest.size === source.size) &&
     (source.md5 === undefined || digest.md5 === source.md5.toLowerCase())
@@ -86,6 +92,31 @@ function reasonOf(error: unknown): string {
 }
 
 class Refused extends Error {}
+
+/** A hidden temporary name beside `target`, in the same folder, so that renaming it over `target` is atomic. */
+export function temporaryBeside(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${process.pid}.${Math.random().toString(36).slice(2)}.part`);
+}
+
+/**
+ * Copies a mirror's archive into `target` when it has the size its list states; returns undefined
+ * when it is in place, otherwise why not, and nothing is left behind.
+ */
+export async function copyArchive(source: LocalArchive, target: string): Promise<string | undefined> {
+  const temporary = temporaryBeside(target);
+  try {
+    await copyFile(source.file, temporary, constants.COPYFILE_EXCL);
+    const { size } = await stat(temporary);
+    if (source.size !== undefined && size !== source.size)
+      return `${source.file} has ${size} bytes, not the ${source.size} the list states`;
+    await rename(temporary, target);
+    return undefined;
+  } catch (error) {
+    return `${source.file} cannot be copied (${reasonOf(error)})`;
+  } finally {
+    await rm(temporary, { force: true });
+  }
+}
 
 /**
  * Fetches `source.url` into `target` (a path in the catalogue). Returns undefined when the archive

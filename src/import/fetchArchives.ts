@@ -4,15 +4,23 @@
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { forEachConcurrently } from "../util/forEachConcurrently.js";
-import { downloadArchive, fileDigest, matchesSource, refuseUrl, type ArchiveSource } from "./downloadArchive.js";
+import {
+  copyArchive,
+  downloadArchive,
+  fileDigest,
+  matchesSource,
+  refuseUrl,
+  type ArchiveSource,
+  type LocalArchive,
+} from "./downloadArchive.js";
 
-export type { ArchiveSource } from "./downloadArchive.js";
+export type { ArchiveSource, LocalArchive } from "./downloadArchive.js";
 
 /** A package whose archive is to be had. */
 export interface ArchiveJob {
   host: string;
   name: string;
-  archive?: ArchiveSource;
+  archive?: ArchiveSource | LocalArchive;
 }
 
 export interface DownloadSettings {
@@ -52,7 +60,7 @@ export async function fetchArchives<T extends ArchiveJob>(
   const toFetch: T[] = [];
   for (const pkg of packages) {
     const source = pkg.archive!;
-    const refused = refuseUrl(source.url);
+    const refused = "url" in source ? refuseUrl(source.url) : undefined;
     const file = `${pkg.host}/${pkg.name}${ARCHIVE_EXTENSION}`;
     if (refused !== undefined) outcomes.set(pkg, refused);
     else if (await isFolder(join(catalogueDir, pkg.host, pkg.name)))
@@ -69,14 +77,15 @@ export async function fetchArchives<T extends ArchiveJob>(
   let bytes = 0;
   settings.onProgress?.(done, toFetch.length, bytes);
   await forEachConcurrently(toFetch, settings.concurrency, async (pkg) => {
-    const failed = await downloadArchive(
-      pkg.archive!,
-      join(catalogueDir, pkg.host, `${pkg.name}${ARCHIVE_EXTENSION}`),
-      {
-        timeoutSeconds: settings.timeoutSeconds,
-        onBytes: (n) => settings.onProgress?.(done, toFetch.length, (bytes += n)),
-      },
-    );
+    const source = pkg.archive!;
+    const target = join(catalogueDir, pkg.host, `${pkg.name}${ARCHIVE_EXTENSION}`);
+    const failed =
+      "url" in source
+        ? await downloadArchive(source, target, {
+            timeoutSeconds: settings.timeoutSeconds,
+            onBytes: (n) => settings.onProgress?.(done, toFetch.length, (bytes += n)),
+          })
+        : await copyArchive(source, target);
     outcomes.set(pkg, failed ?? "fetched");
     settings.onProgress?.(++done, toFetch.length, bytes);
   });

@@ -8,6 +8,7 @@ import { UsageError } from "../util/errors.js";
 import { fetchApi, readApiFiles, type ApiChoice } from "./fetchApi.js";
 import type { DownloadSettings } from "./fetchArchives.js";
 import { parseHbbList } from "./parseHbbList.js";
+import { withMirrorFiles } from "./mirrorFiles.js";
 import { writeImport, type ImportSource, type ImportSummary } from "./writeImport.js";
 
 export interface ImportReport {
@@ -35,15 +36,18 @@ export async function importSource(source: ImportSource, target: ImportTarget): 
   return { problems, summary, validation: { ...validation, ms: performance.now() - started } };
 }
 
-/** `import hbb`: a Homebrew Browser list file, its packages put on `host`. */
-export async function importHbbList(options: ImportTarget & { file: string; host: string }): Promise<ImportReport> {
+/** `import hbb`: a Homebrew Browser list file, its packages put on `host`; with `files`, a mirror's archives. */
+export async function importHbbList(
+  options: ImportTarget & { file: string; host: string; files?: string },
+): Promise<ImportReport> {
   let bytes: Buffer;
   try {
     bytes = readFileSync(options.file);
   } catch (e) {
     throw new UsageError(`cannot read the list ${options.file}: ${(e as Error).message}`);
   }
-  return importSource(parseHbbList(bytes, options.host), options);
+  const source = parseHbbList(bytes, options.host);
+  return importSource(options.files !== undefined ? withMirrorFiles(source, options.files) : source, options);
 }
 
 export interface ImportApiOptions extends ImportTarget {

@@ -23,7 +23,13 @@ import {
   validateStatsFile,
 } from "../validate/catalogueRules.js";
 import { compareCodePoints } from "../util/codePoints.js";
-import { ARCHIVE_EXTENSION, fetchArchives, type ArchiveSource, type DownloadSettings } from "./fetchArchives.js";
+import {
+  ARCHIVE_EXTENSION,
+  fetchArchives,
+  type ArchiveSource,
+  type DownloadSettings,
+  type LocalArchive,
+} from "./fetchArchives.js";
 
 /** A package as a reader found it: its manifest fields as read (not yet checked) and its numbers. */
 export interface ImportedPackage {
@@ -35,8 +41,8 @@ export interface ImportedPackage {
   manifest: Record<string, unknown>;
   /** Its numbers, which replace its stats entry; a field left out is the default, as in a stats file. */
   stats?: Partial<PackageStats>;
-  /** Its archive, fetched into the catalogue as `<host>/<name>.zip` (the manifest then leaves out what the files give). */
-  archive?: ArchiveSource;
+  /** Its archive, fetched or copied into the catalogue as `<host>/<name>.zip` (the manifest then leaves out what the files give). */
+  archive?: ArchiveSource | LocalArchive;
 }
 
 /** A package, or a part of the source, that was not imported, and why. */

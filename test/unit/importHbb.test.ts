@@ -445,6 +445,67 @@ describe("round trip through the list format", () => {
   });
 });
 
+describe("import hbb --files (a mirror's archives)", () => {
+  it("copies each archive the mirror has in as package files, checked against the list's size", async () => {
+    const mirror = tempDir();
+    const pong = readFileSync(join(FIXTURES, "package-files", "catalogue", "primary", "pong.zip"));
+    writeFiles(mirror, {
+      "hbb/pong/pong.zip": pong,
+      // The mirror's own icons are not taken: the archive's is what the build serves.
+      "hbb/pong.png": "not read",
+      "hbb/stale/stale.zip": pong,
+    });
+    writeFileSync(
+      join(mirror, "listv036.txt"),
+      list(
+        entry("pong", { tokens: `pong 1230768000 100 2000 dol ${pong.length} 7 0 w . . .` }),
+        entry("stale", { tokens: `stale 1230768000 100 2000 dol ${pong.length + 1} 0 0 w . . .` }),
+        entry("gone"),
+        entry("../up", { tokens: "../up 1230768000 100 2000 dol 10 0 0 w . . ." }),
+        "=Games=",
+      ),
+    );
+    const catalogueDir = join(tempDir(), "catalogue");
+    const report = await importHbbList({
+      file: join(mirror, "listv036.txt"),
+      files: mirror,
+      host: "primary",
+      catalogueDir,
+      force: false,
+    });
+    expect(report.summary).toMatchObject({
+      written: ["primary/pong.json", "primary/gone.json"],
+      archives: ["primary/pong.zip"],
+      notes: ["the mirror has no hbb/<name>/<name>.zip for gone: imported without files"],
+    });
+    expect(report.summary!.skipped.map((s) => [s.name, s.reasons])).toEqual([
+      [
+        "stale",
+        [
+          `${join(mirror, "hbb", "stale", "stale.zip")} has ${pong.length} bytes, not the ${pong.length + 1} the list states`,
+        ],
+      ],
+      ["../up", [expect.stringMatching(/^its name "\.\.\/up" cannot be a package name/)]],
+    ]);
+    expect(readFileSync(join(catalogueDir, "primary", "pong.zip"))).toEqual(pong);
+    // The archive gives zip_size, extracted and package_type; the package without one keeps the list's.
+    expect(manifestOf(catalogueDir, "primary", "pong")).not.toHaveProperty("zip_size");
+    expect(manifestOf(catalogueDir, "primary", "gone")).toMatchObject({ zip_size: 3000, extracted: 4096 });
+    expect(readdirSync(join(catalogueDir, "primary")).sort()).toEqual(["gone.json", "pong.json", "pong.zip"]);
+    expect(report.validation?.problems.filter((p) => p.severity === "error")).toEqual([]);
+
+    await expect(
+      importHbbList({
+        file: join(mirror, "listv036.txt"),
+        files: join(mirror, "hbb"),
+        host: "primary",
+        catalogueDir,
+        force: false,
+      }),
+    ).rejects.toThrow(/--files .*: it has no hbb\/ folder/);
+  });
+});
+
 describe("importHbbList (one call: read, write, validate)", () => {
   it("reads the list file, writes it and validates the catalogue as it now is", async () => {
     const cwd = tempDir();

@@ -533,7 +533,13 @@ describe("import api: which API", () => {
     contents.body = apps.map((a) => ({ ...a, url: { zip: `${server.url}${a.url.zip}`, icon: "" } }));
     const source = await fetchApi({ baseUrl: server.url, concurrency: 2, timeoutSeconds: 5 });
     expect(server.paths.slice(0, 2)).toEqual(["/api/v4/information", "/api/v3/information"]);
-    expect(source.packages.map((p) => [p.name, p.manifest.controllers, p.archive?.md5])).toEqual([
+    expect(
+      source.packages.map((p) => [
+        p.name,
+        p.manifest.controllers,
+        p.archive && "md5" in p.archive ? p.archive.md5 : undefined,
+      ]),
+    ).toEqual([
       ["pong", "w", undefined],
       ["snake", "wn", undefined],
       ["tetris", "w", undefined],
