@@ -298,6 +298,26 @@ describe("import api: v4, a round trip", () => {
   });
 });
 
+describe("import api: a catalogue that has the package's files as a folder", () => {
+  it("keeps the folder and skips the package, since a package has a zip or a folder, not both", async () => {
+    const store = await builtStore();
+    const server = await v4Store(store);
+    const imported = join(tempDir(), "catalogue");
+    fse.copySync(join(store.catalogue, "primary", "snake"), join(imported, "primary", "snake"));
+    const report = await importFrom(server.url, imported);
+    expect(report.summary?.skipped).toEqual([
+      {
+        source: `${server.url}/api/v4/contents [1]`,
+        host: "primary",
+        name: "snake",
+        reasons: ["primary/snake/ holds its files as a folder: remove it to import the archive"],
+      },
+    ]);
+    expect(report.summary?.archives).toEqual(["primary/pong.zip", "primary/tetris.zip"]);
+    expect(existsSync(join(imported, "primary", "snake.zip"))).toBe(false);
+  });
+});
+
 describe("import api: what a remote can do wrong", () => {
   it("refuses each package whose archive fails, names why, leaves no file behind, and imports the rest", async () => {
     const store = await builtStore();
