@@ -100,7 +100,15 @@ function peripheralFields(value: unknown, version: StoreApiVersion): Record<stri
 }
 
 /** The archive of an app object: v4's `assets.archive`, v3's `url.zip` and `file_size.zip_compressed`. */
-function archiveOf(item: Record<string, unknown>, version: StoreApiVersion): ArchiveSource | string {
+function archiveOf(item: Record<string, unknown>, version: StoreApiVersion, where: string): ArchiveSource | string {
+  const found = archiveFields(item, version);
+  if (typeof found === "string") return found;
+  // A URL relative to the answer (`/hbb/pong/pong.zip`) is read as a browser reads it; one that is
+  // no URL even so is passed on, for the fetcher to refuse with its reason.
+  return URL.canParse(found.url, where) ? { ...found, url: new URL(found.url, where).href } : found;
+}
+
+function archiveFields(item: Record<string, unknown>, version: StoreApiVersion): ArchiveSource | string {
   if (version === "v4") {
     const archive = isObject(item.assets) ? item.assets.archive : undefined;
     if (!isObject(archive) || typeof archive.url !== "string") return "it has no archive URL (assets.archive.url)";
@@ -139,7 +147,7 @@ export function parseContents(json: unknown, host: string, where: string, versio
       result.skipped.push({ source, host, reasons: [`its slug is ${got}, not a string`] });
       return;
     }
-    const archive = archiveOf(item, version);
+    const archive = archiveOf(item, version, where);
     if (typeof archive === "string") {
       result.skipped.push({ source, host, name, reasons: [archive] });
       return;

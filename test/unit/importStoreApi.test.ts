@@ -385,6 +385,14 @@ describe("import api: what a remote can do wrong", () => {
     }
   });
 
+  it("reads an archive URL relative to the contents' URL", async () => {
+    const store = await builtStore();
+    const server = await v4Store(store, {}, () => store.apps);
+    const report = await importFrom(server.url, join(tempDir(), "catalogue"));
+    expect(report.summary?.archives).toHaveLength(3);
+    expect(server.paths).toContain("/hbb/pong/pong.zip");
+  });
+
   it("refuses a name that breaks the rule before anything is fetched for it", async () => {
     const store = await builtStore();
     const server = await v4Store(store, {}, (apps) => [
