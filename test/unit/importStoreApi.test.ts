@@ -599,6 +599,13 @@ describe("import api: which API", () => {
     expect(run.stderr).not.toMatch(/error/);
     expect(run.stdout).toContain("imported 3 packages into catalogue (3 archives fetched)");
     expect(run.code).toBe(0);
+    const broken = await v4Store(store, { "/hbb/pong/pong.zip": NOT_FOUND });
+    const refused = await shopfrontAsync(cwd, ["import", "api", broken.url, "--catalogue", "third"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain("imported 2 packages into third (2 archives fetched); skipped 1");
+    expect(refused.stdout).toContain(
+      `skipped primary/pong (${broken.url}/api/v4/contents [0]):\n  its archive ${broken.url}/hbb/pong/pong.zip answered 404 Not Found, not 200`,
+    );
     const before = server.paths.length;
     const v2 = await shopfrontAsync(cwd, ["import", "api", server.url, "--api", "v2", "--catalogue", "other"]);
     expect(v2.stdout).toContain("imported 3 packages into other");
