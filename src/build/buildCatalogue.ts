@@ -48,8 +48,12 @@ export interface BuildOptions {
   /** Ignore what the previous build left and write everything. */
   force?: boolean;
   onProgress?: BuildProgress;
-  /** The wall clock (tests move it on to see a build that runs long after the last edit). */
+  /** The wall clock (tests move it on to see a build that runs long after the last edit); its UTC day picks the featured app. */
   now?: () => number;
+  /** The origin the build is deployed at, for the v3/v4 URLs (`build --base-url`); `http://<default host>` when left out. */
+  baseUrl?: string | undefined;
+  /** The UTC day (days since 1970-01-01) whose featured app to pick; the day of the build when left out. */
+  featuredDay?: number | undefined;
 }
 
 export type BuildProgress = (phase: "reading" | "writing", done: number, total: number) => void;
@@ -105,7 +109,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   const targets = options.targets ?? [];
   for (const id of targets) targetById(id);
   const site = options.site ?? true;
-  const key = buildKey(options.catalogueDir, targets, site);
+  const key = buildKey(options.catalogueDir, targets, site, options.baseUrl);
   return withOutput(options.outDir, async (output) => {
     const state = output.live ? readState(output.layout.home) : undefined;
     // A state describes the live output only while it names it; then it knows its targets.
@@ -113,7 +117,14 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     const previous = options.force ? { reason: "--force" } : usableState(output, key, state);
     if ("reason" in previous) return buildFully(options, output, key, previous.reason, dropped);
     const rebuilt = await rebuildCatalogue(
-      { catalogueDir: options.catalogueDir, targets, site, now: options.now ?? Date.now },
+      {
+        catalogueDir: options.catalogueDir,
+        targets,
+        site,
+        now: options.now ?? Date.now,
+        baseUrl: options.baseUrl,
+        featuredDay: options.featuredDay,
+      },
       output,
       previous.state,
     );
@@ -121,6 +132,11 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
       ? buildFully(options, output, key, rebuilt.fullBuild, dropped, previous.state)
       : rebuilt;
   });
+}
+
+/** The time whose UTC day picks the featured app: options.featuredDay's, or the build's. */
+function featuredMs(options: Pick<BuildOptions, "featuredDay">, snapshotMs: number): number {
+  return options.featuredDay !== undefined ? options.featuredDay * 24 * 3600 * 1000 : snapshotMs;
 }
 
 /** The state a rebuild can start from, or why there is none. */
@@ -178,7 +194,14 @@ function finishFullBuild(
   catalogue: RenderedCatalogue,
   sources: CatalogueSources,
 ): BuildResult {
-  const files = [...renderOutput(catalogue, { site: options.site !== false, targets: options.targets ?? [] })];
+  const files = [
+    ...renderOutput(catalogue, {
+      site: options.site !== false,
+      targets: options.targets ?? [],
+      baseUrl: options.baseUrl,
+      nowMs: featuredMs(options, snapshotMs),
+    }),
+  ];
   const written = writeBuild(output, files, previous, phase(options.onProgress, "writing"));
 
   const hosts = catalogue.hosts.map((h) => h.id);

@@ -15,6 +15,11 @@ export const SCHEMA_FILES = {
   error: "error.schema.json",
   stats: "stats.schema.json",
   config: "config.schema.json",
+  information: "information.schema.json",
+  v4App: "v4-app.schema.json",
+  v4Contents: "v4-contents.schema.json",
+  v3App: "v3-app.schema.json",
+  v3Contents: "v3-contents.schema.json",
 } as const;
 
 export type SchemaName = keyof typeof SCHEMA_FILES;

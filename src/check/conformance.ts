@@ -15,6 +15,7 @@ import {
   SITE_TYPES,
   urlFor,
 } from "../routes/routeTable.js";
+import { TODAY_ENDPOINTS } from "../routes/todayRoutes.js";
 
 type FormRow = Exclude<ConformanceRow, "content-type" | "cors" | "error-body" | "package-cache">;
 
@@ -140,6 +141,7 @@ export function conformanceCases(api: ExpectedApi): ConformanceCase[] {
     add("not-found", target, notFound);
   cases.push(...siteCases(api));
   cases.push(...packageFileCases(api));
+  cases.push(...todayCases(api));
   for (const target of [
     "/../secret.txt",
     "/v1/../../secret.txt",
@@ -161,6 +163,32 @@ export function conformanceCases(api: ExpectedApi): ConformanceCase[] {
   add("methods", urlFor("hosts"), { kind: "preflight" }, "OPTIONS");
   for (const method of ["POST", "PUT", "DELETE"] as const)
     add("methods", urlFor("hosts"), { kind: "method-not-allowed" }, method);
+  return cases;
+}
+
+const TODAY_FILE = /^(?:hosts\/([^/]+)\/)?api\/(v[34])\/contents$/;
+
+/**
+ * Today's API of every host the build has it for (found by its contents file): each file at its
+ * URL, the featured app or a 404 when none qualifies; unknown hosts and endpoints answer 404.
+ */
+function todayCases(api: ExpectedApi): ConformanceCase[] {
+  const cases: ConformanceCase[] = [];
+  for (const contents of [...api.files.keys()].sort()) {
+    const match = TODAY_FILE.exec(contents);
+    if (!match) continue;
+    const row = match[2] === "v4" ? "today-v4" : "today-v3";
+    const add = (target: string, expect: Expectation, method: ConformanceCase["method"] = "GET") =>
+      cases.push({ row, method, target, expect });
+    const folder = contents.slice(0, -"contents".length);
+    for (const endpoint of TODAY_ENDPOINTS) {
+      const file = `${folder}${endpoint}`;
+      add(`/${file}`, api.files.has(file) ? { kind: "file", file } : { kind: "not-found" });
+    }
+    add(`/${contents}`, { kind: "file", file: contents }, "HEAD");
+    add(`/${folder}${NO_SUCH_NAME}`, { kind: "not-found" });
+    if (match[1] === undefined) add(`/hosts/${NO_SUCH_NAME}/${contents}`, { kind: "not-found" });
+  }
   return cases;
 }
 

@@ -18,6 +18,7 @@ export interface ProjectConfig {
   out?: string;
   targets?: TargetId[];
   site?: boolean;
+  baseUrl?: string;
 }
 
 export interface ConfigResult {

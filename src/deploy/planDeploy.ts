@@ -23,6 +23,7 @@
 // metadata alone: when its bytes are known to be the object's (the record's MD5, or an ETag that is
 // the local MD5, as a single-part upload's is), a new type or lifetime is a copy of the object onto
 // itself with the new metadata, so an unchanged 50 MB archive never crosses the network twice.
+import { TODAY_ROUTES, type TodayRouteId } from "../routes/todayRoutes.js";
 import {
   cacheControlOf,
   contentTypeOf,
@@ -121,6 +122,8 @@ const PHASE_OF_ROUTE: Record<RouteId, number> = {
   "v2-category": 1,
   hosts: 2,
   "v2-hosts": 2,
+  // Today's files name packages and their files, as the lists do.
+  ...(Object.fromEntries(TODAY_ROUTES.map((r) => [r.id, 1])) as Record<TodayRouteId, number>),
 };
 
 export interface PlanInput {

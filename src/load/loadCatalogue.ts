@@ -3,7 +3,7 @@
 // The load step every command that reads a catalogue shares: read -> validate -> render. Each valid
 // manifest is rendered as soon as it is validated, so a large catalogue is held as JSON text, never
 // as parsed manifests.
-import { lstatSync, mkdtempSync, readdirSync, rmSync, type Stats } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, rmSync, statSync, type Stats } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Manifest } from "../catalogue/fields.js";
@@ -38,6 +38,15 @@ import { validateLayout } from "../validate/layoutRules.js";
 import type { PackageStats } from "../catalogue/fields.js";
 import { hostStatsOf, type HostStats } from "../catalogue/statsFile.js";
 import { compareCodePoints } from "../util/codePoints.js";
+import { todayPackageOf } from "../render/renderToday.js";
+
+let placeholderSize: number | undefined;
+
+/** The placeholder icon's bytes, served for a package without an icon. */
+function placeholderIconSize(): number {
+  placeholderSize ??= statSync(PLACEHOLDER_ICON).size;
+  return placeholderSize;
+}
 
 /** What a build remembers of a host's stats file. */
 export interface StatsSource {
@@ -213,6 +222,10 @@ function renderWithFiles(
     ...(stats ? { stats } : {}),
     files: { zipSize: derived.zip_size, icon: derived.icon !== undefined },
     stored,
+    today: todayPackageOf(merged as Manifest, stats, {
+      derived,
+      iconSize: derived.icon?.size ?? placeholderIconSize(),
+    }),
   };
 }
 
@@ -249,6 +262,7 @@ export function loadManifest(
         category: checked.manifest.category,
         coder: checked.manifest.coder,
         ...(stats ? { stats } : {}),
+        today: todayPackageOf(checked.manifest, stats),
       },
       signature: source.signature!,
     },
@@ -372,6 +386,7 @@ export async function loadCatalogue(
       hosts: hosts.hostsFile.hosts,
       packages,
       ...(withFiles ? { defaultHost: hosts.hostsFile.default } : {}),
+      hostsDefault: hosts.hostsFile.default,
     },
     // A valid hosts file was read, so its signature was taken.
     sources: {

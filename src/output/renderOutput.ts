@@ -5,6 +5,7 @@
 import { renderOpenApi } from "../openapi/renderOpenApi.js";
 import { catalogueNames } from "../render/catalogueNames.js";
 import { renderApi, type OutputFile, type RenderedCatalogue } from "../render/renderApi.js";
+import { renderTodayApi } from "../render/renderToday.js";
 import { packageFilePaths } from "../routes/packageFileLayout.js";
 import { OPENAPI_FILE } from "../routes/routeTable.js";
 import { renderSite } from "../site/renderSite.js";
@@ -15,6 +16,10 @@ export interface OutputOptions {
   site: boolean;
   /** The targets whose deploy files the output holds; none when left out. */
   targets?: readonly TargetId[];
+  /** The origin the build is deployed at, for the v3/v4 URLs (shopfront.json's baseUrl). */
+  baseUrl?: string | undefined;
+  /** The build's time (its UTC day picks the featured app); now when left out. */
+  nowMs?: number;
 }
 
 /**
@@ -43,6 +48,7 @@ export function renderOutput(catalogue: RenderedCatalogue, options: OutputOption
   const targets = options.targets ?? [];
   return [
     ...renderApi(catalogue),
+    ...renderTodayApi(catalogue, { baseUrl: options.baseUrl, nowMs: options.nowMs ?? Date.now() }),
     ...storedPackageFiles(catalogue),
     { path: OPENAPI_FILE, content: renderOpenApi() },
     ...(options.site ? renderSite(catalogue) : []),

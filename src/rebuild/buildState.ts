@@ -99,7 +99,7 @@ export function copyPackage(host: HostState, i: number, from: HostState, j: numb
 
 /** A host's state for its rendered packages, in list order, their sources' signatures and the stats orphans. */
 export function hostStateOf(
-  packages: readonly RenderedPackage[],
+  packages: readonly (Pick<RenderedPackage, "name" | "json"> & PackageRecord)[],
   signatures: readonly Signature[],
   orphans: [string, PackageStats][],
 ): HostState {
@@ -310,9 +310,15 @@ export function toolKey(): string {
  * The key of a build: the tool, the catalogue folder, the targets and whether it writes the browse
  * site, with the site's stylesheet and script (files of the tool that are not code).
  */
-export function buildKey(catalogueDir: string, targets: readonly string[], site: boolean): string {
+export function buildKey(
+  catalogueDir: string,
+  targets: readonly string[],
+  site: boolean,
+  baseUrl?: string | undefined,
+): string {
   const assets = site ? siteAssets().map((f) => f.content) : false;
-  return createHash("sha256")
-    .update(JSON.stringify([toolKey(), resolve(catalogueDir), [...new Set(targets)].sort(), assets]))
-    .digest("hex");
+  // A base URL is in every v3/v4 object: another one takes a full build. None keeps the key it had.
+  const parts: unknown[] = [toolKey(), resolve(catalogueDir), [...new Set(targets)].sort(), assets];
+  if (baseUrl !== undefined) parts.push(baseUrl);
+  return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
 }

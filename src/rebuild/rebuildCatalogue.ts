@@ -19,6 +19,7 @@ import {
 } from "../validate/catalogueRules.js";
 import { hostStatsOf, statsFileOf, type HostStats } from "../catalogue/statsFile.js";
 import { withSiteChanges } from "./planSite.js";
+import { withTodayChanges } from "./planToday.js";
 import { publish, slotDir, writeChanges, type LockedOutput } from "../write/writeOutput.js";
 import { forgetState, signatureUnchanged, statsAt, writeState, type BuildState } from "./buildState.js";
 import { planRebuild, type LiveFiles, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
@@ -31,6 +32,10 @@ export interface RebuildOptions {
   site: boolean;
   /** The wall clock. */
   now: () => number;
+  /** The origin the build is served from, for the v3/v4 URLs. */
+  baseUrl?: string | undefined;
+  /** The UTC day whose featured app to pick; the day of the rebuild when left out. */
+  featuredDay?: number | undefined;
 }
 
 /**
@@ -70,7 +75,19 @@ export async function rebuildCatalogue(
     targets: options.targets,
   };
   const live = liveFiles(slotDir(output, output.live!));
-  const plan = withSiteChanges(planRebuild(state, survey, inputs, live), live, options.site);
+  const today = withTodayChanges(
+    planRebuild(state, survey, inputs, live),
+    state,
+    {
+      packages: manifests.packages,
+      hosts: hostsFile.hosts,
+      baseUrl: options.baseUrl,
+      nowMs: options.featuredDay !== undefined ? options.featuredDay * 24 * 3600 * 1000 : snapshotMs,
+    },
+    live,
+  );
+  if ("fullBuild" in today) return today;
+  const plan = withSiteChanges(today, live, options.site);
   const home = output.layout.home;
   if (plan.writes.size > 0) {
     forgetState(home);

@@ -20,6 +20,7 @@ import {
   ROUTES,
 } from "../routes/routeTable.js";
 import { compareCodePoints } from "../util/codePoints.js";
+import type { TodayPackage } from "./renderToday.js";
 
 /**
  * A file of the output. A JSON array is kept as its rendered elements, so a list of any length is
@@ -88,6 +89,8 @@ export interface RenderedPackage {
   files?: PackageFilesInfo;
   /** With files: where its stored files come from (output/renderOutput.ts writes them). */
   stored?: StoredPackageFiles;
+  /** What today's clients (v3, v4) are told of it. */
+  today: TodayPackage;
 }
 
 export interface RenderedCatalogue {
@@ -96,6 +99,8 @@ export interface RenderedCatalogue {
   packages: ReadonlyMap<string, readonly RenderedPackage[]>;
   /** hosts.json's default host: its packages' stored files are at the root (routes/packageFileLayout.ts). */
   defaultHost?: string;
+  /** hosts.json's default host, with package files or without: its today API is at the OSC's paths. */
+  hostsDefault: string;
 }
 
 const PACKAGE_KEYS = (Object.keys(PACKAGE_FIELDS) as (keyof Package)[]).sort();

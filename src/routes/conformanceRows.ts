@@ -15,6 +15,9 @@ export const CONFORMANCE_ROWS = {
   "v2-coder": "GET /v2/<host>/packages?coder=<coder>, each way clients write a coder",
   "v2-category-coder": "GET /v2/<host>/packages?category=<category>&coder=<coder>, and which parameter wins",
   "v2-query": "GET /v2/<host>/packages?query=<text>, alone and with a category and coder",
+  "today-v4":
+    "GET /api/v4/information, /api/v4/contents, /api/v4/featured-app (another host under /hosts/<host>/); 404 for a featured app when none qualifies",
+  "today-v3": "GET /api/v3/information, /api/v3/contents, /api/v3/featured-app (another host under /hosts/<host>/)",
   "filter-unknown": "[] for a category or coder no package of the host has, hostile values included",
   "trailing-slash": "every route with a trailing slash, no redirect",
   "not-found": "404 for unknown hosts, packages, bad or repeated names",

@@ -8,6 +8,7 @@ import { coderKey, utf8Bytes } from "./filterValue.js";
 import { PARAM_KINDS, type Param, type ParamKind, type RouteQuery } from "./routeParams.js";
 import { escapeRegex, fillTemplate, filePathPattern, paramOf, paramsInOrder, segmentsOf } from "./routeSyntax.js";
 import { HOST_FILES_PREFIX, PACKAGE_FILE_TEMPLATES } from "./packageFileLayout.js";
+import { TODAY_ROUTES, type TodayRouteId, type TodaySchema } from "./todayRoutes.js";
 
 export type RouteId =
   | "hosts"
@@ -22,7 +23,8 @@ export type RouteId =
   | "v2-coder"
   | "v2-category"
   | "v2-package"
-  | "v2-packages";
+  | "v2-packages"
+  | TodayRouteId;
 
 export interface Route {
   id: RouteId;
@@ -50,7 +52,7 @@ export interface Route {
 }
 
 /** The schemas of schemas/ that a route's 200 body follows. */
-export type ResponseSchema = Extract<SchemaName, "hosts" | "packages" | "package">;
+export type ResponseSchema = Extract<SchemaName, "hosts" | "packages" | "package" | TodaySchema>;
 
 const EMPTY = "v1/{host}/empty";
 const CATEGORY_LIST = "v1/{host}/category/{category}/packages";
@@ -153,6 +155,7 @@ export const ROUTES: readonly Route[] = [
     returns: "every package of a host",
     schema: "packages",
   },
+  ...TODAY_ROUTES,
 ];
 
 /** Headers of every API response (200 and 404), forced wherever the host allows it. */

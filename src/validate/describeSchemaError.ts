@@ -31,6 +31,11 @@ export const PATTERN_MESSAGES: Record<string, string> = {
   "/$defs/line/pattern": "must be one line without control characters",
   "/$defs/text/pattern": "must not contain control characters other than tab and line breaks",
   "/properties/controllers/pattern": "must only hold controller letters: w (Wii Remote, up to 4), n, c, g, k, z, s",
+  "/properties/baseUrl/pattern":
+    "must be an origin such as http://hbb1.example.org (http or https, a host name, a port at most; no path)",
+  "/$defs/url/pattern": "must be an absolute http or https URL",
+  "/$defs/asset/properties/hash/pattern": "must be an MD5 as 32 lowercase hex digits",
+  "/$defs/asset/properties/sha256/pattern": "must be a SHA-256 as 64 lowercase hex digits",
   "/$defs/hostname/pattern": "must be a DNS host name such as hbb1.example.org",
   "/properties/counted/items/properties/sha256/pattern": "must be a SHA-256 as 64 lowercase hex digits",
   "/properties/counted/items/properties/countedAt/pattern": "must be an RFC 3339 UTC time such as 2026-11-23T21:00:00Z",

@@ -39,6 +39,18 @@ describe("the output of the basic fixture", () => {
     const [fixture, zoe, themer] = ["4669787475726520436f646572", "5a6fc3ab20c38672c3b8", "5468656d6572"];
     expect([...tree.keys()]).toEqual([
       "404.json",
+      // Today's API (v3, v4): the default host's at the OSC's paths, themes' under hosts/; no
+      // featured app on themes, whose packages use no Wii Remote.
+      "api/v3/contents",
+      "api/v3/featured-app",
+      "api/v3/information",
+      "api/v4/contents",
+      "api/v4/featured-app",
+      "api/v4/information",
+      "hosts/themes/api/v3/contents",
+      "hosts/themes/api/v3/information",
+      "hosts/themes/api/v4/contents",
+      "hosts/themes/api/v4/information",
       "openapi.json",
       "v1/hosts",
       `v1/primary/category/games/coder/${fixture}/packages`,
@@ -64,10 +76,10 @@ describe("the output of the basic fixture", () => {
     expect(result.built).toEqual({
       hosts: 2,
       packages: 5,
-      files: 22,
+      files: 32,
       mode: { kind: "full", reason: "no previous build" },
       changedPackages: 5,
-      filesWritten: 22,
+      filesWritten: 32,
     });
   });
 

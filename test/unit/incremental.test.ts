@@ -227,35 +227,39 @@ describe("incremental builds", () => {
     const catalogue = copyFixture("basic");
     const out = join(tempDir(), "dist");
     // The API's files alone: test/unit/site.test.ts counts the site's.
-    const apiOnly = { site: false };
+    // Day 3's featured app is ZapShot, which no edit below touches.
+    const apiOnly = { site: false, featuredDay: 3 };
     await build(catalogue, out, apiOnly);
     // snake moves from games and "Fixture Coder" to utilities and "Test Coder": its file, its host's
-    // list, the three filtered lists it leaves (one kept by ZapShot) and the three it joins (two new).
+    // list, the three filtered lists it leaves (one kept by ZapShot) and the three it joins (two new);
+    // and its host's v3 and v4 contents (ten files of today's API in all, see build.test.ts).
     writeFiles(catalogue, { "primary/snake.json": manifest("snake", { zip_size: 7 }) });
     expect(await build(catalogue, out, apiOnly)).toMatchObject({
       mode: { kind: "incremental" },
       changedPackages: 1,
-      filesWritten: 8,
+      filesWritten: 10,
       packages: 5,
-      files: 24,
+      files: 34,
     });
-    writeFiles(catalogue, { "primary/added.json": manifest("added") });
+    // A new package also changes the host's app count (v3 and v4 information); a demo is never
+    // featured. It makes the demos list and its coder's pair list.
+    writeFiles(catalogue, { "primary/added.json": manifest("added", { category: "demos" }) });
     expect(await build(catalogue, out, apiOnly)).toMatchObject({
       mode: { kind: "incremental" },
       changedPackages: 1,
-      filesWritten: 5,
+      filesWritten: 9,
       packages: 6,
-      files: 25,
+      files: 37,
     });
     rmSync(join(catalogue, "primary", "added.json"));
     expect(await build(catalogue, out, apiOnly)).toMatchObject({
       mode: { kind: "incremental" },
       changedPackages: 1,
-      filesWritten: 5,
+      filesWritten: 9,
       packages: 5,
-      files: 24,
+      files: 34,
     });
-    expect(readTree(out).size).toBe(24);
+    expect(readTree(out).size).toBe(34);
   });
 
   it("notice an edit that keeps size and mtime (the ctime moves)", async () => {

@@ -12,6 +12,9 @@ import {
 import { planRebuild, type LiveFiles, type RereadPackage } from "../../src/rebuild/planRebuild.js";
 import { contentText, filterKeys, renderFilteredLists } from "../../src/render/renderApi.js";
 import { fileFor } from "../../src/routes/routeTable.js";
+import { todayPackageOf } from "../../src/render/renderToday.js";
+import type { Manifest } from "../../src/catalogue/fields.js";
+import { manifest } from "../support/helpers.js";
 
 const signature = (ino: number): Signature => ({ size: 10, mtimeMs: 1000, ctimeMs: 1000, ino });
 const json = (name: string, version = "1") => `{"name":"${name}","version":"${version}"}`;
@@ -107,7 +110,7 @@ const reread = (
 ): RereadPackage => ({
   host,
   index,
-  pkg: { name, json: json(name, version), ...filters },
+  pkg: { name, json: json(name, version), ...filters, today: todayPackageOf(manifest(name) as Manifest, undefined) },
   signature: signature(99),
 });
 

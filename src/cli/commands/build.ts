@@ -14,6 +14,7 @@ interface BuildOptions {
   target?: TargetId[];
   site: boolean;
   force?: boolean;
+  baseUrl?: string;
   maxProblems: number;
   quiet?: boolean;
   format: Format;
@@ -28,6 +29,10 @@ export function registerBuild(program: Command): void {
     .addOption(targetOption("--target <target...>", "also write the config files this host reads from the deploy root"))
     .option("--no-site", "write the API without the browse site")
     .option("--force", "ignore the previous build and write every file")
+    .option(
+      "--base-url <url>",
+      "the origin the build is served from, for the v3/v4 URLs (default: http://<default host>)",
+    )
     .addOption(maxProblemsOption())
     .option("--quiet", "print nothing but problems")
     .addOption(formatOption("workflow commands that annotate the catalogue's files (and lines)"))
@@ -37,6 +42,7 @@ export function registerBuild(program: Command): void {
     out: outSetting,
     target: (config) => config.targets,
     site: siteSetting,
+    baseUrl: (config) => config.baseUrl,
   });
 }
 
@@ -49,6 +55,7 @@ async function build(options: BuildOptions) {
     targets: options.target ?? [],
     site: options.site,
     force: options.force ?? false,
+    ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
     ...(bar ? { onProgress: bar } : {}),
   });
   const { format, maxProblems: limit } = options;
