@@ -174,8 +174,10 @@ export function parseContents(json: unknown, host: string, where: string, versio
     const platforms = item.supported_platforms;
     if (platforms !== undefined && !(strings(platforms) && sameList(platforms as string[], DEFAULT_PLATFORMS)))
       manifest.supported_platforms = platforms;
-    if (item.flags !== undefined && !(Array.isArray(item.flags) && item.flags.length === 0))
-      manifest.flags = item.flags;
+    // The Open Shop Channel's server writes flags as its Java names (WRITES_TO_NAND); the manifest's
+    // are lower case.
+    const flags = strings(item.flags)?.map((f) => f.toLowerCase()) ?? item.flags;
+    if (flags !== undefined && !(Array.isArray(flags) && flags.length === 0)) manifest.flags = flags;
     for (const key of Object.keys(manifest)) if (manifest[key] === undefined) delete manifest[key];
     for (const key of Object.keys(item))
       if (!READ_KEYS[version].has(key)) result.notCarriedOver.set(key, (result.notCarriedOver.get(key) ?? 0) + 1);
@@ -196,14 +198,11 @@ export function parseContents(json: unknown, host: string, where: string, versio
 /**
  * A host's packages as the first API gives them, with what its v4 (or v3) apps add: each one's
  * archive (its manifest then leaves out what the files give) and the fields the first API has not.
- * An app the first API does not list, or whose archive cannot be read, adds nothing: the first
- * API's package is imported as it is.
+ * An app the first API does not list, or whose archive cannot be read, adds nothing, and an app
+ * whose archive states no hash adds no archive: the first API's package is imported as it is.
  */
 export function withStoreFields(first: HostPackages, store: HostPackages): HostPackages {
   const apps = new Map(store.packages.map((p) => [p.name, p]));
-  const notCarriedOver = new Map(first.notCarriedOver);
-  for (const [field, count] of store.notCarriedOver)
-    notCarriedOver.set(field, (notCarriedOver.get(field) ?? 0) + count);
   const packages = first.packages.map((pkg) => {
     const app = apps.get(pkg.name);
     if (!app) return pkg;
@@ -213,9 +212,12 @@ export function withStoreFields(first: HostPackages, store: HostPackages): HostP
     // The app's peripherals say otherwise than the package's letters: they are kept as the app has them.
     if (!Object.hasOwn(manifest, "peripherals") && app.manifest.controllers !== manifest.controllers)
       manifest.peripherals = peripheralsOfControllers(String(app.manifest.controllers));
-    if (!app.archive) return { ...pkg, manifest };
+    // An archive without a hash is one the build has no files of: it points where the Homebrew
+    // Browser layout would put it on the host's own server, which need not exist.
+    if (!app.archive || !("md5" in app.archive)) return { ...pkg, manifest };
     for (const field of FILES_FIELDS) delete manifest[field];
     return { ...pkg, manifest, archive: app.archive };
   });
-  return { packages, skipped: first.skipped, notCarriedOver };
+  // What else v4 has (the shop's title details) is what the build writes of its own: nothing lost.
+  return { packages, skipped: first.skipped, notCarriedOver: first.notCarriedOver };
 }
