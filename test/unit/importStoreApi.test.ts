@@ -15,6 +15,7 @@ import { buildCatalogue } from "../../src/build/buildCatalogue.js";
 import { formatImportSummary } from "../../src/cli/formatImport.js";
 import { fetchApi } from "../../src/import/fetchApi.js";
 import { parseContents } from "../../src/import/parseStoreApi.js";
+import { servePreview } from "../../src/serve/servePreview.js";
 import { importApi } from "../../src/import/importCatalogue.js";
 import { FailureError } from "../../src/util/errors.js";
 import { FIXTURES, readJson, readTree, shopfrontAsync, tempDir } from "../support/helpers.js";
@@ -188,6 +189,54 @@ function filesUnder(dir: string): string[] {
     .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
     .sort();
 }
+
+describe("import api: the true round trip", () => {
+  it("build, serve with the preview server, import into an empty folder, build again: the same output, package files included", async () => {
+    const root = tempDir();
+    const catalogue = join(root, "catalogue");
+    fse.copySync(join(FIXTURES, "package-files", "catalogue"), catalogue);
+    fse.outputJsonSync(join(catalogue, "primary", "tetris.json"), {
+      ...(readJson(join(catalogue, "primary", "tetris.json")) as object),
+      authors: ["Zoë Müller", "Ann"],
+      flags: ["writes_to_nand"],
+      supported_platforms: ["wii"],
+    });
+    fse.outputJsonSync(join(catalogue, "stats", "primary.json"), {
+      packages: { snake: { downloads: 12, rating: "4" } },
+    });
+    // The archive URLs of v4 are the build's base URL: the port the preview server will listen on.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const dist = join(root, "dist");
+    const built = await buildCatalogue({ catalogueDir: catalogue, outDir: dist, baseUrl });
+    expect(built.problems.filter((p) => p.severity === "error")).toEqual([]);
+    const server = await servePreview({ dir: dist, host: "127.0.0.1", port });
+    closers.push(() => server.close());
+
+    const imported = join(root, "imported");
+    const report = await importFrom(server.url, imported);
+    expect(report.summary).toMatchObject({
+      archives: ["primary/pong.zip", "primary/snake.zip", "primary/tetris.zip"],
+      skipped: [],
+      notCarriedOver: [],
+    });
+    expect(readJson(join(imported, "primary", "tetris.json"))).toMatchObject({
+      authors: ["Zoë Müller", "Ann"],
+      flags: ["writes_to_nand"],
+      supported_platforms: ["wii"],
+    });
+    const again = join(root, "again");
+    const rebuilt = await buildCatalogue({ catalogueDir: imported, outDir: again, baseUrl });
+    expect(rebuilt.problems.filter((p) => p.severity === "error")).toEqual([]);
+    const before = readTree(dist);
+    const after = readTree(again);
+    expect([...after.keys()]).toEqual([...before.keys()]);
+    for (const [path, bytes] of before) expect(after.get(path), path).toEqual(bytes);
+  });
+});
 
 describe("import api: v4, a round trip", () => {
   for (const [what, firstApi] of [
