@@ -12,8 +12,11 @@ function printable(text: string): string {
 }
 
 export function formatImportSummary(summary: ImportSummary, catalogue: string): string[] {
+  const archives = summary.archives.length;
   const lines = [
     `imported ${plural(summary.written.length, "package")} into ${catalogue}` +
+      (archives > 0 ? ` (${plural(archives, "archive")} fetched)` : "") +
+      (summary.alreadyThere.length > 0 ? `; ${summary.alreadyThere.length} already there` : "") +
       (summary.skipped.length > 0 ? `; skipped ${summary.skipped.length}` : "") +
       (summary.statsFiles.length > 0 ? `; numbers in ${summary.statsFiles.join(", ")}` : ""),
   ];

@@ -10,6 +10,7 @@ import { forEachConcurrently } from "../util/forEachConcurrently.js";
 import { VERSION } from "../util/version.js";
 import type { ImportSource } from "./writeImport.js";
 import { importSourceOf, parseApiJson, parseHostList, parsePackageList, type HostPackages } from "./parseApi.js";
+import { parseContents, parseInformation, withStoreFields, type StoreApiVersion } from "./parseStoreApi.js";
 
 export interface FetchApiOptions {
   /** The API's base URL, with or without a path prefix and a trailing slash. */
@@ -20,7 +21,16 @@ export interface FetchApiOptions {
   timeoutSeconds: number;
   /** Requests done out of those known so far (the hosts' count is known once /v1/hosts is read). */
   onProgress?: (done: number, total: number) => void;
+  /** Which API to read: the newest the server has (v4, then v3, then v1/v2), or one of them. */
+  api?: ApiChoice;
+  /** The host id that the one repository of a v4 or v3 API becomes. */
+  host?: string;
 }
+
+export type ApiChoice = "auto" | StoreApiVersion | "v2";
+
+/** The host id a v4 or v3 API's repository becomes unless the user names one: the Open Shop Channel's first API called it so. */
+export const DEFAULT_STORE_HOST = "primary";
 
 /**
  * Statuses with which v2 says it has no such route, so v1 is asked instead: 404 (what the original's
@@ -86,7 +96,7 @@ function jsonOf(answer: Answer, url: string): unknown {
 /** Reads the hosts, then every host's list, `concurrency` at a time, into one import. */
 async function collect(
   hostsJson: { json: unknown; where: string },
-  readList: (host: string) => Promise<HostPackages>,
+  readList: (host: string, defaultHost: string) => Promise<HostPackages>,
   concurrency: number,
   onProgress?: (done: number, total: number) => void,
 ): Promise<ImportSource> {
@@ -96,7 +106,7 @@ async function collect(
   let done = 1;
   onProgress?.(done, ids.length + 1);
   await forEachConcurrently(ids, concurrency, async (id) => {
-    lists.set(id, await readList(id));
+    lists.set(id, await readList(id, hosts.default));
     onProgress?.(++done, ids.length + 1);
   });
   return importSourceOf(
@@ -105,18 +115,77 @@ async function collect(
   );
 }
 
-/** A running API's hosts and packages: /v1/hosts, then each host's /v2/<host>/packages (or /v1/ where v2 has no such route). */
+/**
+ * A v4 or v3 API alone (the Open Shop Channel today): its one repository, declared from
+ * `/api/<version>/information` (already read) and the URL's host name, and its apps from
+ * `/api/<version>/contents`.
+ */
+async function readStoreApi(
+  version: StoreApiVersion,
+  information: { url: string; answer: Answer },
+  fetchJson: (path: string) => Promise<{ url: string; answer: Answer }>,
+  base: string,
+  options: FetchApiOptions,
+): Promise<ImportSource> {
+  const id = options.host ?? DEFAULT_STORE_HOST;
+  const hosts = parseInformation(
+    jsonOf(information.answer, information.url),
+    information.url,
+    id,
+    new URL(base).hostname,
+  );
+  options.onProgress?.(1, 2);
+  const contents = await fetchJson(`api/${version}/contents`);
+  const list = parseContents(jsonOf(contents.answer, contents.url), id, contents.url, version);
+  options.onProgress?.(2, 2);
+  return importSourceOf(hosts, [list]);
+}
+
+/**
+ * Where a host's apps are in a v4 or v3 API that also has the first API (a shopfront build): the
+ * default host's at `/api/<version>/contents`, any other's under `hosts/<host>/`, where its package
+ * files are.
+ */
+function storeContentsPath(version: StoreApiVersion, id: string, defaultHost: string): string {
+  return `${id === defaultHost ? "" : `hosts/${encodeURIComponent(id)}/`}api/${version}/contents`;
+}
+
+/**
+ * A running API's hosts and packages. The newest API the server has is asked first: when
+ * `/api/v4/information` (else v3's) answers and `/v1/hosts` does not, that API alone is read (the
+ * Open Shop Channel today); when both answer (a shopfront build), the hosts and their packages come
+ * from the first API and each package's archive and the fields only v4 has from v4; otherwise
+ * /v1/hosts and each host's /v2/<host>/packages (or /v1/ where v2 has no such route).
+ */
 export async function fetchApi(options: FetchApiOptions): Promise<ImportSource> {
   const base = apiBaseUrl(options.baseUrl);
   const fetchJson = async (path: string) => {
     const url = `${base}/${path}`;
     return { url, answer: await get(url, options.timeoutSeconds) };
   };
+  const api = options.api ?? "auto";
+  let store: { version: StoreApiVersion; information: { url: string; answer: Answer } } | undefined;
+  for (const version of ["v4", "v3"] as const) {
+    if (api !== "auto" && api !== version) continue;
+    const information = await fetchJson(`api/${version}/information`);
+    // Asked for this version, or it is there: read it; any answer but "no such route" is its answer.
+    if (api === version || !NO_SUCH_ROUTE.has(information.answer.status)) {
+      store = { version, information };
+      break;
+    }
+  }
+  if (store && api !== "auto") return readStoreApi(store.version, store.information, fetchJson, base, options);
   const hosts = await fetchJson("v1/hosts");
-  const readList = async (id: string) => {
+  if (store && hosts.answer.status !== 200)
+    return readStoreApi(store.version, store.information, fetchJson, base, options);
+  const readList = async (id: string, defaultHost: string) => {
     let { url, answer } = await fetchJson(`v2/${encodeURIComponent(id)}/packages`);
     if (NO_SUCH_ROUTE.has(answer.status)) ({ url, answer } = await fetchJson(`v1/${encodeURIComponent(id)}/packages`));
-    return parsePackageList(jsonOf(answer, url), id, url);
+    const list = parsePackageList(jsonOf(answer, url), id, url);
+    if (!store) return list;
+    const contents = await fetchJson(storeContentsPath(store.version, id, defaultHost));
+    if (NO_SUCH_ROUTE.has(contents.answer.status)) return list;
+    return withStoreFields(list, parseContents(jsonOf(contents.answer, contents.url), id, contents.url, store.version));
   };
   return collect(
     { json: jsonOf(hosts.answer, hosts.url), where: hosts.url },

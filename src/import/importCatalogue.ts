@@ -5,9 +5,11 @@ import { readFileSync } from "node:fs";
 import { validateCatalogue, type ValidationResult } from "../load/validateCatalogue.js";
 import type { Problem } from "../catalogue/problems.js";
 import { UsageError } from "../util/errors.js";
-import { fetchApi, readApiFiles } from "./fetchApi.js";
+import { fetchApi, readApiFiles, type ApiChoice } from "./fetchApi.js";
+import type { DownloadSettings } from "./fetchArchives.js";
 import { parseHbbList } from "./parseHbbList.js";
 import { readOscmeta, type ReadOscmetaOptions } from "./readOscmeta.js";
+import { withMirrorFiles } from "./mirrorFiles.js";
 import { writeImport, type ImportSource, type ImportSummary } from "./writeImport.js";
 
 export interface ImportReport {
@@ -20,8 +22,10 @@ export interface ImportReport {
 
 export interface ImportTarget {
   catalogueDir: string;
-  /** Overwrite existing manifests, stats entries and hosts.json. */
+  /** Overwrite existing manifests, stats entries, archives and hosts.json. */
   force: boolean;
+  /** How packages' archives are fetched, for a source that has them. */
+  downloads?: DownloadSettings;
 }
 
 /** Writes what a reader found, then validates the catalogue. */
@@ -33,15 +37,18 @@ export async function importSource(source: ImportSource, target: ImportTarget): 
   return { problems, summary, validation: { ...validation, ms: performance.now() - started } };
 }
 
-/** `import hbb`: a Homebrew Browser list file, its packages put on `host`. */
-export async function importHbbList(options: ImportTarget & { file: string; host: string }): Promise<ImportReport> {
+/** `import hbb`: a Homebrew Browser list file, its packages put on `host`; with `files`, a mirror's archives. */
+export async function importHbbList(
+  options: ImportTarget & { file: string; host: string; files?: string },
+): Promise<ImportReport> {
   let bytes: Buffer;
   try {
     bytes = readFileSync(options.file);
   } catch (e) {
     throw new UsageError(`cannot read the list ${options.file}: ${(e as Error).message}`);
   }
-  return importSource(parseHbbList(bytes, options.host), options);
+  const source = parseHbbList(bytes, options.host);
+  return importSource(options.files !== undefined ? withMirrorFiles(source, options.files) : source, options);
 }
 
 export interface ImportApiOptions extends ImportTarget {
@@ -49,22 +56,38 @@ export interface ImportApiOptions extends ImportTarget {
   url?: string;
   /** a folder holding its responses as files (DIR/v1/hosts, DIR/v1/<host>/packages). */
   fromFiles?: string;
-  /** Hosts fetched at once, and how long one request may take: for a URL. */
+  /** Requests (and archives) fetched at once, and how long one request may take: for a URL. */
   concurrency: number;
   timeoutSeconds: number;
   onProgress?: (done: number, total: number) => void;
+  /** Archives fetched out of those to fetch, and the bytes received. */
+  onDownload?: (done: number, total: number, bytes: number) => void;
+  /** Which API to read (the newest the server has by default), and the host a v4 or v3 API's repository becomes. */
+  api?: ApiChoice;
+  host?: string;
 }
 
 /** `import api`: a running API's hosts, packages and numbers, or the same JSON saved in files. */
 export async function importApi(options: ImportApiOptions): Promise<ImportReport> {
-  const { url, fromFiles, concurrency, timeoutSeconds, onProgress } = options;
+  const { url, fromFiles, concurrency, timeoutSeconds, onProgress, onDownload, api, host } = options;
   if ((url === undefined) === (fromFiles === undefined))
     throw new UsageError("import api: give either the API's URL or --from-files DIR");
   const source =
     fromFiles !== undefined
       ? await readApiFiles(fromFiles)
-      : await fetchApi({ baseUrl: url!, concurrency, timeoutSeconds, ...(onProgress ? { onProgress } : {}) });
-  return importSource(source, options);
+      : await fetchApi({
+          baseUrl: url!,
+          concurrency,
+          timeoutSeconds,
+          ...(onProgress ? { onProgress } : {}),
+          ...(api !== undefined ? { api } : {}),
+          ...(host !== undefined ? { host } : {}),
+        });
+  return importSource(source, {
+    catalogueDir: options.catalogueDir,
+    force: options.force,
+    downloads: { concurrency, timeoutSeconds, ...(onDownload ? { onProgress: onDownload } : {}) },
+  });
 }
 
 export type ImportOscmetaOptions = ImportTarget & Omit<ReadOscmetaOptions, "catalogueDir">;

@@ -29,13 +29,13 @@ const MANIFEST_KEYS = Object.keys(MANIFEST_FIELDS);
 const API_KEYS = new Set([...MANIFEST_KEYS, ...Object.keys(COMPUTED_FIELDS)]);
 
 /** A JSON value named for a message: `null`, `a string`, `a list`. */
-function describeValue(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

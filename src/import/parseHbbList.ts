@@ -146,7 +146,10 @@ export function parseHbbList(bytes: Uint8Array, host: string): ImportSource {
       continue;
     }
     const { name, updated, packageType, zipSize, downloads, rating, controllers, rest } = tokenFields(tokens);
-    const [displayName, coder, version, extracted, short, long] = text as Six;
+    // Each text line without the spaces and tabs at its ends, as the original service read them
+    // (OpenShopAPI's parselist.py strips every line): real lists have " USB Loader GX" and
+    // descriptions ending in a tab, which no client shows.
+    const [displayName, coder, version, extracted, short, long] = text.map((t) => t.trim()) as Six;
     notCarried("icon size");
     notCarried("binary size");
     // Extra folders may hold spaces: everything between controllers and the two flags.

@@ -2,8 +2,9 @@
 // into a catalogue. Each package is checked by the catalogue's own rules before it is written, so the
 // written catalogue validates; a package that cannot be written as it is, is skipped with the reasons,
 // never changed to fit. Nothing existing is overwritten without `force`. A package may bring its
-// files (an oscmeta repository's), which are copied beside its manifest.
-import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+// files: an archive fetched or copied in (an API's, a mirror's), or files already checked (an oscmeta
+// repository's), copied beside its manifest.
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { NO_STATS, type HostInfo, type HostsFile, type PackageStats } from "../catalogue/fields.js";
 import { foldCase, isValidName, NAME_RULE } from "../catalogue/names.js";
@@ -24,6 +25,13 @@ import {
   validateStatsFile,
 } from "../validate/catalogueRules.js";
 import { compareCodePoints } from "../util/codePoints.js";
+import {
+  ARCHIVE_EXTENSION,
+  fetchArchives,
+  type ArchiveSource,
+  type DownloadSettings,
+  type LocalArchive,
+} from "./fetchArchives.js";
 
 /** A package as a reader found it: its manifest fields as read (not yet checked) and its numbers. */
 export interface ImportedPackage {
@@ -37,6 +45,8 @@ export interface ImportedPackage {
   stats?: Partial<PackageStats>;
   /** Its package files, already checked, copied to `<host>/<name>.zip` or `<host>/<name>/`. */
   files?: { kind: "zip" | "folder"; path: string };
+  /** Its archive, fetched or copied into the catalogue as `<host>/<name>.zip` (the manifest then leaves out what the files give). */
+  archive?: ArchiveSource | LocalArchive;
 }
 
 /** A package, or a part of the source, that was not imported, and why. */
@@ -66,13 +76,21 @@ export interface ImportSource {
 
 export interface ImportOptions {
   catalogueDir: string;
-  /** Overwrite existing manifests, stats entries and hosts.json. */
+  /** Overwrite existing manifests, stats entries, archives and hosts.json. */
   force: boolean;
+  /** How packages' archives are fetched: how many at once, how long one may stall, and progress. */
+  downloads?: DownloadSettings;
 }
+
+const DEFAULT_DOWNLOADS: DownloadSettings = { concurrency: 4, timeoutSeconds: 30 };
 
 export interface ImportSummary {
   /** Manifests written, relative to the catalogue folder. */
   written: string[];
+  /** Archives fetched into the catalogue, relative to its folder (`primary/snake.zip`). */
+  archives: string[];
+  /** Manifests already there as the import would write them, with their archives whole: left as they are. */
+  alreadyThere: string[];
   skipped: SkippedEntry[];
   notCarriedOver: [string, number][];
   notes: string[];
@@ -162,14 +180,14 @@ interface HostNames {
   importing: Map<string, ImportedPackage>;
 }
 
-/** Why a package cannot be written as it is; none when it can. */
+/** Why a package cannot be written as it is; none when it can; "same" when its manifest is there as it would be written. */
 function packageReasons(
   pkg: ImportedPackage,
   file: string,
   names: HostNames,
   options: ImportOptions,
   validators: Validators,
-): string[] {
+): string[] | "same" {
   if (!isValidName(pkg.name)) return [`its name ${JSON.stringify(pkg.name)} cannot be a package name: ${NAME_RULE}`];
   const folded = foldCase(pkg.name);
   const earlier = names.importing.get(folded);
@@ -182,15 +200,22 @@ function packageReasons(
   const existing = names.existing.get(folded);
   if (existing !== undefined && existing !== pkg.name)
     return [`its name differs only in case from ${pkg.host}/${existing}${MANIFEST_EXTENSION}, which the host has`];
-  if (existing !== undefined && !options.force) return [`${file} exists (--force overwrites it)`];
+  const bytes = Buffer.from(manifestText(pkg.manifest));
+  if (existing !== undefined && !options.force) {
+    if (!pkg.files && bytes.equals(readFileSync(join(options.catalogueDir, file)))) return "same";
+    return [`${file} exists (--force overwrites it)`];
+  }
   if (pkg.files && !options.force) {
     const there = filesPaths(options.catalogueDir, pkg).filter((f) => existsSync(f.path));
     if (there.length > 0) return [`${there.map((f) => f.file).join(" and ")} exists (--force overwrites it)`];
   }
   const reasons: string[] = [];
-  const bytes = Buffer.from(manifestText(pkg.manifest));
-  const ref = { host: pkg.host, name: pkg.name, file, ...(pkg.files ? { files: pkg.files.kind } : {}) };
-  const checked = validateManifest(ref, { bytes }, validators);
+  const filesKind = pkg.files ? pkg.files.kind : pkg.archive ? ("zip" as const) : undefined;
+  const checked = validateManifest(
+    { host: pkg.host, name: pkg.name, file, ...(filesKind ? { files: filesKind } : {}) },
+    { bytes },
+    validators,
+  );
   for (const p of checked.problems.filter(isError)) reasons.push(`${p.pointer || "the manifest"} ${p.message}`);
   if (pkg.stats && !validators.stats({ packages: { [pkg.name]: pkg.stats } })) {
     for (const error of validators.stats.errors ?? []) {
@@ -222,7 +247,7 @@ export async function writeImport(source: ImportSource, options: ImportOptions):
   if (problems.length > 0) return { problems };
 
   const skipped = [...source.skipped];
-  const toWrite: { pkg: ImportedPackage; file: string }[] = [];
+  const toWrite: { pkg: ImportedPackage; file: string; same?: boolean }[] = [];
   const byHost = new Map<string, HostNames>();
   for (const pkg of source.packages) {
     const file = `${pkg.host}/${pkg.name}${MANIFEST_EXTENSION}`;
@@ -235,19 +260,43 @@ export async function writeImport(source: ImportSource, options: ImportOptions):
     if (!names)
       byHost.set(pkg.host, (names = { existing: existingNames(options.catalogueDir, pkg.host), importing: new Map() }));
     const reasons = packageReasons(pkg, file, names, options, validators);
-    if (reasons.length > 0) skipped.push({ ...entry, reasons });
+    if (reasons !== "same" && reasons.length > 0) skipped.push({ ...entry, reasons });
     else {
-      toWrite.push({ pkg, file });
+      toWrite.push({ pkg, file, same: reasons === "same" });
       names.importing.set(foldCase(pkg.name), pkg);
     }
   }
 
+  for (const id of declared) mkdirSync(join(options.catalogueDir, id), { recursive: true });
+  // The archives before any manifest: a package whose archive cannot be had is not written at all,
+  // since its manifest leaves out what the archive gives.
+  const archives = await fetchArchives(
+    toWrite.filter((w) => w.pkg.archive).map((w) => w.pkg),
+    options.catalogueDir,
+    options.force,
+    options.downloads ?? DEFAULT_DOWNLOADS,
+  );
+  const alreadyThere: string[] = [];
+  for (let i = toWrite.length - 1; i >= 0; i--) {
+    const { pkg, file, same } = toWrite[i]!;
+    const outcome = archives.get(pkg);
+    if (outcome !== undefined && outcome !== "whole" && outcome !== "fetched") {
+      skipped.push({ source: pkg.source, host: pkg.host, name: pkg.name, reasons: [outcome] });
+      toWrite.splice(i, 1);
+    } else if (same && outcome !== "fetched") {
+      alreadyThere.unshift(file);
+      toWrite.splice(i, 1);
+    }
+  }
+  // Skipped packages in the order the source has them, whichever step refused them.
+  const order = new Map(source.packages.map((p, i) => [p.source, i]));
+  skipped.sort((a, b) => (order.get(a.source) ?? -1) - (order.get(b.source) ?? -1));
+
   if (hosts.change !== "kept")
     writeAtomically(join(options.catalogueDir, HOSTS_FILE), `${JSON.stringify(hosts.hosts, null, 2)}\n`);
-  for (const id of declared) mkdirSync(join(options.catalogueDir, id), { recursive: true });
-  for (const { pkg, file } of toWrite) {
+  for (const { pkg, file, same } of toWrite) {
     if (pkg.files) copyPackageFiles(options.catalogueDir, pkg, pkg.files);
-    writeAtomically(join(options.catalogueDir, file), manifestText(pkg.manifest));
+    if (!same) writeAtomically(join(options.catalogueDir, file), manifestText(pkg.manifest));
   }
   const statsFiles: string[] = [];
   for (const [host, file] of stats) {
@@ -273,7 +322,11 @@ export async function writeImport(source: ImportSource, options: ImportOptions):
   return {
     problems: [],
     summary: {
-      written: toWrite.map((w) => w.file),
+      written: toWrite.filter((w) => !w.same).map((w) => w.file),
+      archives: source.packages
+        .filter((pkg) => archives.get(pkg) === "fetched")
+        .map((pkg) => `${pkg.host}/${pkg.name}${ARCHIVE_EXTENSION}`),
+      alreadyThere,
       skipped,
       notCarriedOver: [...source.notCarriedOver].sort((a, b) => compareCodePoints(a[0], b[0])),
       notes: [...(source.notes ?? []), ...hostNotes(hosts.placeholders, source)],

@@ -161,7 +161,7 @@ describe("import api: a round trip", () => {
 });
 
 describe("import api: what a source gives", () => {
-  it("asks v2 first, then v1 where v2 has no such route, under a path prefix, with its User-Agent", async () => {
+  it("asks v4 and v3, then v2, then v1 where v2 has no such route, under a path prefix, with its User-Agent", async () => {
     const server = await serveRoutes({
       "/api/v1/hosts": { body: HOSTS },
       "/api/v2/primary/packages": { body: [original("Alpha", { downloads: 12 })] },
@@ -170,6 +170,8 @@ describe("import api: what a source gives", () => {
     });
     const source = await fetchFrom(`${server.url}/api/`);
     expect(server.requests.map((r) => r.path).sort()).toEqual([
+      "/api/api/v3/information",
+      "/api/api/v4/information",
       "/api/v1/hosts",
       "/api/v1/themes/packages",
       "/api/v2/primary/packages",
@@ -336,7 +338,8 @@ describe("import api: failures", () => {
     // The port is free once the server is closed.
     await closers.pop()!();
     await expect(fetchFrom(server.url)).rejects.toThrow(
-      new RegExp(`^${server.url}/v1/hosts: cannot be fetched \\(.*ECONNREFUSED`),
+      // The first request asks whether the server has the newest API.
+      new RegExp(`^${server.url}/api/v4/information: cannot be fetched \\(.*ECONNREFUSED`),
     );
   });
 

@@ -89,6 +89,47 @@ describe("the real lists", () => {
   });
 });
 
+describe("text lines", () => {
+  it("lose the spaces and tabs at their ends, as the original service stripped each line", () => {
+    // listv035 as published: quadrax's short description ends in a space, meritous's long one in 23.
+    const real = parseHbbList(readFileSync(join(HBB, "hbb-listv035-sample.txt")), "primary");
+    const byName = new Map(real.packages.map((p) => [p.name, p.manifest]));
+    expect(byName.get("quadrax")!.short_description).toBe("The Secrets of Pyramid");
+    expect(byName.get("meritous")!.long_description).toMatch(/bring an end to themselves\.$/);
+    for (const { manifest } of real.packages)
+      for (const field of ["display_name", "coder", "version", "short_description", "long_description"])
+        expect(manifest[field]).toBe((manifest[field] as string).trim());
+    // The shape of USB Loader GX's entry in today's listv036: a space before the display name, a tab
+    // after the short description, CRLF line ends.
+    const source = parseHbbList(
+      Buffer.from(
+        [
+          "Homebrew 2092896 v0.3.9e | notes",
+          "usbloader_gx 1618329005 6436 4305984 dol 3906085 0 0 wg /apps/usbloader_gx/images . .",
+          " USB Loader GX",
+          "USB Loader GX Team ",
+          " r1281\t",
+          "\t10581301 ",
+          "Load games from USB-devices\t",
+          "USB Loader GX is a libwiigui based USB iso loader with a wii-like GUI.\t ",
+          "=Utilities=",
+          "",
+        ].join("\r\n"),
+      ),
+      "primary",
+    );
+    expect(source.skipped).toEqual([]);
+    expect(source.packages[0]!.manifest).toMatchObject({
+      display_name: "USB Loader GX",
+      coder: "USB Loader GX Team",
+      version: "r1281",
+      extracted: 10581301,
+      short_description: "Load games from USB-devices",
+      long_description: "USB Loader GX is a libwiigui based USB iso loader with a wii-like GUI.",
+    });
+  });
+});
+
 describe("malformed lists", () => {
   it("skip a package line with too few tokens, with its line, and import the rest", () => {
     const source = parseHbbList(
@@ -401,6 +442,67 @@ describe("round trip through the list format", () => {
       };
       expect(effective(dir)).toEqual(effective(original));
     }
+  });
+});
+
+describe("import hbb --files (a mirror's archives)", () => {
+  it("copies each archive the mirror has in as package files, checked against the list's size", async () => {
+    const mirror = tempDir();
+    const pong = readFileSync(join(FIXTURES, "package-files", "catalogue", "primary", "pong.zip"));
+    writeFiles(mirror, {
+      "hbb/pong/pong.zip": pong,
+      // The mirror's own icons are not taken: the archive's is what the build serves.
+      "hbb/pong.png": "not read",
+      "hbb/stale/stale.zip": pong,
+    });
+    writeFileSync(
+      join(mirror, "listv036.txt"),
+      list(
+        entry("pong", { tokens: `pong 1230768000 100 2000 dol ${pong.length} 7 0 w . . .` }),
+        entry("stale", { tokens: `stale 1230768000 100 2000 dol ${pong.length + 1} 0 0 w . . .` }),
+        entry("gone"),
+        entry("../up", { tokens: "../up 1230768000 100 2000 dol 10 0 0 w . . ." }),
+        "=Games=",
+      ),
+    );
+    const catalogueDir = join(tempDir(), "catalogue");
+    const report = await importHbbList({
+      file: join(mirror, "listv036.txt"),
+      files: mirror,
+      host: "primary",
+      catalogueDir,
+      force: false,
+    });
+    expect(report.summary).toMatchObject({
+      written: ["primary/pong.json", "primary/gone.json"],
+      archives: ["primary/pong.zip"],
+      notes: ["the mirror has no hbb/<name>/<name>.zip for gone: imported without files"],
+    });
+    expect(report.summary!.skipped.map((s) => [s.name, s.reasons])).toEqual([
+      [
+        "stale",
+        [
+          `${join(mirror, "hbb", "stale", "stale.zip")} has ${pong.length} bytes, not the ${pong.length + 1} the list states`,
+        ],
+      ],
+      ["../up", [expect.stringMatching(/^its name "\.\.\/up" cannot be a package name/)]],
+    ]);
+    expect(readFileSync(join(catalogueDir, "primary", "pong.zip"))).toEqual(pong);
+    // The archive gives zip_size, extracted and package_type; the package without one keeps the list's.
+    expect(manifestOf(catalogueDir, "primary", "pong")).not.toHaveProperty("zip_size");
+    expect(manifestOf(catalogueDir, "primary", "gone")).toMatchObject({ zip_size: 3000, extracted: 4096 });
+    expect(readdirSync(join(catalogueDir, "primary")).sort()).toEqual(["gone.json", "pong.json", "pong.zip"]);
+    expect(report.validation?.problems.filter((p) => p.severity === "error")).toEqual([]);
+
+    await expect(
+      importHbbList({
+        file: join(mirror, "listv036.txt"),
+        files: join(mirror, "hbb"),
+        host: "primary",
+        catalogueDir,
+        force: false,
+      }),
+    ).rejects.toThrow(/--files .*: it has no hbb\/ folder/);
   });
 });
 

@@ -12,6 +12,7 @@ function hostId(value: string): string {
 
 interface ImportHbbOptions {
   host: string;
+  files?: string;
   catalogue: string;
   force?: boolean;
 }
@@ -28,7 +29,8 @@ export function registerImportHbb(importer: Command): void {
         .makeOptionMandatory(),
     )
     .addOption(catalogueOption())
-    .option("--force", "overwrite existing manifests and their stats entries")
+    .option("--files <dir>", "a mirror's folder holding hbb/<name>/<name>.zip: copy each archive in as package files")
+    .option("--force", "overwrite existing manifests, their stats entries and archives")
     .action(exits(importHbb));
   fromConfig(command, { catalogue: catalogueSetting });
 }
@@ -38,6 +40,7 @@ async function importHbb(file: string, options: ImportHbbOptions) {
   const report = await importHbbList({
     file,
     host: options.host,
+    ...(options.files !== undefined ? { files: options.files } : {}),
     catalogueDir: options.catalogue,
     force: !!options.force,
   });
