@@ -51,9 +51,10 @@ export function shopfrontAsync(
 export const GEN_CATALOGUE = join(ROOT, "scripts", "gen-catalogue.mjs");
 
 const made: string[] = [];
+// Removing a test file's trees (builds of thousands of files, each slot's) takes long on a busy machine.
 afterAll(() => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}, 300_000);
 
 /** A fresh temporary folder, removed when the test file has run. */
 export function tempDir(prefix = "shopfront-"): string {

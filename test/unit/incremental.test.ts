@@ -223,7 +223,7 @@ describe("incremental builds", () => {
       const full = await buildCatalogue({ catalogueDir: catalogue, outDir: join(tempDir(), "dist") });
       expect(result.problems, what).toEqual(full.problems);
     }
-  });
+  }, 240_000);
 
   it("write only what changed and say so", async () => {
     const catalogue = copyFixture("basic");
@@ -644,7 +644,7 @@ describe("incremental builds of a catalogue with package files", () => {
         expect(result.problems, what).toEqual(full.problems);
       }
     },
-    120_000,
+    240_000,
   );
 
   it("read a zip again when a folder appears beside it, to report both", async () => {
