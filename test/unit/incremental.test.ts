@@ -64,166 +64,170 @@ describe("incremental builds", () => {
   it.each([
     ["right after the edits (every touched input is read again)", undefined],
     ["long after the edits (signatures trusted, folders not listed while they keep theirs)", settled],
-  ])("equal a full build after every kind of edit, in sequence: %s", async (_, now) => {
-    const catalogue = copyFixture("conformance");
-    const out = join(tempDir(), "dist");
-    expect((await build(catalogue, out, { now })).mode.kind).toBe("full");
+  ])(
+    "equal a full build after every kind of edit, in sequence: %s",
+    async (_, now) => {
+      const catalogue = copyFixture("conformance");
+      const out = join(tempDir(), "dist");
+      expect((await build(catalogue, out, { now })).mode.kind).toBe("full");
 
-    const edits: [string, (dir: string) => void, string][] = [
-      ["nothing", () => {}, "unchanged"],
-      [
-        "one manifest's text",
-        (d) => writeFiles(d, { "primary/snake.json": manifest("snake", { version: "2.0" }) }),
-        "incremental",
-      ],
-      [
-        "another manifest (the spare slot must catch up with the last edit too)",
-        (d) =>
-          writeFiles(d, {
-            "themes/dark-blue.json": manifest("dark-blue", { category: "themes", package_type: "thm" }),
-          }),
-        "incremental",
-      ],
-      ["a new package", (d) => writeFiles(d, { "primary/new-one.json": manifest("new-one") }), "incremental"],
-      ["a removed package", (d) => rmSync(join(d, "primary", "240pTest.json")), "incremental"],
-      [
-        "a package added to the empty host",
-        (d) => writeFiles(d, { "empty/first.json": manifest("first") }),
-        "incremental",
-      ],
-      ["the last package of a host removed", (d) => rmSync(join(d, "empty", "first.json")), "incremental"],
-      [
-        "a manifest rewritten with the same content",
-        (d) => writeFiles(d, { "primary/snake.json": readFileSync(join(d, "primary/snake.json")) }),
-        "unchanged",
-      ],
-      [
-        "an editor's backups beside the manifests",
-        (d) => writeFiles(d, { "primary/snake.json~": "{", "primary/#snake.json#": "", "primary/4913": "" }),
-        "unchanged",
-      ],
-      ["nothing, with the backups still there", () => {}, "unchanged"],
-      [
-        "a host's description",
-        (d) =>
-          writeFiles(d, {
-            "hosts.json": {
-              ...(readJson(hostsPath(d)) as object),
-              hosts: (readJson(hostsPath(d)) as { hosts: object[] }).hosts.map((h, i) =>
-                i === 0 ? { ...h, description: "New words." } : h,
-              ),
-            },
-          }),
-        "incremental",
-      ],
-      [
-        "the order of the hosts",
-        (d) =>
-          writeFiles(d, {
-            "hosts.json": {
-              ...(readJson(hostsPath(d)) as object),
-              hosts: [...(readJson(hostsPath(d)) as { hosts: object[] }).hosts].reverse(),
-            },
-          }),
-        // Read and rendered in full, then compared by content: only hosts.json is written.
-        "compared",
-      ],
-      [
-        "non-ASCII text",
-        (d) => writeFiles(d, { "primary/json.json": manifest("json", { long_description: "Ærø – 日本語 🎮" }) }),
-        "incremental",
-      ],
-      [
-        "a stats file: numbers for two packages and one the host does not have",
-        (d) =>
-          writeFiles(d, {
-            "stats/primary.json": {
-              packages: {
-                snake: { downloads: 12, rating: "4.5" },
-                ZapShot: { downloads: 3 },
-                retired: { downloads: 9 },
+      const edits: [string, (dir: string) => void, string][] = [
+        ["nothing", () => {}, "unchanged"],
+        [
+          "one manifest's text",
+          (d) => writeFiles(d, { "primary/snake.json": manifest("snake", { version: "2.0" }) }),
+          "incremental",
+        ],
+        [
+          "another manifest (the spare slot must catch up with the last edit too)",
+          (d) =>
+            writeFiles(d, {
+              "themes/dark-blue.json": manifest("dark-blue", { category: "themes", package_type: "thm" }),
+            }),
+          "incremental",
+        ],
+        ["a new package", (d) => writeFiles(d, { "primary/new-one.json": manifest("new-one") }), "incremental"],
+        ["a removed package", (d) => rmSync(join(d, "primary", "240pTest.json")), "incremental"],
+        [
+          "a package added to the empty host",
+          (d) => writeFiles(d, { "empty/first.json": manifest("first") }),
+          "incremental",
+        ],
+        ["the last package of a host removed", (d) => rmSync(join(d, "empty", "first.json")), "incremental"],
+        [
+          "a manifest rewritten with the same content",
+          (d) => writeFiles(d, { "primary/snake.json": readFileSync(join(d, "primary/snake.json")) }),
+          "unchanged",
+        ],
+        [
+          "an editor's backups beside the manifests",
+          (d) => writeFiles(d, { "primary/snake.json~": "{", "primary/#snake.json#": "", "primary/4913": "" }),
+          "unchanged",
+        ],
+        ["nothing, with the backups still there", () => {}, "unchanged"],
+        [
+          "a host's description",
+          (d) =>
+            writeFiles(d, {
+              "hosts.json": {
+                ...(readJson(hostsPath(d)) as object),
+                hosts: (readJson(hostsPath(d)) as { hosts: object[] }).hosts.map((h, i) =>
+                  i === 0 ? { ...h, description: "New words." } : h,
+                ),
               },
-            },
-          }),
-        "incremental",
-      ],
-      [
-        "one package's downloads",
-        (d) =>
-          writeFiles(d, {
-            "stats/primary.json": {
-              packages: {
-                snake: { downloads: 13, rating: "4.5" },
-                ZapShot: { downloads: 3 },
-                retired: { downloads: 9 },
+            }),
+          "incremental",
+        ],
+        [
+          "the order of the hosts",
+          (d) =>
+            writeFiles(d, {
+              "hosts.json": {
+                ...(readJson(hostsPath(d)) as object),
+                hosts: [...(readJson(hostsPath(d)) as { hosts: object[] }).hosts].reverse(),
               },
-            },
-          }),
-        "incremental",
-      ],
-      [
-        "the stats file rewritten with the same numbers, in another order, with a counted log",
-        (d) =>
-          writeFiles(d, {
-            "stats/primary.json": {
-              packages: {
-                retired: { downloads: 9 },
-                ZapShot: { downloads: 3, rating: "" },
-                snake: { rating: "4.5", downloads: 13 },
-              },
-              counted: [
-                {
-                  sha256: "0".repeat(64),
-                  bytes: 10,
-                  file: "access.log.1",
-                  countedAt: "2026-11-23T21:00:00Z",
-                  downloads: 1,
+            }),
+          // Read and rendered in full, then compared by content: only hosts.json is written.
+          "compared",
+        ],
+        [
+          "non-ASCII text",
+          (d) => writeFiles(d, { "primary/json.json": manifest("json", { long_description: "Ærø – 日本語 🎮" }) }),
+          "incremental",
+        ],
+        [
+          "a stats file: numbers for two packages and one the host does not have",
+          (d) =>
+            writeFiles(d, {
+              "stats/primary.json": {
+                packages: {
+                  snake: { downloads: 12, rating: "4.5" },
+                  ZapShot: { downloads: 3 },
+                  retired: { downloads: 9 },
                 },
-              ],
-            },
-          }),
-        "unchanged",
-      ],
-      [
-        "a package that has stats removed (its entry stays)",
-        (d) => rmSync(join(d, "primary", "ZapShot.json")),
-        "incremental",
-      ],
-      [
-        "a package added whose name has stats",
-        (d) => writeFiles(d, { "primary/retired.json": manifest("retired") }),
-        "incremental",
-      ],
-      [
-        "stats for another host",
-        (d) => writeFiles(d, { "stats/themes.json": { packages: { "dark-blue": { downloads: 2147483647 } } } }),
-        "incremental",
-      ],
-      ["a stats file removed", (d) => rmSync(join(d, "stats", "primary.json")), "incremental"],
-      [
-        "a renamed package (same inode, new name)",
-        (d) => {
-          renameSync(join(d, "primary/snake.json"), join(d, "primary/snake-2.json"));
-          writeFiles(d, {
-            "primary/snake-2.json": {
-              ...(readJson(join(d, "primary/snake-2.json")) as object),
-              internal_name: "snake-2",
-            },
-          });
-        },
-        "incremental",
-      ],
-    ];
-    for (const [what, edit, mode] of edits) {
-      edit(catalogue);
-      const result = await buildCatalogue({ catalogueDir: catalogue, outDir: out, now });
-      expect(result.built?.mode.kind, what).toBe(mode);
-      expect(readTree(out), what).toEqual(await fullTree(catalogue));
-      // The warnings too: a stats entry of a removed package is reported, one of a package added back is not.
-      const full = await buildCatalogue({ catalogueDir: catalogue, outDir: join(tempDir(), "dist") });
-      expect(result.problems, what).toEqual(full.problems);
-    }
-  }, 240_000);
+              },
+            }),
+          "incremental",
+        ],
+        [
+          "one package's downloads",
+          (d) =>
+            writeFiles(d, {
+              "stats/primary.json": {
+                packages: {
+                  snake: { downloads: 13, rating: "4.5" },
+                  ZapShot: { downloads: 3 },
+                  retired: { downloads: 9 },
+                },
+              },
+            }),
+          "incremental",
+        ],
+        [
+          "the stats file rewritten with the same numbers, in another order, with a counted log",
+          (d) =>
+            writeFiles(d, {
+              "stats/primary.json": {
+                packages: {
+                  retired: { downloads: 9 },
+                  ZapShot: { downloads: 3, rating: "" },
+                  snake: { rating: "4.5", downloads: 13 },
+                },
+                counted: [
+                  {
+                    sha256: "0".repeat(64),
+                    bytes: 10,
+                    file: "access.log.1",
+                    countedAt: "2026-11-23T21:00:00Z",
+                    downloads: 1,
+                  },
+                ],
+              },
+            }),
+          "unchanged",
+        ],
+        [
+          "a package that has stats removed (its entry stays)",
+          (d) => rmSync(join(d, "primary", "ZapShot.json")),
+          "incremental",
+        ],
+        [
+          "a package added whose name has stats",
+          (d) => writeFiles(d, { "primary/retired.json": manifest("retired") }),
+          "incremental",
+        ],
+        [
+          "stats for another host",
+          (d) => writeFiles(d, { "stats/themes.json": { packages: { "dark-blue": { downloads: 2147483647 } } } }),
+          "incremental",
+        ],
+        ["a stats file removed", (d) => rmSync(join(d, "stats", "primary.json")), "incremental"],
+        [
+          "a renamed package (same inode, new name)",
+          (d) => {
+            renameSync(join(d, "primary/snake.json"), join(d, "primary/snake-2.json"));
+            writeFiles(d, {
+              "primary/snake-2.json": {
+                ...(readJson(join(d, "primary/snake-2.json")) as object),
+                internal_name: "snake-2",
+              },
+            });
+          },
+          "incremental",
+        ],
+      ];
+      for (const [what, edit, mode] of edits) {
+        edit(catalogue);
+        const result = await buildCatalogue({ catalogueDir: catalogue, outDir: out, now });
+        expect(result.built?.mode.kind, what).toBe(mode);
+        expect(readTree(out), what).toEqual(await fullTree(catalogue));
+        // The warnings too: a stats entry of a removed package is reported, one of a package added back is not.
+        const full = await buildCatalogue({ catalogueDir: catalogue, outDir: join(tempDir(), "dist") });
+        expect(result.problems, what).toEqual(full.problems);
+      }
+    },
+    240_000,
+  );
 
   it("write only what changed and say so", async () => {
     const catalogue = copyFixture("basic");
