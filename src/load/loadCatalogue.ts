@@ -3,7 +3,7 @@
 // The load step every command that reads a catalogue shares: read -> validate -> render. Each valid
 // manifest is rendered as soon as it is validated, so a large catalogue is held as JSON text, never
 // as parsed manifests.
-import { lstatSync, mkdtempSync, readdirSync, rmSync, type Stats } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, rmSync, statSync, type Stats } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Manifest } from "../catalogue/fields.js";
@@ -35,6 +35,7 @@ import {
   type ManifestRef,
 } from "../validate/catalogueRules.js";
 import { validateLayout } from "../validate/layoutRules.js";
+import { hbbProblems } from "../render/renderHbb.js";
 import type { PackageStats } from "../catalogue/fields.js";
 import { hostStatsOf, type HostStats } from "../catalogue/statsFile.js";
 import { compareCodePoints } from "../util/codePoints.js";
@@ -197,6 +198,13 @@ export async function loadPackageFiles(
   return { problems, pkg: renderWithFiles(ref, manifest, merged.package, stats, derived, files) };
 }
 
+let placeholderSize: number | undefined;
+
+/** The placeholder icon's bytes, read once. */
+function placeholderIconSize(): number {
+  return (placeholderSize ??= statSync(PLACEHOLDER_ICON).size);
+}
+
 function renderWithFiles(
   ref: ManifestRef,
   manifest: Manifest,
@@ -211,7 +219,13 @@ function renderWithFiles(
     category: manifest.category,
     coder: merged.coder!,
     ...(stats ? { stats } : {}),
-    files: { zipSize: derived.zip_size, icon: derived.icon !== undefined },
+    files: {
+      zipSize: derived.zip_size,
+      icon: derived.icon !== undefined,
+      iconSize: derived.icon?.size ?? placeholderIconSize(),
+      binarySize: derived.binary.size,
+      subdirectories: derived.subdirectories,
+    },
     stored,
   };
 }
@@ -366,13 +380,15 @@ export async function loadCatalogue(
       list.map((l) => l.signature),
     );
   }
+  const catalogue: RenderedCatalogue = {
+    hosts: hosts.hostsFile.hosts,
+    packages,
+    ...(withFiles ? { defaultHost: hosts.hostsFile.default } : {}),
+  };
   return {
-    problems: sorted,
-    catalogue: {
-      hosts: hosts.hostsFile.hosts,
-      packages,
-      ...(withFiles ? { defaultHost: hosts.hostsFile.default } : {}),
-    },
+    // What the Homebrew Browser's lists leave out or cut, once the whole catalogue is known.
+    problems: withFiles ? sortProblems([...sorted, ...hbbProblems(catalogue)]) : sorted,
+    catalogue,
     // A valid hosts file was read, so its signature was taken.
     sources: {
       hostsFile: hostsSource!.signature!,

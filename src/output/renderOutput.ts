@@ -1,11 +1,13 @@
-// Every file a build writes for a catalogue, assembled in this one place: the API, the OpenAPI
-// document, the browse site unless it is turned off, and the deploy files of the chosen targets. The
+// Every file a build writes for a catalogue, assembled in this one place: the API, the package files
+// and the Homebrew Browser's surface when the catalogue has package files, the OpenAPI document, the
+// browse site unless it is turned off, and the deploy files of the chosen targets. The
 // full build writes them; `check` and the conformance suite expect a deployment to serve them (less the
 // targets' files, which configure a host and are not served).
 import { renderOpenApi } from "../openapi/renderOpenApi.js";
 import { catalogueNames } from "../render/catalogueNames.js";
 import { renderApi, type OutputFile, type RenderedCatalogue } from "../render/renderApi.js";
 import { packageFilePaths } from "../routes/packageFileLayout.js";
+import { renderHbb } from "../render/renderHbb.js";
 import { OPENAPI_FILE } from "../routes/routeTable.js";
 import { renderSite } from "../site/renderSite.js";
 import type { TargetId } from "../targets/target.js";
@@ -44,6 +46,7 @@ export function renderOutput(catalogue: RenderedCatalogue, options: OutputOption
   return [
     ...renderApi(catalogue),
     ...storedPackageFiles(catalogue),
+    ...renderHbb(catalogue),
     { path: OPENAPI_FILE, content: renderOpenApi() },
     ...(options.site ? renderSite(catalogue) : []),
     ...(targets.length > 0 ? targetFiles(targets, catalogueNames(catalogue)) : []),

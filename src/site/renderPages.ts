@@ -32,7 +32,7 @@ export interface SiteHost {
 }
 
 /** A package's files as the site links them: the stored archive and icon, as paths of the output tree. */
-export interface SiteFiles extends PackageFilesInfo {
+export interface SiteFiles extends Pick<PackageFilesInfo, "zipSize" | "icon"> {
   archive: string;
   iconFile: string;
 }
