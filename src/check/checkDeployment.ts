@@ -2,7 +2,10 @@
 // catalogue builds to, with what the host cannot do marked as such rather than failed.
 import { loadCatalogue } from "../load/loadCatalogue.js";
 import { CONFORMANCE_ROWS, type ConformanceRow } from "../routes/conformanceRows.js";
-import { conformanceCases, expectedApi } from "./conformance.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { conformanceCases, expectedApi, type ExpectedApi } from "./conformance.js";
 import { runConformance, type Failure, type HttpResponse, type RunResult } from "./runConformance.js";
 import { reachDeployment } from "./reachDeployment.js";
 import { UsageError } from "../util/errors.js";
@@ -65,9 +68,18 @@ export async function checkDeployment(options: CheckOptions): Promise<{ problems
   if (url.search || url.hash)
     throw new UsageError(`${options.baseUrl}: give the API's base URL, without a query or fragment`);
 
-  const { problems, catalogue } = await loadCatalogue(options.catalogueDir);
-  if (!catalogue) return { problems };
-  const api = expectedApi(renderOutput(catalogue, { site: options.site !== false }), catalogue.packages);
+  // The package files' entries are unpacked, so that the Homebrew Browser's icon archive can be made from them.
+  const workDir = mkdtempSync(join(tmpdir(), "shopfront-check-"));
+  let api: ExpectedApi;
+  let problems: Problem[];
+  try {
+    const loaded = await loadCatalogue(options.catalogueDir, undefined, { workDir, store: true });
+    problems = loaded.problems;
+    if (!loaded.catalogue) return { problems };
+    api = expectedApi(renderOutput(loaded.catalogue, { site: options.site !== false }), loaded.catalogue.packages);
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
   const cases = conformanceCases(api);
   const hosts = await reachDeployment(url);
   const result = await runConformance({

@@ -288,15 +288,17 @@ const ALIAS_FILE_ROUTES: FileRoute[] = [
 ];
 
 /**
- * Every URL of a package file: the default host's at the root, then each under `/hosts/{host}/`;
- * then the Homebrew Browser's files, each at its own URL.
+ * Every URL of a package file: the Homebrew Browser's files, each at its own URL, first (a host
+ * tries its rules in this order, and `/hbb/homebrew_browser/temp_files.zip` has the shape of an
+ * archive's `/hbb/{name}/{name}.zip`); then the package files, the default host's at the root, then
+ * each under `/hosts/{host}/`.
  */
 export const FILE_ROUTES: readonly FileRoute[] = [
+  ...HBB_ROUTES.map((route): FileRoute => ({ path: route.path, file: route.file, kind: route.kind, alias: false })),
   ...[...STORED_FILE_ROUTES, ...ALIAS_FILE_ROUTES].flatMap((route) => [
     route,
     { ...route, path: `/${HOST_FILES_PREFIX}${route.path.slice(1)}`, file: `${HOST_FILES_PREFIX}${route.file}` },
   ]),
-  ...HBB_ROUTES.map((route): FileRoute => ({ ...route, alias: false })),
 ];
 
 const FILE_PATTERNS_BY_PATH = FILE_ROUTES.map((route) => ({

@@ -72,7 +72,7 @@ export function renderSite(catalogue: RenderedCatalogue): OutputFile[] {
 /** Where the site learns which packages have files, and where the default host's files sit (at the root). */
 export interface FilesSource {
   defaultHost: string;
-  of(host: string, name: string): PackageFilesInfo | undefined;
+  of(host: string, name: string): Pick<PackageFilesInfo, "zipSize" | "icon"> | undefined;
 }
 
 /**

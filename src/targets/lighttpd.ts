@@ -193,11 +193,14 @@ function fileRewrites(): string[] {
 
 /**
  * The package files' types and cache lifetimes: a condition on the stored file's path, which the
- * rules rewrote to. lighttpd applies it to the 404 of a missing file as well.
+ * rules rewrote to. lighttpd applies it to the 404 of a missing file as well. Where two match, the
+ * later block's values win, so the rules go in reverse: the first of FILE_ROUTES that matches wins,
+ * as in the rewrites (the Homebrew Browser's temp_files.zip has the shape of an archive's path).
  */
 function fileTypes(): string[] {
   return fileRules()
     .filter((rule) => !rule.route.alias)
+    .reverse()
     .flatMap((rule) => [
       `\t$HTTP["url"] =~ ${quote(rule.regex)} {`,
       `\t\tmimetype.assign = ("" => ${quote(rule.type)})`,

@@ -4,7 +4,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ExpectedApi } from "../../src/check/conformance.js";
-import { packageFilePaths, type BinaryName } from "../../src/routes/packageFileLayout.js";
+import { packageFilePaths, packageFilesPrefix, type BinaryName } from "../../src/routes/packageFileLayout.js";
+import { HBB_HOST_FILES, HBB_REPO_LIST, HBB_STUBS } from "../../src/routes/hbbRoutes.js";
 import type { RenderedCatalogue } from "../../src/render/renderApi.js";
 import { aliasFilesOf } from "../../src/routes/routeTable.js";
 
@@ -23,7 +24,7 @@ const ZIP_SIGNATURE = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
 
 /**
  * The stored files of up to `perHost` packages of each host (the first with boot.dol, the second
- * with boot.elf), by path relative to the built tree's root.
+ * with boot.elf), and the Homebrew Browser's files, by path relative to the built tree's root.
  */
 export function fakePackageFiles(catalogue: RenderedCatalogue, defaultHost: string, perHost = 2): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
@@ -37,6 +38,20 @@ export function fakePackageFiles(catalogue: RenderedCatalogue, defaultHost: stri
       files.set(paths.meta, Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<app><name>${name}</name></app>\n`));
     });
   }
+  // The Homebrew Browser's surface, which the build writes with the package files: lists in UTF-8
+  // with CRLF, the icon archive as binary, the stubs as they answer.
+  files.set(
+    HBB_REPO_LIST,
+    Buffer.from("1\r\nFixture\r\nhbb1.example.org\r\n/hbb/homebrew_browser/listv036.txt\r\n/hbb/\r\n"),
+  );
+  for (const host of catalogue.hosts) {
+    const prefix = packageFilesPrefix(host.id, defaultHost);
+    const list = Buffer.from(`Homebrew 1 ${host.id} Bl\u00f6cke\r\n=Demos=\r\n`, "utf8");
+    files.set(`${prefix}${HBB_HOST_FILES.list}`, list);
+    files.set(`${prefix}${HBB_HOST_FILES.shortList}`, list);
+    files.set(`${prefix}${HBB_HOST_FILES.icons}`, Buffer.concat([ZIP_SIGNATURE, binaryBytes(`${host.id}/icons`, 400)]));
+  }
+  for (const [path, body] of Object.entries(HBB_STUBS)) files.set(path, Buffer.from(body));
   return files;
 }
 

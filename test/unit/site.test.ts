@@ -145,8 +145,8 @@ async function fixtureWithFiles(): Promise<{ catalogue: RenderedCatalogue; dir: 
   const dir = copyFixture("conformance");
   const loaded = await loadCatalogue(dir);
   const files: Record<string, PackageFilesInfo> = {
-    snake: { zipSize: 6_700_000, icon: true },
-    "dark-blue": { zipSize: 1234, icon: false },
+    snake: { zipSize: 6_700_000, icon: true, iconSize: 2_100, binarySize: 3_000_000, subdirectories: [] },
+    "dark-blue": { zipSize: 1234, icon: false, iconSize: 1_000, binarySize: 500, subdirectories: [] },
   };
   const packages = new Map(
     [...loaded.catalogue!.packages].map(([host, list]) => [
