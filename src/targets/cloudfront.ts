@@ -106,6 +106,7 @@ export const cloudfront: Target = {
     { path: "shopfront-viewer-request.js", content: renderCloudFrontFunction() },
     { path: "custom-error-responses.json", content: `${JSON.stringify(CUSTOM_ERROR_RESPONSES, null, 2)}\n` },
   ],
+  hbb: 'yes, with the cache behavior\'s viewer protocol policy "HTTP and HTTPS" (not "Redirect HTTP to HTTPS"); CloudFront\'s own documentation, not run here',
   usage:
     "`npx shopfront config cloudfront --out cloudfront/`, then set up the distribution as [S3 + CloudFront](#s3--cloudfront) says",
 };

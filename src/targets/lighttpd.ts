@@ -352,6 +352,7 @@ export const lighttpd: Target = {
     { path: `${ERROR_FILE_PREFIX}404.html`, content: renderNotFound() },
     { path: `${ERROR_FILE_PREFIX}405.html`, content: renderMethodNotAllowed() },
   ],
+  hbb: "yes: the generated config answers plain HTTP where --listen says; a redirect to HTTPS the operator adds must leave /hbb/ and /hbb_download.php out",
   usage:
     "`npx shopfront build --target lighttpd`, then `npx shopfront config lighttpd --root /srv/api/dist --listen 0.0.0.0:80 > /etc/lighttpd/conf-enabled/50-shopfront.conf`",
 };

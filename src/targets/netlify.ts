@@ -170,6 +170,7 @@ export const netlify: Target = {
   },
   config: (_options, names) => netlifyFiles(names),
   deployFiles: netlifyFiles,
+  hbb: "no: Netlify redirects every plain HTTP request to HTTPS once the site has its certificate, and nothing turns that off (Netlify's documentation); serve /hbb/ from another host",
   usage:
     "`npx shopfront build --target netlify`, then deploy `dist/` as the publish folder (`_redirects` and `_headers` are in its root)",
 };

@@ -286,6 +286,7 @@ export const vercel: Target = {
   },
   config: (_options, names) => vercelFiles(names),
   deployFiles: vercelFiles,
+  hbb: "no: Vercel redirects every plain HTTP request to HTTPS (308), and nothing turns that off (Vercel's documentation); serve /hbb/ from another host",
   usage:
     "`npx shopfront build --target vercel`, then `vercel deploy dist` (`vercel.json` and `404.html` are in its root)",
 };

@@ -33,9 +33,28 @@ describe("the hosting table of docs/hosting.md", () => {
       .split("\n")
       .find((line) => line.startsWith("| GitHub Pages |"))!;
     expect(pages).toContain(
-      "| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt;<br>GET /v1/&lt;host&gt;/category/&lt;category&gt;/packages | yes | from copies (the build does not write them yet: only the stored URLs answer); no cache lifetimes | no | yes |",
+      "| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt;<br>GET /v1/&lt;host&gt;/category/&lt;category&gt;/packages | yes | from copies (the build does not write them yet: only the stored URLs answer); no cache lifetimes | only on a custom domain with Enforce HTTPS off; a github.io address (and a custom domain with it on) redirects to HTTPS, which the Wii app does not follow (GitHub's documentation, not run here); hbb_download.php answers an empty 200 | no | yes |",
     );
     expect(pages).toContain("Cloudflare Worker or rule in front");
+  });
+
+  it("says host by host whether the Homebrew Browser can be served over plain HTTP", () => {
+    const verdict = Object.fromEntries(TARGETS.map((t) => [t.id, /^(yes|no|only)\b/.exec(t.hbb)?.[1]]));
+    expect(verdict).toEqual({
+      nginx: "yes",
+      apache: "yes",
+      caddy: "yes",
+      lighttpd: "yes",
+      netlify: "no",
+      cloudflare: "only",
+      vercel: "no",
+      cloudfront: "yes",
+      "github-pages": "only",
+    });
+    for (const t of TARGETS) {
+      const cell = t.hbb.replace(/</g, "&lt;").replace(/>/g, "&gt;");
+      expect(renderHostingTable()).toContain(`| ${cell}; hbb_download.php answers an empty 200 |`);
+    }
   });
 });
 
