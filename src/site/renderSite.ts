@@ -65,7 +65,8 @@ export function renderSite(catalogue: RenderedCatalogue): OutputFile[] {
     for (const p of packages)
       files.push({ path: packagePage(host.id, p.internal_name), content: renderPackagePage(host, p) });
   }
-  files.push({ path: HOME_PAGE, content: renderHomePage(home) });
+  // A build with package files has the Homebrew Browser's surface (render/renderHbb.ts).
+  files.push({ path: HOME_PAGE, content: renderHomePage(home, catalogue.defaultHost !== undefined) });
   return files;
 }
 

@@ -81,6 +81,10 @@ describe("the list the build writes", () => {
       ["hbb_download.php", ""],
     ])
       expect(readFileSync(join(out, file!), "latin1"), file).toBe(body);
+    // The browse site's home page links the list and the repository list.
+    const home = readFileSync(join(out, "index.html"), "utf8");
+    expect(home).toContain('<a href="hbb/homebrew_browser/listv036.txt">the list of apps</a>');
+    expect(home).toContain('<a href="hbb/repo_list.txt">the repository list</a>');
   });
 
   it("is read back by `import hbb` into the same catalogue, as far as the list holds it", async () => {
@@ -167,6 +171,7 @@ describe("the list the build writes", () => {
     await buildFixture(copyFixture("basic"), out);
     for (const file of [LIST, "hbb/repo_list.txt", "hbb/get_rating.php", "hbb_download.php"])
       expect(existsSync(join(out, file)), file).toBe(false);
+    expect(readFileSync(join(out, "index.html"), "utf8")).not.toContain("Homebrew Browser");
   });
 
   it("leaves out, with a warning naming it, a package without files and one of a category the app does not know", async () => {
