@@ -61,6 +61,10 @@ export const PROBLEM_CODES = {
   ICON_WRONG_SIZE: "apps/<name>/icon.png is not 128x48 pixels (warning)",
   ICON_MISSING: "apps/<name>/ holds no icon.png; the placeholder icon is served (warning)",
   FILES_MISMATCH: "a manifest value that the package files contradict (zip_size, extracted, package_type)",
+  HBB_VALUE_CUT:
+    "a value cut to fit the Wii app's buffer in the Homebrew Browser's list or repository list (warning)",
+  HBB_LEFT_OUT:
+    "a package (or host) the Homebrew Browser's lists leave out: no package files, a category the Wii app does not know, a full category (warning)",
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;

@@ -143,6 +143,7 @@ export function conformanceCases(api: ExpectedApi): ConformanceCase[] {
   cases.push(...siteCases(api));
   cases.push(...packageFileCases(api));
   cases.push(...todayCases(api));
+  cases.push(...hbbCases(api));
   for (const target of [
     "/../secret.txt",
     "/v1/../../secret.txt",
@@ -240,9 +241,7 @@ function packageFileCases(api: ExpectedApi): ConformanceCase[] {
   const notFound: Expectation = { kind: "not-found" };
   // A copy at an alias's path (for a host that cannot rewrite) is checked at the alias's URL.
   const copies = new Set([...api.files.keys()].flatMap(aliasFilesOf));
-  const stored = [...api.files.keys()]
-    .filter((file) => packageFileKind(file) !== undefined && !copies.has(file))
-    .sort();
+  const stored = [...api.files.keys()].filter((file) => isPackageFile(file) && !copies.has(file)).sort();
   for (const file of stored) {
     add(`/${file}`, { kind: "file", file });
     add(`/${file}`, { kind: "file", file }, "HEAD");
@@ -271,6 +270,43 @@ function packageFileCases(api: ExpectedApi): ConformanceCase[] {
   add(`/hbb/${TOO_LONG}/${TOO_LONG}.zip`, notFound);
   add(`/hbb/..%2F${a}/${a}.zip`, { kind: "safe" });
   add(`/api/contents/${a}/..%2F..%2F..%2Fsecret.txt`, { kind: "safe" });
+  return cases;
+}
+
+/** A package's own file (its archive, icon, binary, meta.xml), not one of the Homebrew Browser's. */
+function isPackageFile(file: string): boolean {
+  const kind = packageFileKind(file);
+  return kind !== undefined && !kind.startsWith("hbb-");
+}
+
+/**
+ * The Homebrew Browser's files at their URLs (HEAD too), its stubs with the queries the Wii app
+ * sends, and what is none of them. A build without package files has none, and each URL is a 404.
+ */
+function hbbCases(api: ExpectedApi): ConformanceCase[] {
+  const cases: ConformanceCase[] = [];
+  const add = (target: string, expect: Expectation, method: ConformanceCase["method"] = "GET") =>
+    cases.push({ row: "hbb", method, target, expect });
+  const files = [...api.files.keys()].filter((file) => packageFileKind(file)?.startsWith("hbb-") === true).sort();
+  for (const file of files) {
+    add(`/${file}`, { kind: "file", file });
+    add(`/${file}`, { kind: "file", file }, "HEAD");
+  }
+  const [first] = [...api.packages.values()].flat();
+  const name = first?.name ?? NO_SUCH_NAME;
+  const queries: Record<string, string> = {
+    "hbb/get_rating.php": `esid=0&name=${name}`,
+    "hbb/update_rating.php": `esid=0&name=${name}&rating=4`,
+    "hbb/apps_check_new.php": "t=1700000000",
+    "hbb/hbb_download.php": `name=${name}`,
+    "hbb_download.php": `name=${name}`,
+  };
+  for (const [file, query] of Object.entries(queries))
+    add(`/${file}?${query}`, api.files.has(file) ? { kind: "file", file } : { kind: "not-found" });
+  if (files.length === 0) add("/hbb/repo_list.txt", { kind: "not-found" });
+  add(`/hbb/homebrew_browser/listv035.txt`, { kind: "not-found" });
+  add(`/hosts/${NO_SUCH_NAME}/hbb/homebrew_browser/listv036.txt`, { kind: "not-found" });
+  add(`/hbb/repo_list.txt/`, { kind: "not-found" });
   return cases;
 }
 

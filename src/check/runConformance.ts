@@ -85,10 +85,10 @@ function headerChecksFor(c: ConformanceCase, status: number): HeaderCheck[] {
   return checks;
 }
 
-/** The row a header check of a case counts in: the site's or the package files' own row for their URLs, else the check's. */
+/** The row a header check of a case counts in: the site's, the package files' or the Homebrew Browser's own row for their URLs, else the check's. */
 function rowOf(c: ConformanceCase, check: HeaderCheck): ConformanceRow {
   if (check === "package-cache") return check;
-  return c.row === "site" || c.row === "package-files" ? c.row : check;
+  return c.row === "site" || c.row === "package-files" || c.row === "hbb" ? c.row : check;
 }
 
 /** The rows about headers and bodies that an answer is judged on. */

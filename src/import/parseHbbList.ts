@@ -167,7 +167,8 @@ export function parseHbbList(bytes: Uint8Array, host: string): ImportSource {
         manifest: {
           coder,
           contributors: "",
-          controllers,
+          // A package that needs no controller is written `.` (shopfront's lists): the token cannot be empty.
+          controllers: controllers === "." ? "" : controllers,
           display_name: displayName,
           extracted: integer(extracted),
           internal_name: name,

@@ -35,6 +35,7 @@ import {
   type ManifestRef,
 } from "../validate/catalogueRules.js";
 import { validateLayout } from "../validate/layoutRules.js";
+import { hbbProblems } from "../render/renderHbb.js";
 import type { PackageStats } from "../catalogue/fields.js";
 import { hostStatsOf, type HostStats } from "../catalogue/statsFile.js";
 import { compareCodePoints } from "../util/codePoints.js";
@@ -234,7 +235,13 @@ function renderWithFiles(
     category: manifest.category,
     coder: merged.coder!,
     ...(stats ? { stats } : {}),
-    files: { zipSize: derived.zip_size, icon: derived.icon !== undefined },
+    files: {
+      zipSize: derived.zip_size,
+      icon: derived.icon !== undefined,
+      iconSize: derived.icon?.size ?? placeholderIconSize(),
+      binarySize: derived.binary.size,
+      subdirectories: derived.subdirectories,
+    },
     stored,
     today: todayPackageOf(merged as Manifest, stats, {
       derived,
@@ -394,14 +401,16 @@ export async function loadCatalogue(
       list.map((l) => l.signature),
     );
   }
+  const catalogue: RenderedCatalogue = {
+    hosts: hosts.hostsFile.hosts,
+    packages,
+    ...(withFiles ? { defaultHost: hosts.hostsFile.default } : {}),
+    hostsDefault: hosts.hostsFile.default,
+  };
   return {
-    problems: sorted,
-    catalogue: {
-      hosts: hosts.hostsFile.hosts,
-      packages,
-      ...(withFiles ? { defaultHost: hosts.hostsFile.default } : {}),
-      hostsDefault: hosts.hostsFile.default,
-    },
+    // What the Homebrew Browser's lists leave out or cut, once the whole catalogue is known.
+    problems: withFiles ? sortProblems([...sorted, ...hbbProblems(catalogue)]) : sorted,
+    catalogue,
     // A valid hosts file was read, so its signature was taken.
     sources: {
       hostsFile: hostsSource!.signature!,

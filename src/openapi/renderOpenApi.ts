@@ -22,6 +22,7 @@ import {
   type Route,
 } from "../routes/routeTable.js";
 import { PARAM_KINDS, type Param } from "../routes/routeParams.js";
+import { HBB_ROUTES } from "../routes/hbbRoutes.js";
 import { VERSION } from "../util/version.js";
 import { compareCodePoints } from "../util/codePoints.js";
 
@@ -264,12 +265,16 @@ export function fileRoutePath(route: FileRoute): { path: string; params: { templ
 /** A package file's URL: GET and HEAD with its type and lifetime, the JSON 404, a preflight. */
 function fileOperations(route: FileRoute, found: Set<SchemaName>): JsonObject {
   const { params } = fileRoutePath(route);
-  const what = {
-    archive: "The package's archive",
-    icon: "The package's icon (a placeholder when it has none)",
-    binary: "The package's binary, as unpacked",
-    meta: "The package's meta.xml, as unpacked",
-  }[route.kind];
+  const what =
+    HBB_ROUTES.find((hbb) => hbb.path === route.path)?.what ??
+    {
+      archive: "The package's archive",
+      icon: "The package's icon (a placeholder when it has none)",
+      binary: "The package's binary, as unpacked",
+      meta: "The package's meta.xml, as unpacked",
+      "hbb-text": "A text file of the Homebrew Browser's surface",
+      "hbb-icons": "The Homebrew Browser's icon archive",
+    }[route.kind];
   const headers = {
     ...headerRefs(PACKAGE_FILE_HEADERS),
     "Cache-Control": { $ref: `#/components/headers/Cache-Control-${route.kind}` },

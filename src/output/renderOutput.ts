@@ -1,6 +1,7 @@
 // Every file a build writes for a catalogue, assembled in this one place: the API, the package files
-// (and, for a target that cannot rewrite, each again at its aliases' paths), the OpenAPI document,
-// the browse site unless it is turned off, and the deploy files of the chosen targets. The
+// (and, for a target that cannot rewrite, each again at its aliases' paths) and the Homebrew
+// Browser's surface when the catalogue has package files, the OpenAPI document, the browse site
+// unless it is turned off, and the deploy files of the chosen targets. The
 // full build writes them; `check` and the conformance suite expect a deployment to serve them (less the
 // targets' files, which configure a host and are not served).
 import { renderOpenApi } from "../openapi/renderOpenApi.js";
@@ -9,6 +10,7 @@ import { renderApi, type OutputFile, type RenderedCatalogue } from "../render/re
 import { renderTodayApi } from "../render/renderToday.js";
 import { packageFilePaths } from "../routes/packageFileLayout.js";
 import { aliasFilesOf, OPENAPI_FILE } from "../routes/routeTable.js";
+import { renderHbb } from "../render/renderHbb.js";
 import { renderSite } from "../site/renderSite.js";
 import type { TargetId } from "../targets/target.js";
 import { targetById } from "../targets/index.js";
@@ -67,6 +69,7 @@ export function renderOutput(catalogue: RenderedCatalogue, options: OutputOption
     ...renderTodayApi(catalogue, { baseUrl: options.baseUrl, nowMs: options.nowMs ?? Date.now() }),
     ...stored,
     ...(needsAliasFiles(targets) ? aliasFiles(stored) : []),
+    ...renderHbb(catalogue),
     { path: OPENAPI_FILE, content: renderOpenApi() },
     ...(options.site ? renderSite(catalogue) : []),
     ...(targets.length > 0 ? targetFiles(targets, catalogueNames(catalogue)) : []),

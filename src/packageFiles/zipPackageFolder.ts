@@ -168,3 +168,29 @@ export async function zipPackageFolder(dir: string, outPath: string): Promise<{ 
   }
   return { findings };
 }
+
+/**
+ * Zips files held in memory, each at its name, in the order given, with the same fixed times, modes
+ * and deflate settings as a package folder's archive: the same entries give the same bytes. For
+ * small archives only (the Homebrew Browser's icons), built whole in memory.
+ */
+export function zipInMemory(entries: readonly { name: string; bytes: Uint8Array }[]): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  let failure: Error | null = null;
+  const zip = new Zip((error, data) => {
+    if (error) failure = error;
+    else chunks.push(data);
+  });
+  for (const entry of entries) {
+    const file = fixedEntry(
+      new ZipDeflate(entry.name.normalize("NFC"), { level: ZIP_SETTINGS.level, mem: ZIP_SETTINGS.mem }),
+      "file",
+    );
+    zip.add(file);
+    file.push(entry.bytes, true);
+  }
+  zip.end();
+  // fflate's Zip and ZipDeflate call back synchronously: every chunk is here once end() returns.
+  if (failure) throw failure;
+  return Buffer.concat(chunks);
+}

@@ -30,6 +30,9 @@ import type { TodayPackage } from "./renderToday.js";
 export interface OutputFile {
   path: string;
   /**
+   * A string is the file's bytes as latin1: ASCII for every file but the Homebrew Browser's list
+   * (UTF-8 text) and icon archive (renderHbb.ts).
+   *
    * The bytes, or a file on disk whose bytes these are (a package's stored files, never read into
    * memory): copied, or moved in when `move` (a file the build made for this output).
    */
@@ -45,12 +48,21 @@ export interface SameAs {
   sameAs: string;
 }
 
-/** What the browse site is told of a package's files (a download link, and its icon or the placeholder). */
+/**
+ * What the browse site and the Homebrew Browser's list are told of a package's files (a download
+ * link, its icon or the placeholder, the sizes the Wii app compares with what it downloaded).
+ */
 export interface PackageFilesInfo {
   /** Bytes of the archive as served. */
   zipSize: number;
   /** false when the package has no icon and the placeholder is served. */
   icon: boolean;
+  /** Bytes of the icon as served (the placeholder's when it has none). */
+  iconSize: number;
+  /** Bytes of the binary (boot.dol or boot.elf) as served. */
+  binarySize: number;
+  /** Every folder under apps/<name>/, written `/apps/<name>/<sub>`, sorted. */
+  subdirectories: readonly string[];
 }
 
 /** A stored file's bytes: a file on disk, copied, moved in (made for this build) or linked (the live slot's own). */

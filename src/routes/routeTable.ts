@@ -9,6 +9,7 @@ import { PARAM_KINDS, type Param, type ParamKind, type RouteQuery } from "./rout
 import { escapeRegex, fillTemplate, filePathPattern, paramOf, paramsInOrder, segmentsOf } from "./routeSyntax.js";
 import { HOST_FILES_PREFIX, PACKAGE_FILE_TEMPLATES } from "./packageFileLayout.js";
 import { TODAY_ROUTES, type TodayRouteId, type TodaySchema } from "./todayRoutes.js";
+import { HBB_ROUTES, type HbbFileKind } from "./hbbRoutes.js";
 
 export type RouteId =
   | "hosts"
@@ -218,10 +219,10 @@ export const SITE_HEADERS = {
 } as const;
 
 /**
- * A package's files (packageFileLayout.ts): what each is, which fixes its type and cache lifetime.
- * `binary` is boot.dol or boot.elf.
+ * A package's files (packageFileLayout.ts) and the Homebrew Browser's (hbbRoutes.ts): what each is,
+ * which fixes its type and cache lifetime. `binary` is boot.dol or boot.elf.
  */
-export type PackageFileKind = "archive" | "icon" | "binary" | "meta";
+export type PackageFileKind = "archive" | "icon" | "binary" | "meta" | HbbFileKind;
 
 /** The type each kind of package file is served with. */
 export const PACKAGE_FILE_TYPES: Readonly<Record<PackageFileKind, string>> = {
@@ -229,14 +230,21 @@ export const PACKAGE_FILE_TYPES: Readonly<Record<PackageFileKind, string>> = {
   icon: "image/png",
   binary: "application/octet-stream",
   meta: "application/xml",
+  "hbb-text": "text/plain",
+  "hbb-icons": "application/zip",
 };
 
-/** How long a client or cache may keep each kind (as the OSC sends them: icons a day, packages four hours). */
+/**
+ * How long a client or cache may keep each kind (as the OSC sends them: icons a day, packages four
+ * hours); the Homebrew Browser's lists and icon archive change with every build: ten minutes.
+ */
 export const PACKAGE_FILE_MAX_AGE: Readonly<Record<PackageFileKind, number>> = {
   archive: 4 * 3600,
   icon: 24 * 3600,
   binary: 4 * 3600,
   meta: 4 * 3600,
+  "hbb-text": 600,
+  "hbb-icons": 600,
 };
 
 /** Headers of every package file besides its type and cache lifetime: the API's CORS and nosniff. */
@@ -303,11 +311,19 @@ const ALIAS_FILE_ROUTES: FileRoute[] = [
   }),
 ];
 
-/** Every URL of a package file: the default host's at the root, then each under `/hosts/{host}/`. */
-export const FILE_ROUTES: readonly FileRoute[] = [...STORED_FILE_ROUTES, ...ALIAS_FILE_ROUTES].flatMap((route) => [
-  route,
-  { ...route, path: `/${HOST_FILES_PREFIX}${route.path.slice(1)}`, file: `${HOST_FILES_PREFIX}${route.file}` },
-]);
+/**
+ * Every URL of a package file: the Homebrew Browser's files, each at its own URL, first (a host
+ * tries its rules in this order, and `/hbb/homebrew_browser/temp_files.zip` has the shape of an
+ * archive's `/hbb/{name}/{name}.zip`); then the package files, the default host's at the root, then
+ * each under `/hosts/{host}/`.
+ */
+export const FILE_ROUTES: readonly FileRoute[] = [
+  ...HBB_ROUTES.map((route): FileRoute => ({ path: route.path, file: route.file, kind: route.kind, alias: false })),
+  ...[...STORED_FILE_ROUTES, ...ALIAS_FILE_ROUTES].flatMap((route) => [
+    route,
+    { ...route, path: `/${HOST_FILES_PREFIX}${route.path.slice(1)}`, file: `${HOST_FILES_PREFIX}${route.file}` },
+  ]),
+];
 
 const FILE_PATTERNS_BY_PATH = FILE_ROUTES.map((route) => ({
   route,

@@ -7,6 +7,7 @@ import type { PackageFilesInfo } from "../render/renderApi.js";
 import { fileFor, pathFor } from "../routes/routeTable.js";
 import { formatBytes } from "../util/formatBytes.js";
 import { markup, type Html, type HtmlValue } from "./html.js";
+import { HBB_HOST_FILES, HBB_REPO_LIST } from "../routes/hbbRoutes.js";
 import {
   HOME_PAGE,
   linkTo,
@@ -32,7 +33,7 @@ export interface SiteHost {
 }
 
 /** A package's files as the site links them: the stored archive and icon, as paths of the output tree. */
-export interface SiteFiles extends PackageFilesInfo {
+export interface SiteFiles extends Pick<PackageFilesInfo, "zipSize" | "icon"> {
   archive: string;
   iconFile: string;
 }
@@ -92,8 +93,11 @@ export interface HomeHost {
   newest: readonly SitePackage[];
 }
 
-/** The home page: each host's newest apps and a link to all of them, then where the API is. */
-export function renderHomePage(hosts: readonly HomeHost[]): string {
+/**
+ * The home page: each host's newest apps and a link to all of them, then where the API is, and,
+ * with `hbb` (a build with package files), where the Wii's Homebrew Browser reads its list.
+ */
+export function renderHomePage(hosts: readonly HomeHost[], hbb = false): string {
   const path = HOME_PAGE;
   const link = (to: string) => linkTo(path, to);
   const sections = hosts.map(({ host, count: n, newest }) => {
@@ -117,7 +121,11 @@ ${newest.map((p) => appItem(path, host.id, p))}</ul>
 ${sections}<section aria-labelledby="api" class="api">
 <h2 id="api">The API</h2>
 <p>Every package here is also served as JSON for apps and scripts: see <a href="${link(OPENAPI_DOCUMENT)}">the API's OpenAPI document</a>, or start from <a href="${link(fileFor("hosts"))}">the host list</a>.</p>
-</section>
+${
+  hbb &&
+  markup`<p>The Wii's Homebrew Browser reads <a href="${link(HBB_HOST_FILES.list)}">the list of apps</a> and <a href="${link(HBB_REPO_LIST)}">the repository list</a>, over plain HTTP.</p>
+`
+}</section>
 `;
   return layout(path, "Homebrew apps", [{ label: "Home" }], main);
 }

@@ -66,14 +66,15 @@ export function renderSite(catalogue: RenderedCatalogue): OutputFile[] {
     for (const p of packages)
       files.push({ path: packagePage(host.id, p.internal_name), content: renderPackagePage(host, p) });
   }
-  files.push({ path: HOME_PAGE, content: renderHomePage(home) });
+  // A build with package files has the Homebrew Browser's surface (render/renderHbb.ts).
+  files.push({ path: HOME_PAGE, content: renderHomePage(home, catalogue.defaultHost !== undefined) });
   return files;
 }
 
 /** Where the site learns which packages have files, and where the default host's files sit (at the root). */
 export interface FilesSource {
   defaultHost: string;
-  of(host: string, name: string): PackageFilesInfo | undefined;
+  of(host: string, name: string): Pick<PackageFilesInfo, "zipSize" | "icon"> | undefined;
 }
 
 /**

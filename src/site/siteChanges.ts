@@ -107,7 +107,7 @@ export function siteChanges(plan: ApiChanges, previous: PreviousFiles): SiteChan
         put({ path: packagePage(host.id, p.internal_name), content: renderPackagePage(host, p) });
     }
   }
-  put({ path: HOME_PAGE, content: renderHomePage(home) });
+  put({ path: HOME_PAGE, content: renderHomePage(home, plan.files !== undefined) });
   return { writes, added };
 }
 

@@ -432,6 +432,7 @@ export const apache: Target = {
     { path: "shopfront.apache.conf", content: renderApacheVirtualHost(options, names) },
   ],
   deployFiles: (names) => [{ path: HTACCESS, content: renderApacheHtaccess(names) }],
+  hbb: "yes: the generated virtual host answers plain HTTP where --listen says; a redirect to HTTPS the operator adds (or the .htaccess host's) must leave /hbb/ and /hbb_download.php out",
   usage:
     "`npx shopfront config apache --root /srv/api/dist --listen 0.0.0.0:80 > /etc/apache2/sites-available/shopfront.conf`; on shared hosting, `npx shopfront build --target apache` writes a `.htaccess` instead",
 };

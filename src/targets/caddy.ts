@@ -371,6 +371,7 @@ export const caddy: Target = {
       "a search filters a list at request time, and a Caddyfile without plugins runs no code: Caddy answers 404",
   },
   config: (options, names): TargetFile[] => [{ path: "shopfront.Caddyfile", content: renderCaddy(options, names) }],
+  hbb: "yes: the generated site is `http://:<port>`, which Caddy serves without automatic HTTPS or a redirect",
   usage:
     "`npx shopfront config caddy --root /srv/api/dist --listen 0.0.0.0:80 > /etc/caddy/Caddyfile` (a site block is a whole Caddyfile)",
 };

@@ -120,6 +120,7 @@ export const cloudflare: Target = {
   cannot: {},
   config: pagesFiles,
   deployFiles: pagesFiles,
+  hbb: "only on a custom domain whose zone has Always Use HTTPS off and no HSTS; a pages.dev address redirects to HTTPS (Cloudflare's documentation, not run here)",
   usage:
     "`npx shopfront build --target cloudflare`, then deploy `dist/` as the Pages project's output folder (`_worker.js`, `_headers` and `404.html` are in its root)",
 };

@@ -13,6 +13,7 @@
 // response of the cache behavior.
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
 import { FILE_ROUTE_ROOTS, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes/routeTable.js";
+import { escapeRegex } from "../routes/routeSyntax.js";
 import { VERSION } from "../util/version.js";
 import { compactSource, embedRouter } from "./shared/edgeRouter.js";
 import { banner, type Target, type TargetFile } from "./target.js";
@@ -65,7 +66,7 @@ export function renderCloudFrontFunction(): string {
     "  const request = event.request;",
     // The package files are S3 objects at every URL they answer (the build writes a copy at each
     // alias's path): S3 serves them with their type and lifetime, a missing one is the custom 404.
-    `  if (/^\\/(${FILE_ROUTE_ROOTS.join("|")})\\//.test(request.uri)) { request.querystring = {}; return request; }`,
+    `  if (/^\\/(${FILE_ROUTE_ROOTS.map(escapeRegex).join("|")})(\\/|$)/.test(request.uri)) { request.querystring = {}; return request; }`,
     // The router takes the request-target as sent; the event keeps names and values as sent
     // (percent-encoding included) and folds a repeated parameter into multiValue.
     "  const pairs = [];",
@@ -105,6 +106,7 @@ export const cloudfront: Target = {
     { path: "shopfront-viewer-request.js", content: renderCloudFrontFunction() },
     { path: "custom-error-responses.json", content: `${JSON.stringify(CUSTOM_ERROR_RESPONSES, null, 2)}\n` },
   ],
+  hbb: 'yes, with the cache behavior\'s viewer protocol policy "HTTP and HTTPS" (not "Redirect HTTP to HTTPS"); CloudFront\'s own documentation, not run here',
   usage:
     "`npx shopfront build --target cloudfront` and [`npx shopfront deploy`](publishing.md#s3-and-s3-compatible-stores) to the bucket; `npx shopfront config cloudfront --out cloudfront/`, then set up the distribution as [S3 + CloudFront](#s3--cloudfront) says",
 };

@@ -56,6 +56,7 @@ export const githubPages: Target = {
   },
   config: pagesFiles,
   deployFiles: pagesFiles,
+  hbb: "only on a custom domain with Enforce HTTPS off; a github.io address (and a custom domain with it on) redirects to HTTPS, which the Wii app does not follow (GitHub's documentation, not run here)",
   usage:
     "`npx shopfront build --target github-pages`, then publish `dist/` as the Pages artifact (`.nojekyll` and `404.html` are in its root)",
 };

@@ -211,11 +211,14 @@ function fileRewrites(): string[] {
 /**
  * The package files' types and cache lifetimes: a condition on the stored file's path, which the
  * rules rewrote to. lighttpd applies it to the 404 of a missing file as well: its Cache-Control,
- * and the type of the error file, which is named to stay JSON.
+ * and the type of the error file, which is named to stay JSON. Where two match, the later block's
+ * values win, so the rules go in reverse: the first of FILE_ROUTES that matches wins, as in the
+ * rewrites (the Homebrew Browser's temp_files.zip has the shape of an archive's path).
  */
 function fileTypes(): string[] {
   return fileRules()
     .filter((rule) => !rule.route.alias)
+    .reverse()
     .flatMap((rule) => [
       `\t$HTTP["url"] =~ ${quote(rule.regex)} {`,
       `\t\tmimetype.assign = (${errorFileTypes()}"" => ${quote(rule.type)})`,
@@ -367,6 +370,7 @@ export const lighttpd: Target = {
       path: `${ERROR_FILE_PREFIX}${status}.html`,
       content: render(),
     })),
+  hbb: "yes: the generated config answers plain HTTP where --listen says; a redirect to HTTPS the operator adds must leave /hbb/ and /hbb_download.php out",
   usage:
     "`npx shopfront build --target lighttpd`, then `npx shopfront config lighttpd --root /srv/api/dist --listen 0.0.0.0:80 > /etc/lighttpd/conf-enabled/50-shopfront.conf`",
 };

@@ -370,5 +370,6 @@ export const nginx: Target = {
       "a search filters a list at request time, and nginx serves files only: it answers 404 to any request with a non-empty ?query=",
   },
   config: (options, names): TargetFile[] => [{ path: "shopfront.nginx.conf", content: renderNginx(options, names) }],
+  hbb: "yes: the generated server answers plain HTTP where --listen says; a redirect to HTTPS the operator adds must leave /hbb/ and /hbb_download.php out",
   usage: "`npx shopfront config nginx --root /srv/api/dist --listen 0.0.0.0:80 > /etc/nginx/conf.d/shopfront.conf`",
 };

@@ -42,6 +42,11 @@ export interface Target {
   config(options: ServerOptions, names: CatalogueNames): TargetFile[];
   /** Files `shopfront build --target <target>` places in the output root, where the host reads its config from the deploy. */
   deployFiles?(names: CatalogueNames): OutputFile[];
+  /**
+   * Whether and how the host serves the Homebrew Browser's surface (/hbb/) over plain HTTP, for the
+   * hosting table: the Wii app speaks plain HTTP only and does not follow a redirect to HTTPS.
+   */
+  hbb: string;
   /** One line for the README's hosting table: how to use the generated files. */
   usage: string;
 }

@@ -245,8 +245,10 @@ function vercelHeaders(): { source: string; headers: { key: string; value: strin
     { source: "/(.*)", headers: entries(SITE_HEADERS) },
     { source: `/((?!${ownTyped}).*)`, headers: entries({ "Content-Type": json }) },
     { source: `/(${folders}/(?:.*/)?[^/]+\\.js)`, headers: entries({ "Content-Type": SITE_TYPES.js! }) },
-    // The package files at each URL, after the API's type, which they replace: their type and lifetime.
-    ...FILE_ROUTES.map((route) => ({
+    // The package files at each URL, after the API's type, which they replace: their type and
+    // lifetime. Where two match, the later wins: in reverse, so the first of FILE_ROUTES does (the
+    // Homebrew Browser's temp_files.zip has the shape of an archive's path).
+    ...[...FILE_ROUTES].reverse().map((route) => ({
       source: fileSource(route),
       headers: entries({
         "Content-Type": PACKAGE_FILE_TYPES[route.kind],
@@ -279,10 +281,12 @@ export const vercel: Target = {
       "a has condition reads the last of a repeated parameter and counts an empty one as absent, so ?package=a&package=a answers a and ?package= the whole list; /404.json, a file of the build, answers 200 (files come before rewrites)",
     "package-files":
       "a header's source matches the URL, not what answers it: a missing package file's 404 (404.html, the JSON error body) carries the type of the file it would be; every package file of the build is served right, each alias by a rewrite onto the stored file",
+    hbb: "a header's source matches the URL, not what answers it: a missing file of the Homebrew Browser's (another host's list) answers the JSON 404 typed as the file it would be; every file of the build and every stub is served right",
     site: "a header's source matches the URL, not what answers it, and a URL of the site's pages and assets must carry its file's type: where the build has no such file, the 404 (404.html, the JSON error body) is text/html; every page and asset of the build is served right",
   },
   config: (_options, names) => vercelFiles(names),
   deployFiles: vercelFiles,
+  hbb: "no: Vercel redirects every plain HTTP request to HTTPS (308), and nothing turns that off (Vercel's documentation); serve /hbb/ from another host",
   usage:
     "`npx shopfront build --target vercel`, then `vercel deploy dist` (`vercel.json` and `404.html` are in its root)",
 };

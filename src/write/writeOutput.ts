@@ -236,7 +236,8 @@ function writeContent(path: string, content: OutputFile["content"], slot: string
   const fd = openSync(path, "w");
   try {
     if (typeof content === "string") {
-      writeSync(fd, content);
+      // A string is the file's bytes as latin1 (renderApi.ts's OutputFile), as diffOutput reads it.
+      writeSync(fd, content, null, "latin1");
       return;
     }
     let chunk = "[";

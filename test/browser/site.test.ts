@@ -65,8 +65,8 @@ async function serveStatic(dir: string): Promise<{ url: string; close: () => Pro
 
 /** Packages of the bundled catalogue given files, as the build gives them once it zips them: one with its own icon, one without. */
 const WITH_FILES: Record<string, PackageFilesInfo> = {
-  "3DMinigolf": { zipSize: 6_700_000, icon: true },
-  "4k_Lighthouse": { zipSize: 245_000, icon: false },
+  "3DMinigolf": { zipSize: 6_700_000, icon: true, iconSize: 2_100, binarySize: 3_000_000, subdirectories: [] },
+  "4k_Lighthouse": { zipSize: 245_000, icon: false, iconSize: 1_000, binarySize: 200_000, subdirectories: [] },
 };
 
 /** The site of the built catalogue rendered again with WITH_FILES, and each package's archive and icon stored where the layout says. */

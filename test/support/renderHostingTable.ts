@@ -1,5 +1,5 @@
 // The hosting table of docs/hosting.md, rendered from the target list: what each host serves (the API's
-// endpoints, the browse site), what it sends, what it cannot do and why, and how to set it up. A test
+// endpoints, the browse site, the Homebrew Browser's files over plain HTTP), what it sends, what it cannot do and why, and how to set it up. A test
 // holds that page to exactly this output, so adding or changing a target changes the table.
 import { CONFORMANCE_ROWS, type ConformanceRow } from "../../src/routes/conformanceRows.js";
 import { TARGETS } from "../../src/targets/index.js";
@@ -64,13 +64,21 @@ function packageFiles(target: Target): string {
   return "package-cache" in target.cannot ? `${how}; no cache lifetimes` : how;
 }
 
+/**
+ * The Homebrew Browser's surface: whether the host can serve it over plain HTTP, and how the stubs
+ * answer (every host serves them as files, so hbb_download.php is an empty 200, never the OSC's 204).
+ */
+function hbb(target: Target): string {
+  return `${text(target.hbb)}; hbb_download.php answers an empty 200`;
+}
+
 export function renderHostingTable(): string {
   const lines = [
-    "| host | endpoints served | browse site | package files | `Content-Type` (JSON for the API, the site's by extension) | `Access-Control-Allow-Origin: *` | cannot, and why | set up |",
-    "|---|---|---|---|---|---|---|---|",
+    "| host | endpoints served | browse site | package files | Homebrew Browser (`/hbb/` over plain HTTP) | `Content-Type` (JSON for the API, the site's by extension) | `Access-Control-Allow-Origin: *` | cannot, and why | set up |",
+    "|---|---|---|---|---|---|---|---|---|",
     ...TARGETS.map(
       (t) =>
-        `| ${text(t.title)} | ${endpoints(t)} | ${sends(t, "site")} | ${packageFiles(t)} | ${sends(t, "content-type")} | ${sends(t, "cors")} | ${cannot(t)} | ${t.usage} |`,
+        `| ${text(t.title)} | ${endpoints(t)} | ${sends(t, "site")} | ${packageFiles(t)} | ${hbb(t)} | ${sends(t, "content-type")} | ${sends(t, "cors")} | ${cannot(t)} | ${t.usage} |`,
     ),
   ];
   return `${lines.join("\n")}\n`;

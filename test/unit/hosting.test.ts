@@ -37,6 +37,25 @@ describe("the hosting table of docs/hosting.md", () => {
     );
     expect(pages).toContain("Cloudflare Worker or rule in front");
   });
+
+  it("says host by host whether the Homebrew Browser can be served over plain HTTP", () => {
+    const verdict = Object.fromEntries(TARGETS.map((t) => [t.id, /^(yes|no|only)\b/.exec(t.hbb)?.[1]]));
+    expect(verdict).toEqual({
+      nginx: "yes",
+      apache: "yes",
+      caddy: "yes",
+      lighttpd: "yes",
+      netlify: "no",
+      cloudflare: "only",
+      vercel: "no",
+      cloudfront: "yes",
+      "github-pages": "only",
+    });
+    for (const t of TARGETS) {
+      const cell = t.hbb.replace(/</g, "&lt;").replace(/>/g, "&gt;");
+      expect(renderHostingTable()).toContain(`| ${cell}; hbb_download.php answers an empty 200 |`);
+    }
+  });
 });
 
 describe("the package files on each host", () => {

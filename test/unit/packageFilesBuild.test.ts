@@ -154,16 +154,31 @@ describe("a catalogue with package files", () => {
     }
   });
 
-  it("gives the site files: { zipSize, icon } for each package with files, and no files for one without", async () => {
+  it("gives the site and the Homebrew Browser's list the files' sizes for each package with files, and no files for one without", async () => {
     const catalogue = copyFixture("package-files");
     writeFiles(catalogue, { "primary/plain.json": manifest("plain") });
     const { catalogue: loaded } = await loadCatalogue(catalogue);
     const byName = new Map((loaded!.packages.get("primary") ?? []).map((p) => [p.name, p]));
-    for (const name of ["pong", "snake", "tetris"]) {
+    const size = (path: string) => statSync(join(catalogue, "primary", path)).size;
+    const own = {
+      pong: { iconSize: statSync(PLACEHOLDER_ICON).size, binarySize: 20256, subdirectories: [] },
+      snake: {
+        iconSize: size("snake/apps/snake/icon.png"),
+        binarySize: size("snake/apps/snake/boot.dol"),
+        subdirectories: ["/apps/snake/data", "/apps/snake/data/levels"],
+      },
+      tetris: {
+        iconSize: size("tetris/apps/tetris/Icon.PNG"),
+        binarySize: size("tetris/apps/tetris/boot.elf"),
+        subdirectories: [],
+      },
+    };
+    for (const name of ["pong", "snake", "tetris"] as const) {
       const p = byName.get(name)!;
       expect(p.files, name).toEqual({
         zipSize: (JSON.parse(p.json) as { zip_size: number }).zip_size,
         icon: name !== "pong",
+        ...own[name],
       });
     }
     expect(byName.get("pong")!.files!.zipSize).toBe(statSync(join(catalogue, "primary", "pong.zip")).size);

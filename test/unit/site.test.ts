@@ -145,8 +145,8 @@ async function fixtureWithFiles(): Promise<{ catalogue: RenderedCatalogue; dir: 
   const dir = copyFixture("conformance");
   const loaded = await loadCatalogue(dir);
   const files: Record<string, PackageFilesInfo> = {
-    snake: { zipSize: 6_700_000, icon: true },
-    "dark-blue": { zipSize: 1234, icon: false },
+    snake: { zipSize: 6_700_000, icon: true, iconSize: 2_100, binarySize: 3_000_000, subdirectories: [] },
+    "dark-blue": { zipSize: 1234, icon: false, iconSize: 1_000, binarySize: 500, subdirectories: [] },
   };
   const packages = new Map(
     [...loaded.catalogue!.packages].map(([host, list]) => [
@@ -258,7 +258,8 @@ describe("the site with package files", () => {
     const old = new Map(renderOutput(before, { site: true }).map((f) => [f.path, contentText(f.content)]));
     const now = new Map(full.map((f) => [f.path, contentText(f.content)]));
     const writes = new Map<string, string | null>();
-    for (const [path, text] of now) if (/^v1\//.test(path) && old.get(path) !== text) writes.set(path, text);
+    // What changed besides the site: the API's files, and the Homebrew Browser's list (snake is in it).
+    for (const [path, text] of now) if (/^(v1|hbb)\//.test(path) && old.get(path) !== text) writes.set(path, text);
     expect([...writes.keys()]).toEqual(expect.arrayContaining(["v1/primary/package/snake", "v1/primary/packages"]));
     const files = {
       defaultHost: "primary",

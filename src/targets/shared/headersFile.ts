@@ -37,8 +37,10 @@ export function headerRules(): { path: string; headers: Record<string, string> }
     { path: `/${NOT_FOUND_FILE}`, headers: json },
     { path: `/${ASSETS}/*.js`, headers: { "Content-Type": SITE_TYPES.js! } },
     // The package files at each URL (a copy at each alias's path): their type and lifetime. No API
-    // or site path has these shapes (a name in place of each `*`).
-    ...FILE_ROUTES.map((route) => ({
+    // or site path has these shapes (a name in place of each `*`). Where two match, the later wins:
+    // in reverse, so the first of FILE_ROUTES does (the Homebrew Browser's temp_files.zip has the
+    // shape of an archive's path).
+    ...[...FILE_ROUTES].reverse().map((route) => ({
       path: route.path.replace(/\{\w+\}/g, "*"),
       headers: { "Content-Type": PACKAGE_FILE_TYPES[route.kind], "Cache-Control": packageCacheControl(route.kind) },
     })),

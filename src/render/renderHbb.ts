@@ -1,0 +1,357 @@
+// The Homebrew Browser's surface (routes/hbbRoutes.ts): the repository list, each host's list
+// (listv036.txt) and icon archive, and the stubs. Pure but for reading the icons' bytes. The list is
+// written as the Open Shop Channel's server writes it (docs/hbb-list-format.md), every value cut to
+// the Wii app's buffers (OpenShopChannel/OSCHomebrewBrowser source/common.h, common.c), which it
+// copies into without a bound: a value over its buffer would overrun the console's memory.
+import { readFileSync } from "node:fs";
+import type { HostInfo, Package } from "../catalogue/fields.js";
+import type { Problem } from "../catalogue/problems.js";
+import { zipInMemory } from "../packageFiles/zipPackageFolder.js";
+import { HBB_FOLDER, HBB_HOST_FILES, HBB_REPO_LIST, HBB_STUBS } from "../routes/hbbRoutes.js";
+import { packageFilesPrefix } from "../routes/packageFileLayout.js";
+import { compareCodePoints } from "../util/codePoints.js";
+import type { OutputFile, RenderedCatalogue, RenderedPackage } from "./renderApi.js";
+
+/**
+ * What the Wii app holds, in bytes with the terminating NUL (source/common.h's homebrew_struct and
+ * repo_struct; common.c's request_list). A value longer than its buffer less one is cut.
+ */
+export const HBB_LIMITS = {
+  /** fgets reads at most this many bytes less one a line: a longer line would be read as two. */
+  line: 2000,
+  name: 100,
+  displayName: 100,
+  coder: 100,
+  version: 20,
+  shortDescription: 100,
+  longDescription: 500,
+  controllers: 20,
+  downloads: 10,
+  /** The folder list; each folder is also appended to `usb:` in a 150-byte buffer, and at most 150 are kept. */
+  folders: 1000,
+  folder: 146,
+  folderCount: 150,
+  /** repo_struct, and repo_list[200]. */
+  repositories: 200,
+  repositoryName: 200,
+  domain: 100,
+  listFile: 200,
+  appsFolder: 100,
+} as const;
+
+/**
+ * The categories the app knows, by the footer that closes each (its only way to tell them), in the
+ * order the Open Shop Channel writes them, and how many apps each of its arrays holds (common.c:
+ * demos_list[300], games_list[600], ...); every category's apps are also copied into total_list[600].
+ */
+export const HBB_CATEGORIES = [
+  { category: "demos", footer: "=Demos=", capacity: 300 },
+  { category: "emulators", footer: "=Emulators=", capacity: 300 },
+  { category: "games", footer: "=Games=", capacity: 600 },
+  { category: "media", footer: "=Media=", capacity: 300 },
+  { category: "utilities", footer: "=Utilities=", capacity: 300 },
+] as const;
+
+/** How many apps of all categories the app holds at once (total_list[600]). */
+export const HBB_TOTAL_CAPACITY = 600;
+
+/**
+ * The Open Shop Channel's header line: `Homebrew`, the size of the browser's own boot.dol (the app
+ * updates itself when its size differs, so this is the size of the release it serves), and the
+ * update notes.
+ */
+export const HBB_HEADER =
+  "Homebrew 2092896 v0.3.9e | - Updated with latest libogc which should correct network issues some users are experiencing";
+
+/** The browser itself, which the Open Shop Channel leaves out of its list: it updates itself by the header. */
+const BROWSER_NAME = "homebrew_browser";
+
+const CRLF = "\r\n";
+
+/** One app of a list, every value as it is written (cut already). */
+export interface HbbEntry {
+  name: string;
+  category: string;
+  /** The tokens after the name, up to the two flags, and the six text lines. */
+  tokens: string[];
+  lines: [string, string, string, string, string, string];
+}
+
+interface Cut {
+  text: string;
+  cut: boolean;
+}
+
+/** `text` cut to at most `bytes` bytes of UTF-8, never inside a character. */
+export function cutUtf8(text: string, bytes: number): Cut {
+  const encoded = Buffer.from(text, "utf8");
+  if (encoded.length <= bytes) return { text, cut: false };
+  let end = bytes;
+  // A continuation byte (10xxxxxx) cannot start a character: back off to the character's first byte.
+  while (end > 0 && (encoded[end]! & 0xc0) === 0x80) end--;
+  return { text: encoded.subarray(0, end).toString("utf8"), cut: true };
+}
+
+/** Every line break as a space: one value is one line of the list. */
+function oneLine(text: string): string {
+  return text.replace(/\r\n|[\r\n\u0085\u2028\u2029]/g, " ");
+}
+
+function isBlank(text: string): boolean {
+  return text.trim() === "";
+}
+
+/** The first `count` characters (code points) of `text`. */
+function firstCharacters(text: string, count: number): string {
+  return [...text].slice(0, count).join("");
+}
+
+/**
+ * The folders the app creates before it unpacks (the package's folders under apps/<name>/, as the
+ * Open Shop Channel lists them), each followed by `;`: those the app can read (no space, `;` or
+ * byte beyond ASCII, which the token line cannot carry) and hold, in order, while they fit.
+ */
+function folderList(folders: readonly string[]): Cut {
+  let list = "";
+  let count = 0;
+  let cut = false;
+  for (const folder of folders) {
+    const fits =
+      /^[\x21-\x3a\x3c-\x7e]+$/.test(folder) &&
+      folder.length < HBB_LIMITS.folder &&
+      count < HBB_LIMITS.folderCount &&
+      list.length + folder.length + 1 < HBB_LIMITS.folders;
+    if (!fits) {
+      cut = true;
+      continue;
+    }
+    list += `${folder};`;
+    count++;
+  }
+  return { text: list === "" ? "." : list, cut };
+}
+
+/** Whether a package of a host can be in its list, or why not. */
+function leftOutReason(p: RenderedPackage, category: string): string | undefined {
+  if (p.name === BROWSER_NAME) return "it is the Homebrew Browser itself, which updates itself by the list's header";
+  if (!p.files) return "it has no package files beside its manifest, so the Wii app would have nothing to download";
+  if (!HBB_CATEGORIES.some((c) => c.category === category))
+    return `its category ${category} is none of the five the Wii app knows (${HBB_CATEGORIES.map((c) => c.category).join(", ")})`;
+  return undefined;
+}
+
+function warning(code: Problem["code"], file: string, pointer: string, message: string): Problem {
+  return { code, severity: "warning", file, pointer, message };
+}
+
+/** One package as a list entry, with a warning for each value cut. */
+export function hbbEntry(host: string, p: RenderedPackage, pkg: Package): { entry: HbbEntry; problems: Problem[] } {
+  const files = p.files!;
+  const file = `${host}/${p.name}.json`;
+  const problems: Problem[] = [];
+  const fit = (value: string, limit: number, pointer: string, what: string): string => {
+    const result = cutUtf8(value, limit - 1);
+    if (result.cut)
+      problems.push(
+        warning(
+          "HBB_VALUE_CUT",
+          file,
+          pointer,
+          `${what} is cut to ${limit - 1} bytes in the Homebrew Browser's list (the Wii app's buffer holds ${limit} with its NUL)`,
+        ),
+      );
+    return result.text;
+  };
+  const short = isBlank(pkg.short_description) ? "No description provided." : oneLine(pkg.short_description);
+  // As the Open Shop Channel writes it: one line of at most 128 characters and "...", the short description when empty.
+  let long = short;
+  if (!isBlank(pkg.long_description)) {
+    const text = oneLine(pkg.long_description);
+    long = [...text].length > 128 ? `${firstCharacters(text, 128)}...` : text;
+  }
+  const folders = folderList(files.subdirectories);
+  if (folders.cut)
+    problems.push(
+      warning(
+        "HBB_VALUE_CUT",
+        file,
+        "",
+        `the folders to create leave out those the Homebrew Browser's list cannot carry (a space, ';' or a character beyond ASCII; over ${HBB_LIMITS.folder - 1} bytes; past ${HBB_LIMITS.folderCount} folders or ${HBB_LIMITS.folders - 1} bytes in all)`,
+      ),
+    );
+  const maxDownloads = 10 ** (HBB_LIMITS.downloads - 1) - 1;
+  if (pkg.downloads > maxDownloads)
+    problems.push(
+      warning("HBB_VALUE_CUT", file, "", `downloads are written ${maxDownloads}, the most the Wii app's buffer holds`),
+    );
+  const entry: HbbEntry = {
+    name: fit(p.name, HBB_LIMITS.name, "/internal_name", "internal_name"),
+    category: pkg.category,
+    tokens: [
+      String(pkg.release_date),
+      String(files.iconSize),
+      String(files.binarySize),
+      pkg.package_type,
+      String(files.zipSize),
+      String(Math.min(pkg.downloads, maxDownloads)),
+      "0",
+      fit(pkg.controllers, HBB_LIMITS.controllers, "/controllers", "controllers") || ".",
+      folders.text,
+    ],
+    lines: [
+      fit(oneLine(pkg.display_name), HBB_LIMITS.displayName, "/display_name", "display_name"),
+      fit(oneLine(pkg.coder), HBB_LIMITS.coder, "/coder", "coder"),
+      fit(oneLine(pkg.version), HBB_LIMITS.version, "/version", "version"),
+      String(pkg.extracted),
+      fit(short, HBB_LIMITS.shortDescription, "/short_description", "short_description"),
+      fit(long, HBB_LIMITS.longDescription, "/long_description", "long_description"),
+    ],
+  };
+  return { entry, problems };
+}
+
+/** A host's list: its entries by category, and a warning for each package left out or value cut. */
+export function hbbListOf(
+  host: string,
+  packages: readonly RenderedPackage[],
+): { entries: HbbEntry[]; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const candidates: { entry: HbbEntry; downloads: number }[] = [];
+  for (const p of packages) {
+    const pkg = JSON.parse(p.json) as Package;
+    const reason = leftOutReason(p, pkg.category);
+    if (reason !== undefined) {
+      problems.push(
+        warning("HBB_LEFT_OUT", `${host}/${p.name}.json`, "", `the Homebrew Browser's list leaves it out: ${reason}`),
+      );
+      continue;
+    }
+    const made = hbbEntry(host, p, pkg);
+    problems.push(...made.problems);
+    candidates.push({ entry: made.entry, downloads: pkg.downloads });
+  }
+  // Past a category's or the whole list's capacity, the most downloaded stay (then by name).
+  const ranked = [...candidates].sort(
+    (a, b) => b.downloads - a.downloads || compareCodePoints(a.entry.name, b.entry.name),
+  );
+  const kept = new Set<HbbEntry>();
+  const counts = new Map<string, number>();
+  for (const { entry } of ranked) {
+    const capacity = HBB_CATEGORIES.find((c) => c.category === entry.category)!.capacity;
+    const count = counts.get(entry.category) ?? 0;
+    if (count < capacity && kept.size < HBB_TOTAL_CAPACITY) {
+      kept.add(entry);
+      counts.set(entry.category, count + 1);
+      continue;
+    }
+    problems.push(
+      warning(
+        "HBB_LEFT_OUT",
+        `${host}/${entry.name}.json`,
+        "",
+        `the Homebrew Browser's list leaves it out: the Wii app holds ${capacity} apps in ${entry.category} and ${HBB_TOTAL_CAPACITY} in all, and ${count < capacity ? "the list is" : "the category is"} full with apps downloaded more`,
+      ),
+    );
+  }
+  return { entries: candidates.map((c) => c.entry).filter((e) => kept.has(e)), problems };
+}
+
+/** The list's text: the header, then each category's apps and its footer, CRLF after every line. */
+export function renderHbbList(entries: readonly HbbEntry[]): string {
+  const lines = [HBB_HEADER];
+  for (const { category, footer } of HBB_CATEGORIES) {
+    for (const entry of entries) {
+      if (entry.category !== category) continue;
+      lines.push([entry.name, ...entry.tokens, ".", "."].join(" "), ...entry.lines);
+    }
+    lines.push(footer);
+  }
+  return lines.map((line) => `${line}${CRLF}`).join("");
+}
+
+/** Where a host's surface is, as the repository list names it. */
+export function hbbFolderOf(host: string, defaultHost: string): { list: string; apps: string } {
+  const prefix = packageFilesPrefix(host, defaultHost);
+  return { list: `/${prefix}${HBB_HOST_FILES.list}`, apps: `/${prefix}${HBB_FOLDER}` };
+}
+
+/**
+ * The repository list: `1`, then each host (the default first, as the app's repository 0) by its
+ * display name, its domain (hosts.json's `host`), its list and its folder.
+ */
+export function renderRepoList(hosts: readonly HostInfo[], defaultHost: string): { text: string; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const ordered = [...hosts.filter((h) => h.id === defaultHost), ...hosts.filter((h) => h.id !== defaultHost)];
+  const lines = ["1"];
+  for (const host of ordered) {
+    const pointer = `/hosts/${hosts.indexOf(host)}`;
+    if (Buffer.byteLength(host.host) >= HBB_LIMITS.domain || lines.length > HBB_LIMITS.repositories * 4) {
+      problems.push(
+        warning(
+          "HBB_LEFT_OUT",
+          "hosts.json",
+          `${pointer}/host`,
+          `the Homebrew Browser's repository list leaves host ${host.id} out: the Wii app holds ${HBB_LIMITS.repositories} repositories and domains of up to ${HBB_LIMITS.domain - 1} bytes`,
+        ),
+      );
+      continue;
+    }
+    const name = cutUtf8(oneLine(host.name), HBB_LIMITS.repositoryName - 1);
+    if (name.cut)
+      problems.push(
+        warning(
+          "HBB_VALUE_CUT",
+          "hosts.json",
+          `${pointer}/name`,
+          `the name is cut to ${HBB_LIMITS.repositoryName - 1} bytes in the Homebrew Browser's repository list`,
+        ),
+      );
+    const folder = hbbFolderOf(host.id, defaultHost);
+    lines.push(name.text, host.host, folder.list, folder.apps);
+  }
+  return { text: lines.map((line) => `${line}${CRLF}`).join(""), problems };
+}
+
+/** Every icon of a host's packages with files, as `<name>.png` at the root, in name order. */
+export function renderIconsZip(packages: readonly RenderedPackage[]): Uint8Array {
+  const icons = packages
+    .filter((p) => p.stored !== undefined)
+    .map((p) => ({ name: `${p.name}.png`, bytes: readFileSync(p.stored!.icon.file) }))
+    .sort((a, b) => compareCodePoints(a.name, b.name));
+  return zipInMemory(icons);
+}
+
+function latin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+}
+
+/** The warnings the surface gives a catalogue with package files (none without: it has no surface). */
+export function hbbProblems(catalogue: RenderedCatalogue): Problem[] {
+  if (catalogue.defaultHost === undefined) return [];
+  return [
+    ...renderRepoList(catalogue.hosts, catalogue.defaultHost).problems,
+    ...catalogue.hosts.flatMap((h) => hbbListOf(h.id, catalogue.packages.get(h.id) ?? []).problems),
+  ];
+}
+
+/**
+ * Every file of the surface, for a catalogue with package files (without them the Wii app has
+ * nothing to install, and the build writes none of it). Strings are bytes as latin1 (OutputFile).
+ */
+export function renderHbb(catalogue: RenderedCatalogue): OutputFile[] {
+  const defaultHost = catalogue.defaultHost;
+  if (defaultHost === undefined) return [];
+  const files: OutputFile[] = [{ path: HBB_REPO_LIST, content: renderRepoList(catalogue.hosts, defaultHost).text }];
+  for (const host of catalogue.hosts) {
+    const packages = catalogue.packages.get(host.id) ?? [];
+    const prefix = packageFilesPrefix(host.id, defaultHost);
+    const list = latin1(Buffer.from(renderHbbList(hbbListOf(host.id, packages).entries), "utf8"));
+    files.push(
+      { path: `${prefix}${HBB_HOST_FILES.list}`, content: list },
+      { path: `${prefix}${HBB_HOST_FILES.shortList}`, content: list },
+      { path: `${prefix}${HBB_HOST_FILES.icons}`, content: latin1(renderIconsZip(packages)) },
+    );
+  }
+  for (const [path, body] of Object.entries(HBB_STUBS)) files.push({ path, content: body });
+  return files;
+}

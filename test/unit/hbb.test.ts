@@ -1,0 +1,321 @@
+// The Homebrew Browser's surface as the build writes it: a list that `import hbb` reads back into the
+// same catalogue (what the list holds), sizes equal to the bytes served at the app's URLs, every
+// value within the Wii app's buffers and capacities however large the catalogue, the icon archive,
+// and a rebuild that brings both up to date. Serving them (and the stubs) on every real server is
+// test/servers/conformance.test.ts's row hbb.
+import { todayPackageOf } from "../../src/render/renderToday.js";
+import { copyFileSync, existsSync, readFileSync, statSync } from "node:fs";
+import { isUtf8 } from "node:buffer";
+import { join } from "node:path";
+import { unzipSync } from "fflate";
+import { describe, expect, it } from "vitest";
+import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import type { Manifest, Package } from "../../src/catalogue/fields.js";
+import { importHbbList } from "../../src/import/importCatalogue.js";
+import { parseHbbList } from "../../src/import/parseHbbList.js";
+import { loadCatalogue } from "../../src/load/loadCatalogue.js";
+import { renderPackage, type RenderedPackage } from "../../src/render/renderApi.js";
+import {
+  HBB_CATEGORIES,
+  HBB_HEADER,
+  HBB_LIMITS,
+  HBB_TOTAL_CAPACITY,
+  hbbListOf,
+  renderHbbList,
+  renderRepoList,
+} from "../../src/render/renderHbb.js";
+import { copyFixture, manifest, tempDir, writeFiles } from "../support/helpers.js";
+
+const LIST = "hbb/homebrew_browser/listv036.txt";
+
+async function buildFixture(catalogue: string, out: string) {
+  const result = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
+  if (!result.built) throw new Error(JSON.stringify(result.problems));
+  return result;
+}
+
+/** The package-files fixture with download counts, and a package with no controller. */
+function fixture(): string {
+  const catalogue = copyFixture("package-files");
+  writeFiles(catalogue, {
+    "stats/primary.json": { packages: { snake: { downloads: 77, rating: "4.5" }, tetris: { downloads: 3 } } },
+  });
+  const pong = JSON.parse(readFileSync(join(catalogue, "primary", "pong.json"), "utf8")) as Record<string, unknown>;
+  writeFiles(catalogue, { "primary/pong.json": { ...pong, controllers: "" } });
+  return catalogue;
+}
+
+/** A list's apps: each token line split, with its six text lines, by name. */
+function entriesOf(text: string): Map<string, { tokens: string[]; lines: string[] }> {
+  const lines = text.split("\r\n");
+  const entries = new Map<string, { tokens: string[]; lines: string[] }>();
+  for (let i = 1; i < lines.length; i++) {
+    if (lines[i] === "" || /^=\w+=$/.test(lines[i]!)) continue;
+    const tokens = lines[i]!.split(" ");
+    entries.set(tokens[0]!, { tokens, lines: lines.slice(i + 1, i + 7) });
+    i += 6;
+  }
+  return entries;
+}
+
+describe("the list the build writes", () => {
+  it("is CRLF throughout, the Open Shop Channel's header, every footer once, and the same at both URLs", async () => {
+    const out = join(tempDir(), "dist");
+    await buildFixture(fixture(), out);
+    const bytes = readFileSync(join(out, LIST));
+    expect(readFileSync(join(out, "hbb/listv036.txt"))).toEqual(bytes);
+    const text = bytes.toString("utf8");
+    expect(isUtf8(bytes)).toBe(true);
+    expect(text.endsWith("\r\n")).toBe(true);
+    expect(text.replace(/\r\n/g, "")).not.toMatch(/[\r\n]/);
+    const lines = text.split("\r\n");
+    expect(lines[0]).toBe(HBB_HEADER);
+    expect(lines.filter((l) => l.startsWith("="))).toEqual(HBB_CATEGORIES.map((c) => c.footer));
+    expect(readFileSync(join(out, "hbb/repo_list.txt"), "latin1")).toBe(
+      "1\r\nFixture\r\nhbb.example.org\r\n/hbb/homebrew_browser/listv036.txt\r\n/hbb/\r\n",
+    );
+    for (const [file, body] of [
+      ["hbb/get_rating.php", "5"],
+      ["hbb/update_rating.php", "5"],
+      ["hbb/apps_check_new.php", "0 0"],
+      ["hbb/hbb_download.php", ""],
+      ["hbb_download.php", ""],
+    ])
+      expect(readFileSync(join(out, file!), "latin1"), file).toBe(body);
+    // The browse site's home page links the list and the repository list.
+    const home = readFileSync(join(out, "index.html"), "utf8");
+    expect(home).toContain('<a href="hbb/homebrew_browser/listv036.txt">the list of apps</a>');
+    expect(home).toContain('<a href="hbb/repo_list.txt">the repository list</a>');
+  });
+
+  it("is read back by `import hbb` into the same catalogue, as far as the list holds it", async () => {
+    const catalogue = fixture();
+    const out = join(tempDir(), "dist");
+    await buildFixture(catalogue, out);
+    const into = join(tempDir(), "catalogue");
+    writeFiles(into, { "hosts.json": JSON.parse(readFileSync(join(catalogue, "hosts.json"), "utf8")) as unknown });
+    const report = await importHbbList({ catalogueDir: into, force: false, file: join(out, LIST), host: "primary" });
+    expect(report.summary?.skipped).toEqual([]);
+    const built = await loadCatalogue(catalogue);
+    const back = await loadCatalogue(into);
+    expect(back.problems.filter((p) => p.severity === "error")).toEqual([]);
+    const objects = (packages: readonly RenderedPackage[]) =>
+      Object.fromEntries(packages.map((p) => [p.name, JSON.parse(p.json) as Package]));
+    const expected = objects(built.catalogue!.packages.get("primary")!);
+    // What the list does not carry: one date (the release), no contributors and no rating; a long
+    // description is one line, and the short one where it is empty (the fixture's are all short).
+    for (const pkg of Object.values(expected)) {
+      pkg.updated = pkg.release_date;
+      pkg.contributors = "";
+      pkg.rating = "";
+      pkg.long_description = pkg.long_description.replace(/\n/g, " ") || pkg.short_description;
+    }
+    expect(objects(back.catalogue!.packages.get("primary")!)).toEqual(expected);
+    expect(expected.snake!.downloads).toBe(77);
+    expect(expected.pong!.controllers).toBe("");
+  });
+
+  it("gives each app the bytes of the icon, binary and archive served at the Wii app's URLs, and temp_files.zip every icon", async () => {
+    const out = join(tempDir(), "dist");
+    await buildFixture(fixture(), out);
+    const entries = entriesOf(readFileSync(join(out, LIST), "utf8"));
+    expect([...entries.keys()].sort()).toEqual(["pong", "snake", "tetris"]);
+    const icons = unzipSync(readFileSync(join(out, "hbb/homebrew_browser/temp_files.zip")));
+    expect(Object.keys(icons)).toEqual(["pong.png", "snake.png", "tetris.png"]);
+    for (const [name, { tokens }] of entries) {
+      const [, , icon, binary, type, archive] = tokens;
+      expect(Number(icon), name).toBe(statSync(join(out, "hbb", name, "icon.png")).size);
+      expect(Number(binary), name).toBe(statSync(join(out, "unzipped_apps", name, "apps", name, `boot.${type}`)).size);
+      expect(Number(archive), name).toBe(statSync(join(out, "hbb", name, `${name}.zip`)).size);
+      expect(icons[`${name}.png`], name).toEqual(new Uint8Array(readFileSync(join(out, "hbb", name, "icon.png"))));
+    }
+    expect(entries.get("snake")!.tokens.slice(6)).toEqual([
+      "77",
+      "0",
+      "wn",
+      "/apps/snake/data;/apps/snake/data/levels;",
+      ".",
+      ".",
+    ]);
+    expect(entries.get("pong")!.tokens.slice(8)).toEqual([".", ".", ".", "."]);
+  });
+
+  it("is rewritten with temp_files.zip when a package changes, and the same bytes when nothing does", async () => {
+    const catalogue = fixture();
+    const out = join(tempDir(), "dist");
+    await buildFixture(catalogue, out);
+    const list = readFileSync(join(out, LIST));
+    const zip = readFileSync(join(out, "hbb/homebrew_browser/temp_files.zip"));
+    await buildFixture(catalogue, out);
+    expect(readFileSync(join(out, LIST))).toEqual(list);
+    expect(readFileSync(join(out, "hbb/homebrew_browser/temp_files.zip"))).toEqual(zip);
+
+    const snake = JSON.parse(readFileSync(join(catalogue, "primary", "snake.json"), "utf8")) as Record<string, unknown>;
+    writeFiles(catalogue, { "primary/snake.json": { ...snake, short_description: "Snake, now faster" } });
+    // tetris's icon is another PNG now: the placeholder's bytes.
+    const placeholder = readFileSync(join(out, "hbb", "pong", "icon.png"));
+    copyFileSync(
+      join(out, "hbb", "pong", "icon.png"),
+      join(catalogue, "primary", "tetris", "apps", "tetris", "Icon.PNG"),
+    );
+    const result = await buildFixture(catalogue, out);
+    expect(result.built!.filesWritten).toBeGreaterThan(0);
+    const entries = entriesOf(readFileSync(join(out, LIST), "utf8"));
+    expect(entries.get("snake")!.lines[4]).toBe("Snake, now faster");
+    expect(Number(entries.get("tetris")!.tokens[2])).toBe(placeholder.length);
+    const icons = unzipSync(readFileSync(join(out, "hbb/homebrew_browser/temp_files.zip")));
+    expect(icons["tetris.png"]).toEqual(new Uint8Array(placeholder));
+  });
+
+  it("is not written, nor any file of the surface, for a catalogue without package files", async () => {
+    const out = join(tempDir(), "dist");
+    await buildFixture(copyFixture("basic"), out);
+    for (const file of [LIST, "hbb/repo_list.txt", "hbb/get_rating.php", "hbb_download.php"])
+      expect(existsSync(join(out, file)), file).toBe(false);
+    expect(readFileSync(join(out, "index.html"), "utf8")).not.toContain("Homebrew Browser");
+  });
+
+  it("leaves out, with a warning naming it, a package without files and one of a category the app does not know", async () => {
+    const catalogue = fixture();
+    writeFiles(catalogue, { "primary/plain.json": manifest("plain") });
+    const { problems, catalogue: loaded } = await loadCatalogue(catalogue);
+    expect(problems.filter((p) => p.code === "HBB_LEFT_OUT").map((p) => p.file)).toEqual(["primary/plain.json"]);
+    const themed = loaded!.packages
+      .get("primary")!
+      .map((p) =>
+        p.name === "snake" ? { ...p, json: p.json.replace('"category":"games"', '"category":"themes"') } : p,
+      );
+    const list = hbbListOf("primary", themed);
+    expect(list.entries.map((e) => e.name)).toEqual(["pong", "tetris"]);
+    expect(list.problems.map((p) => [p.code, p.file])).toEqual([
+      ["HBB_LEFT_OUT", "primary/plain.json"],
+      ["HBB_LEFT_OUT", "primary/snake.json"],
+    ]);
+  });
+});
+
+/** A package with files whose every text is as long as a manifest allows, in letters of 1 to 4 UTF-8 bytes. */
+function largePackage(name: string, category: string, downloads: number): RenderedPackage {
+  const long = (length: number) => [..."aé€😀 x\n".repeat(length)].slice(0, length).join("");
+  const pkg: Manifest = {
+    ...(manifest(name, {
+      category,
+      coder: long(128),
+      display_name: long(128),
+      version: long(64),
+      short_description: long(256),
+      long_description: long(5000),
+      controllers: "wwwwncgkzs",
+    }) as unknown as Manifest),
+  };
+  const folders = Array.from({ length: 200 }, (_, i) => `/apps/${name}/${"d".repeat(i % 3 === 0 ? 150 : 20)}${i}`);
+  return {
+    name,
+    json: renderPackage(pkg, { downloads, rating: "" }),
+    category,
+    coder: pkg.coder,
+    today: todayPackageOf(pkg, { downloads, rating: "" }),
+    files: {
+      zipSize: 123456,
+      icon: true,
+      iconSize: 4321,
+      binarySize: 654321,
+      subdirectories: [...folders, `/apps/${name}/with space`],
+    },
+  };
+}
+
+describe("a list of a large catalogue", () => {
+  const packages = [
+    ...Array.from({ length: 700 }, (_, i) => largePackage(`game${String(i).padStart(4, "0")}`, "games", i)),
+    ...Array.from({ length: 450 }, (_, i) => largePackage(`demo${String(i).padStart(4, "0")}`, "demos", 1000 + i)),
+    ...Array.from({ length: 20 }, (_, i) => largePackage(`tool${String(i).padStart(4, "0")}`, "utilities", 5)),
+  ];
+  const { entries, problems } = hbbListOf("primary", packages);
+  const bytes = Buffer.from(renderHbbList(entries), "utf8");
+  const lines = bytes.toString("utf8").split("\r\n").slice(0, -1);
+
+  it("keeps every line within fgets' buffer and every value within its buffer, cut at a character", () => {
+    expect(isUtf8(bytes)).toBe(true);
+    for (const line of lines) expect(Buffer.byteLength(line) + 2).toBeLessThan(HBB_LIMITS.line);
+    const limits = [
+      HBB_LIMITS.displayName,
+      HBB_LIMITS.coder,
+      HBB_LIMITS.version,
+      HBB_LIMITS.line,
+      HBB_LIMITS.shortDescription,
+      HBB_LIMITS.longDescription,
+    ];
+    for (const [name, { tokens, lines: text }] of entriesOf(bytes.toString("utf8"))) {
+      expect(Buffer.byteLength(name)).toBeLessThan(HBB_LIMITS.name);
+      expect(tokens).toHaveLength(12);
+      expect(Buffer.byteLength(tokens[8]!)).toBeLessThan(HBB_LIMITS.controllers);
+      expect(tokens[6]!.length).toBeLessThan(HBB_LIMITS.downloads);
+      const folders = tokens[9]!;
+      expect(folders.length).toBeLessThan(HBB_LIMITS.folders);
+      const each = folders.split(";").filter((f) => f !== "");
+      expect(each.length).toBeGreaterThan(0);
+      expect(each.length).toBeLessThanOrEqual(HBB_LIMITS.folderCount);
+      for (const folder of each) expect(folder.length).toBeLessThan(HBB_LIMITS.folder);
+      text.forEach((value, i) => expect(Buffer.byteLength(value), `${name} line ${i + 1}`).toBeLessThan(limits[i]!));
+      // Cut, not dropped: each long text fills its buffer nearly (a character of up to 4 bytes short).
+      expect(Buffer.byteLength(text[0]!)).toBeGreaterThan(HBB_LIMITS.displayName - 5);
+    }
+  });
+
+  it("holds no more apps per category and in all than the app's arrays, the most downloaded, and names each left out", () => {
+    const counts = new Map<string, number>();
+    for (const e of entries) counts.set(e.category, (counts.get(e.category) ?? 0) + 1);
+    expect(entries.length).toBeLessThanOrEqual(HBB_TOTAL_CAPACITY);
+    for (const { category, capacity } of HBB_CATEGORIES)
+      expect(counts.get(category) ?? 0, category).toBeLessThanOrEqual(capacity);
+    // The demos are downloaded more: 300 fill their category, the games take the rest of 600.
+    expect(counts.get("demos")).toBe(300);
+    expect(counts.get("games")).toBe(HBB_TOTAL_CAPACITY - 300 - (counts.get("utilities") ?? 0));
+    expect(entries.filter((e) => e.category === "demos").map((e) => e.name)[0]).toBe("demo0150");
+    const leftOut = problems.filter((p) => p.code === "HBB_LEFT_OUT").map((p) => p.file.slice("primary/".length, -5));
+    const kept = new Set(entries.map((e) => e.name));
+    expect(leftOut.sort()).toEqual(
+      packages
+        .map((p) => p.name)
+        .filter((n) => !kept.has(n))
+        .sort(),
+    );
+    expect(leftOut).toContain("demo0000");
+  });
+
+  it("warns of every value it cuts, naming the package and the field", () => {
+    const cut = problems.filter((p) => p.code === "HBB_VALUE_CUT" && p.file === "primary/game0699.json");
+    expect(cut.map((p) => p.pointer).sort()).toEqual(["", "/coder", "/display_name", "/short_description", "/version"]);
+    expect(problems.every((p) => p.severity === "warning")).toBe(true);
+  });
+
+  it("reads back by the importer with every kept app", () => {
+    const source = parseHbbList(bytes, "primary");
+    expect(source.skipped).toEqual([]);
+    expect(source.packages.map((p) => p.name).sort()).toEqual(entries.map((e) => e.name).sort());
+  });
+});
+
+describe("the repository list", () => {
+  it("names every host, the default first as the app's repository 0, each at its folder, and cuts a long name", () => {
+    const host = (id: string, name = id) => ({ id, name, host: `${id}.example.org`, description: "" });
+    const { text, problems } = renderRepoList([host("themes", "ü".repeat(150)), host("primary")], "primary");
+    const lines = text.split("\r\n");
+    expect(lines.slice(0, 5)).toEqual([
+      "1",
+      "primary",
+      "primary.example.org",
+      "/hbb/homebrew_browser/listv036.txt",
+      "/hbb/",
+    ]);
+    expect(Buffer.byteLength(lines[5]!)).toBeLessThan(HBB_LIMITS.repositoryName);
+    expect(lines.slice(6)).toEqual([
+      "themes.example.org",
+      "/hosts/themes/hbb/homebrew_browser/listv036.txt",
+      "/hosts/themes/hbb/",
+      "",
+    ]);
+    expect(problems.map((p) => [p.code, p.pointer])).toEqual([["HBB_VALUE_CUT", "/hosts/0/name"]]);
+  });
+});
