@@ -288,6 +288,23 @@ describe("the rules, matched by Netlify's redirect engine (netlify-redirector)",
     ]);
   });
 
+  it("serves today's API at its files' paths with no rule, and the default host's URLs under /hosts/ as the 404", () => {
+    const today = [...api.files.keys()].filter((file) => /^(?:hosts\/[^/]+\/)?api\/v[34]\/[^/]+$/.test(file));
+    expect(today).toContain("api/v4/information");
+    for (const file of today) {
+      expect(renderNetlifyRedirects(names), file).not.toContain(`/${file}  `);
+      expect(respond(`/${file}`), file).toMatchObject({
+        status: 200,
+        body: Buffer.from(api.files.get(file)!, "latin1"),
+      });
+      expect(respond(`/${file}`).headers["content-type"], file).toBe("application/json");
+    }
+    // The default host's files stand at the root (the fixture's default is primary): its folder under /hosts/ has none.
+    const notFound = { status: 404, body: Buffer.from(api.files.get(NOT_FOUND_FILE)!, "latin1") };
+    for (const file of today.filter((f) => f.startsWith("api/")))
+      expect(respond(`/hosts/primary/${file}`), file).toMatchObject(notFound);
+  });
+
   it("rewrites a hostile package value to the 404, never into a path", () => {
     for (const query of [
       "package=../../hosts",
