@@ -175,7 +175,22 @@ describe("_headers, parsed by @netlify/headers-parser", () => {
     );
     // No two rules set one header for one path (Pages, which reads the same file, would join them).
     const rules = headers as { forRegExp: RegExp; values: Record<string, string> }[];
-    for (const path of ["/", "/v1/hosts", "/v2/primary/packages/", "/404.json", "/assets/search.js", "/browse/p/"]) {
+    for (const path of [
+      "/",
+      "/v1/hosts",
+      "/v2/primary/packages/",
+      "/404.json",
+      "/assets/search.js",
+      "/browse/p/",
+      // Today's API and the package files share their first segments (api, hosts).
+      "/api/v4/information",
+      "/hosts/themes/api/v3/contents/",
+      "/api/contents/snake/icon.png",
+      "/api/v4/contents/snake/snake.zip",
+      "/hbb/snake/snake.zip",
+      "/hosts/themes/hbb/snake.png",
+      "/hosts/themes/unzipped_apps/snake/apps/snake/meta.xml",
+    ]) {
       const names = rules.filter((r) => r.forRegExp.test(path)).flatMap((r) => Object.keys(r.values));
       expect(names, path).toEqual([...new Set(names)]);
     }
