@@ -10,10 +10,12 @@
 // The browse site and the OpenAPI document need no rule: Netlify serves a file at its own path (a
 // folder's index.html at the folder's URL, the home page at `/`) before the last rule, which is not
 // forced, answers 404; `_headers` leaves their types to their extensions (shared/headersFile.ts).
-// Today's API (routes/todayRoutes.ts) needs none either: each of its URLs is its file's path. A rule
-// could only name files the build may not have (a host's featured app when none qualifies, the
-// default host's files under `/hosts/<host>/`, which stand at the root), so such a URL meets the
-// last rule's 404 as any URL with no file does.
+// Today's API (routes/todayRoutes.ts) needs none either: each of its URLs is its file's path. Rules
+// from the catalogue's names would also name files the build may not have (a host's featured app
+// when none qualifies, the default host's files under `/hosts/<host>/`, which stand at the root);
+// without them such a URL meets the last rule's 404, as any URL with no file does. So does today's
+// URL with a trailing slash, which names no file (nginx and the other servers answer it; the
+// conformance suite asks a trailing slash of the v1 and v2 routes only).
 //
 // Paths: Netlify's docs ask for special characters in a rule's path to be URL-encoded, and a request
 // for the same path written another way is served the same when deployed (netlify/cli#2990). A

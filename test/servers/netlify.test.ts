@@ -313,6 +313,8 @@ describe("the rules, matched by Netlify's redirect engine (netlify-redirector)",
         body: Buffer.from(api.files.get(file)!, "latin1"),
       });
       expect(respond(`/${file}`).headers["content-type"], file).toBe("application/json");
+      // With a trailing slash it names no file, and no rule serves it (netlify.ts says so).
+      expect(respond(`/${file}/`).status, file).toBe(404);
     }
     // The default host's files stand at the root (the fixture's default is primary): its folder under /hosts/ has none.
     const notFound = { status: 404, body: Buffer.from(api.files.get(NOT_FOUND_FILE)!, "latin1") };
