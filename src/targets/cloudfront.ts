@@ -12,7 +12,14 @@
 // responses anyway. CORS comes from a response headers policy, which CloudFront applies to every
 // response of the cache behavior.
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
-import { FILE_ROUTE_ROOTS, NOT_FOUND_FILE, PREFLIGHT_HEADERS, RESPONSE_HEADERS } from "../routes/routeTable.js";
+import {
+  FILE_ROUTE_ROOTS,
+  NOT_FOUND_FILE,
+  PORTABLE_ROUTES,
+  PREFLIGHT_HEADERS,
+  RESPONSE_HEADERS,
+  type PortableRoutes,
+} from "../routes/routeTable.js";
 import { escapeRegex } from "../routes/routeSyntax.js";
 import { VERSION } from "../util/version.js";
 import { compactSource, embedRouter } from "./shared/edgeRouter.js";
@@ -38,53 +45,71 @@ export const CUSTOM_ERROR_RESPONSES = {
 
 const STATUS_TEXT = { 204: "No Content", 404: "Not Found", 405: "Method Not Allowed" } as const;
 
-/** A response the function generates, in the shape of the event's response object (header names in lower case). */
-function response(status: keyof typeof STATUS_TEXT, headers: Record<string, string>, body?: string) {
-  const fields = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), { value }]));
-  return {
-    statusCode: status,
-    statusDescription: STATUS_TEXT[status],
-    headers: fields,
-    ...(body === undefined ? {} : { body: { encoding: "text", data: body } }),
-  };
+/** Headers in the shape of the event's response object (names in lower case), as JSON. */
+function headerFields(headers: Record<string, string>): string {
+  return JSON.stringify(
+    Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), { value }])),
+  );
 }
 
-/** The viewer-request function. Only the JavaScript that runtime 2.0 accepts (see matchRequest.ts). */
+/**
+ * A response the function generates, as a JavaScript object literal in the shape of the event's
+ * response object; `headers` is an expression (a shared constant), so that the code stays small.
+ */
+function response(status: keyof typeof STATUS_TEXT, headers: string, body?: string): string {
+  const text = body === undefined ? "" : `,body:{encoding:"text",data:${JSON.stringify(body)}}`;
+  return `{statusCode:${status},statusDescription:${JSON.stringify(STATUS_TEXT[status])},headers:${headers}${text}}`;
+}
+
+/**
+ * The table the function routes by: without the package files' routes, and without every route
+ * whose URL the handler sends on to S3 before routing (below one of FILE_ROUTE_ROOTS: today's
+ * API, whose URL paths are their files' paths). S3 answers those by key, as it does the package files.
+ */
+export function cloudFrontTable(): PortableRoutes {
+  const sentOn = (segments: readonly string[]) => segments.length > 1 && FILE_ROUTE_ROOTS.includes(segments[0]!);
+  const routes = PORTABLE_ROUTES.routes.filter((route) => !sentOn(route.segments));
+  return { ...PORTABLE_ROUTES, files: [], routes };
+}
+
+/**
+ * The viewer-request function. Only the JavaScript that runtime 2.0 accepts (see matchRequest.ts),
+ * compacted (compactSource) to stay within FUNCTION_SIZE_LIMIT.
+ */
 export function renderCloudFrontFunction(): string {
-  const responses = {
-    204: response(204, { ...RESPONSE_HEADERS, ...PREFLIGHT_HEADERS }),
-    404: response(404, RESPONSE_HEADERS, renderNotFound()),
-    405: response(405, { ...RESPONSE_HEADERS, ...PREFLIGHT_HEADERS }, renderMethodNotAllowed()),
-  };
   return [
     banner("//", "cloudfront", VERSION),
     "// CloudFront Function, runtime cloudfront-js-2.0, for the viewer-request event of the API's cache behavior.",
-    "",
-    ...compactSource(embedRouter({ RESPONSES: responses }, false)),
-    "",
-    "function handler(event) {",
-    "  const request = event.request;",
-    // The package files are S3 objects at every URL they answer (the build writes a copy at each
-    // alias's path): S3 serves them with their type and lifetime, a missing one is the custom 404.
-    `  if (/^\\/(${FILE_ROUTE_ROOTS.map(escapeRegex).join("|")})(\\/|$)/.test(request.uri)) { request.querystring = {}; return request; }`,
-    // The router takes the request-target as sent; the event keeps names and values as sent
-    // (percent-encoding included) and folds a repeated parameter into multiValue.
-    "  const pairs = [];",
-    "  for (const name in request.querystring) {",
-    "    const field = request.querystring[name];",
-    "    const values = field.multiValue || [field];",
-    "    for (let i = 0; i < values.length; i++) pairs.push(name + '=' + values[i].value);",
-    "  }",
-    "  const match = matchRequest(TABLE, request.method, pairs.length > 0 ? request.uri + '?' + pairs.join('&') : request.uri);",
-    "  if (match.status !== 200) return RESPONSES[match.status];",
-    // A search filters a list at request time; the function cannot read the list, and sending the
-    // request on would answer the whole list as if it were the search's answer.
-    "  if (match.search !== undefined) return RESPONSES[404];",
-    // The cache key is computed after this function, so each file is cached once, whatever query it was asked with.
-    "  request.uri = '/' + match.file;",
-    "  request.querystring = {};",
-    "  return request;",
-    "}",
+    ...compactSource([
+      ...embedRouter({}, cloudFrontTable()),
+      // The answers the function generates; 204 and 405 share one headers object.
+      `const HEADERS = ${headerFields(RESPONSE_HEADERS)};`,
+      `const PREFLIGHT = ${headerFields({ ...RESPONSE_HEADERS, ...PREFLIGHT_HEADERS })};`,
+      `const RESPONSES = {204: ${response(204, "PREFLIGHT")}, 404: ${response(404, "HEADERS", renderNotFound())}, 405: ${response(405, "PREFLIGHT", renderMethodNotAllowed())}};`,
+      "function handler(event) {",
+      "  const request = event.request;",
+      // The package files (and today's API) are S3 objects at every URL they answer (the build writes a copy at each
+      // alias's path): S3 serves them with their type and lifetime, a missing one is the custom 404.
+      `  if (/^\\/(${FILE_ROUTE_ROOTS.map(escapeRegex).join("|")})(\\/|$)/.test(request.uri)) { request.querystring = {}; return request; }`,
+      // The router takes the request-target as sent; the event keeps names and values as sent
+      // (percent-encoding included) and folds a repeated parameter into multiValue.
+      "  const pairs = [];",
+      "  for (const name in request.querystring) {",
+      "    const field = request.querystring[name];",
+      "    const values = field.multiValue || [field];",
+      "    for (let i = 0; i < values.length; i++) pairs.push(name + '=' + values[i].value);",
+      "  }",
+      "  const match = matchRequest(TABLE, request.method, pairs.length > 0 ? request.uri + '?' + pairs.join('&') : request.uri);",
+      "  if (match.status !== 200) return RESPONSES[match.status];",
+      // A search filters a list at request time; the function cannot read the list, and sending the
+      // request on would answer the whole list as if it were the search's answer.
+      "  if (match.search !== undefined) return RESPONSES[404];",
+      // The cache key is computed after this function, so each file is cached once, whatever query it was asked with.
+      "  request.uri = '/' + match.file;",
+      "  request.querystring = {};",
+      "  return request;",
+      "}",
+    ]),
     "",
   ].join("\n");
 }

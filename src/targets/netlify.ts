@@ -10,6 +10,12 @@
 // The browse site and the OpenAPI document need no rule: Netlify serves a file at its own path (a
 // folder's index.html at the folder's URL, the home page at `/`) before the last rule, which is not
 // forced, answers 404; `_headers` leaves their types to their extensions (shared/headersFile.ts).
+// Today's API (routes/todayRoutes.ts) needs none either: each of its URLs is its file's path. Rules
+// from the catalogue's names would also name files the build may not have (a host's featured app
+// when none qualifies, the default host's files under `/hosts/<host>/`, which stand at the root);
+// without them such a URL meets the last rule's 404, as any URL with no file does. So does today's
+// URL with a trailing slash, which names no file (nginx and the other servers answer it; the
+// conformance suite asks a trailing slash of the v1 and v2 routes only).
 //
 // Paths: Netlify's docs ask for special characters in a rule's path to be URL-encoded, and a request
 // for the same path written another way is served the same when deployed (netlify/cli#2990). A
@@ -35,6 +41,7 @@ import {
 } from "../routes/routeTable.js";
 import { PARAM_KINDS, type Param } from "../routes/routeParams.js";
 import { fillTemplate, paramOf } from "../routes/routeSyntax.js";
+import { TODAY_ROUTES } from "../routes/todayRoutes.js";
 import { VERSION } from "../util/version.js";
 import { renderHeadersFile } from "./shared/headersFile.js";
 import type { CatalogueNames } from "../render/catalogueNames.js";
@@ -116,9 +123,12 @@ function routeRules(route: Route, host: string, names: CatalogueNames): string[]
   return rules;
 }
 
+/** Today's routes: each URL is its file's path, served without a rule (see the top). */
+const OWN_PATH_ROUTES: ReadonlySet<string> = new Set(TODAY_ROUTES.map((route) => route.id));
+
 export function renderNetlifyRedirects(names: CatalogueNames): string {
   const rules: string[] = [];
-  for (const path of routePaths()) {
+  for (const path of routePaths((route) => !OWN_PATH_ROUTES.has(route.id))) {
     const hosts = path.segments.some((s) => paramOf(s) === "host") ? names.hosts : [""];
     for (const host of hosts) {
       for (const route of [...path.queries, ...(path.plain ? [path.plain] : [])])

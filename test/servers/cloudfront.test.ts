@@ -13,6 +13,7 @@ import { runConformance, sendRaw, type RunResult } from "../../src/check/runConf
 import { coderKey, decodeValue, utf8Bytes } from "../../src/routes/filterValue.js";
 import { matchRequest } from "../../src/routes/matchRequest.js";
 import { fallbackFor, fileFor, PORTABLE_ROUTES } from "../../src/routes/routeTable.js";
+import { TODAY_ROUTES } from "../../src/routes/todayRoutes.js";
 import {
   cloudfront,
   CUSTOM_ERROR_RESPONSES,
@@ -37,10 +38,23 @@ function shippedFiles(): { code: string; errorResponses: unknown } {
   };
 }
 
-/** A script as TypeScript prints it back without comments: equal for two spellings of the same code. */
-function printed(code: string): string {
+/**
+ * A script's syntax tree as TypeScript parses it: each node's kind and flags, an operator's kind,
+ * and the text of each node without children (names, literals, keywords). Equal for two spellings
+ * of the same code, whatever their layout; a line break that a semicolon-less statement needed
+ * would change it.
+ */
+function syntaxTree(code: string): string[] {
   const source = ts.createSourceFile("f.js", code, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
-  return ts.createPrinter({ removeComments: true }).printFile(source);
+  const nodes: string[] = [];
+  const visit = (node: ts.Node): void => {
+    const operator = ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node) ? node.operator : "";
+    const children = node.getChildCount(source);
+    nodes.push(`${ts.SyntaxKind[node.kind]} ${node.flags} ${operator} ${children === 0 ? node.getText(source) : ""}`);
+    node.getChildren(source).forEach(visit);
+  };
+  visit(source);
+  return nodes;
 }
 
 const shipped = shippedFiles();
@@ -154,14 +168,21 @@ describe("the viewer-request function", () => {
 
   it("embeds the route table, the reference router and the functions it calls, never a copy of any", () => {
     const code = renderCloudFrontFunction();
-    // Without the package files' routes: S3 serves those by key, and the function sends them on as they are.
-    expect(JSON.parse(/^const TABLE = (.*);$/m.exec(code)![1]!)).toEqual({ ...PORTABLE_ROUTES, files: [] });
+    // Without the package files' routes (S3 serves those by key, and the function sends them on as
+    // they are), nor today's, whose URLs the function sends on the same way before routing.
+    const today = new Set<string>(TODAY_ROUTES.map((route) => route.id));
+    expect(today.size).toBeGreaterThan(0);
+    expect(JSON.parse(/^const TABLE=(.*);$/m.exec(code)![1]!)).toEqual({
+      ...PORTABLE_ROUTES,
+      files: [],
+      routes: PORTABLE_ROUTES.routes.filter((route) => !today.has(route.id)),
+    });
     expect(code).not.toContain("function matchFileRequest");
     for (const embedded of [matchRequest, decodeValue, utf8Bytes, coderKey]) {
       const compact = compactSource([String(embedded)]).join("\n");
       expect(code).toContain(compact);
       // Compacting drops only whitespace and comments.
-      expect(printed(compact)).toBe(printed(String(embedded)));
+      expect(syntaxTree(compact)).toEqual(syntaxTree(String(embedded)));
     }
   });
 
@@ -180,6 +201,14 @@ describe("the viewer-request function", () => {
     for (const target of ["/hbb/snake/snake.zip", "/api/v4/contents/snake/icon.png", "/hosts/themes/hbb/a.png"])
       expect(run("GET", `${target}?x=1`), target).toMatchObject({ uri: target, querystring: {} });
     expect(run("GET", "/hbbx/snake/snake.zip")).toMatchObject({ statusCode: 404 });
+  });
+
+  it("sends each of today's URLs on to S3 as its file, without its query", () => {
+    for (const route of TODAY_ROUTES) {
+      const path = route.path.replace("{host}", "themes");
+      expect(path).toBe(`/${route.file.replace("{host}", "themes")}`);
+      expect(run("GET", `${path}?x=1`), path).toMatchObject({ uri: path, querystring: {} });
+    }
   });
 
   it("answers OPTIONS with 204 and the preflight headers, and POST with 405", () => {
@@ -201,6 +230,19 @@ describe("the function's code as CloudFront takes it", () => {
   it("uses only the syntax that runtime 2.0 documents, within the 10 KB quota", () => {
     expect(unsupportedSyntax(shipped.code)).toEqual([]);
     expect(Buffer.byteLength(shipped.code)).toBeLessThan(FUNCTION_SIZE_LIMIT);
+  });
+
+  it("is compacted without changing what it means", () => {
+    const pieces = [
+      'function f(a, b) {\n  // a comment\n  const s = " x  y ";\n  let c = a - -b + ++b;\n  return typeof c; // done\n}',
+      "const T = { 'k': `a ${1} b` };",
+    ];
+    const compact = compactSource(pieces);
+    expect(compact).toEqual([
+      'function f(a,b){const s=" x  y ";let c=a- -b+ ++b;return typeof c;//done\n}',
+      "const T={'k':`a ${1} b`};",
+    ]);
+    pieces.forEach((piece, i) => expect(syntaxTree(compact[i]!)).toEqual(syntaxTree(piece)));
   });
 
   it("flags what runtime 2.0 does not document", () => {

@@ -61,6 +61,9 @@ async function listKeys(client: S3Client, prefix?: string): Promise<string[]> {
 
 const uploadedPaths = (result: Awaited<ReturnType<typeof deployToS3>>) => result.plan.phases.flat().map((u) => u.path);
 
+/** Not today's featured app: the day's pick among the packages, which a removal may move or not, by the date. */
+const notFeatured = (path: string) => !path.endsWith("/featured-app");
+
 /** Files a build can hold that are no API response (what `build --target github-pages` adds). */
 const NOT_API = [".nojekyll", "404.html"];
 
@@ -70,11 +73,13 @@ const apiFiles = (dist: string) => [...readTree(dist).keys()].filter((path) => !
 /**
  * The upload phase of an object, told by its path alone: package files, the 404 body and the
  * OpenAPI document; then the lists (each host's list, its filtered lists by category, coder or both,
- * and its empty list); then the host list; the deploy's record last.
+ * and its empty list, and today's API); then the host list; the deploy's record last.
  */
 function phaseOfKey(path: string): number {
   if (path === "404.json" || path === "openapi.json" || /^v1\/[^/]+\/package\/[^/]+$/.test(path)) return 0;
   if (/^v1\/[^/]+\/((category\/[^/]+\/)?(coder\/[0-9a-f]+\/)?packages|empty)$/.test(path)) return 1;
+  // Today's API (v3, v4) lists every package of a host, as a list does.
+  if (/^(hosts\/[^/]+\/)?api\/v[34]\/(information|contents|featured-app)$/.test(path)) return 1;
   if (path === "v1/hosts") return 2;
   if (path === STATE_FILE) return 3;
   throw new Error(`${path} is no file of a deploy`);
@@ -189,6 +194,9 @@ describe("shopfront deploy to a local S3 server", () => {
       expect(result.plan.phases.map((phase) => phase.map((u) => [u.path, u.reason]))).toEqual([
         [["v1/primary/package/snake", "content"]],
         [
+          // Today's contents list every package of the host (information and the featured app stay).
+          ["api/v3/contents", "content"],
+          ["api/v4/contents", "content"],
           [`v1/primary/category/games/coder/${FIXTURE_CODER}/packages`, "content"],
           ["v1/primary/category/games/packages", "content"],
           [`v1/primary/category/utilities/coder/${TEST_CODER}/packages`, "new"],
@@ -201,7 +209,7 @@ describe("shopfront deploy to a local S3 server", () => {
         [],
         [],
       ]);
-      expect(result).toMatchObject({ uploaded: 8, deleted: 0, plan: { deletions: [], kept: [] } });
+      expect(result).toMatchObject({ uploaded: 10, deleted: 0, plan: { deletions: [], kept: [] } });
       const got = await client.send(
         new GetObjectCommand({ Bucket: TEST_BUCKET, Key: `${prefix}/v1/primary/package/snake` }),
       );
@@ -248,7 +256,12 @@ describe("shopfront deploy to a local S3 server", () => {
 
       const kept = await deploy({ url, dir: p.dist });
       expect(kept.plan).toMatchObject({ deletions: [], kept: removed });
-      expect(uploadedPaths(kept)).toEqual([
+      expect(uploadedPaths(kept).filter(notFeatured)).toEqual([
+        // Today's API counts the host's packages.
+        "api/v3/contents",
+        "api/v3/information",
+        "api/v4/contents",
+        "api/v4/information",
         "v1/primary/category/games/packages",
         `v1/primary/coder/${FIXTURE_CODER}/packages`,
         "v1/primary/packages",
@@ -408,14 +421,18 @@ describe("shopfront deploy to a local S3 server", () => {
     await rebuild(p);
     const deleted = await deploy({ url, dir: p.dist, delete: true });
     expect(deleted.plan.deletions).toEqual(["many/v1/primary/package/pkg1049"]);
-    // Every package is utilities by Test Coder: each list that held pkg1049 is rewritten.
-    expect(uploadedPaths(deleted)).toEqual([
+    // Every package is utilities by Test Coder: each list that held pkg1049 is rewritten, and today's API.
+    expect(uploadedPaths(deleted).filter(notFeatured)).toEqual([
+      "api/v3/contents",
+      "api/v3/information",
+      "api/v4/contents",
+      "api/v4/information",
       `v1/primary/category/utilities/coder/${TEST_CODER}/packages`,
       "v1/primary/category/utilities/packages",
       `v1/primary/coder/${TEST_CODER}/packages`,
       "v1/primary/packages",
     ]);
-    expect(deleted).toMatchObject({ uploaded: 4, deleted: 1 });
+    expect(deleted).toMatchObject({ uploaded: uploadedPaths(deleted).length, deleted: 1 });
   });
 
   it("retries throttling and 5xx answers with backoff, and completes", async () => {
@@ -517,7 +534,18 @@ describe("shopfront deploy (the binary)", () => {
         "v1/themes/package/dark-blue",
       ],
       [
-        // Each host's list, its lists by category, by coder and by both, and its empty list.
+        // Today's API of each host (themes has no featured app: none qualifies), then each host's
+        // list, its lists by category, by coder and by both, and its empty list.
+        "api/v3/contents",
+        "api/v3/featured-app",
+        "api/v3/information",
+        "api/v4/contents",
+        "api/v4/featured-app",
+        "api/v4/information",
+        "hosts/themes/api/v3/contents",
+        "hosts/themes/api/v3/information",
+        "hosts/themes/api/v4/contents",
+        "hosts/themes/api/v4/information",
         `v1/primary/category/games/coder/${FIXTURE_CODER}/packages`,
         "v1/primary/category/games/coder/5a6fc3ab20c38672c3b8/packages", // Zoë Ærø
         "v1/primary/category/games/packages",

@@ -175,7 +175,22 @@ describe("_headers, parsed by @netlify/headers-parser", () => {
     );
     // No two rules set one header for one path (Pages, which reads the same file, would join them).
     const rules = headers as { forRegExp: RegExp; values: Record<string, string> }[];
-    for (const path of ["/", "/v1/hosts", "/v2/primary/packages/", "/404.json", "/assets/search.js", "/browse/p/"]) {
+    for (const path of [
+      "/",
+      "/v1/hosts",
+      "/v2/primary/packages/",
+      "/404.json",
+      "/assets/search.js",
+      "/browse/p/",
+      // Today's API and the package files share their first segments (api, hosts).
+      "/api/v4/information",
+      "/hosts/themes/api/v3/contents/",
+      "/api/contents/snake/icon.png",
+      "/api/v4/contents/snake/snake.zip",
+      "/hbb/snake/snake.zip",
+      "/hosts/themes/hbb/snake.png",
+      "/hosts/themes/unzipped_apps/snake/apps/snake/meta.xml",
+    ]) {
       const names = rules.filter((r) => r.forRegExp.test(path)).flatMap((r) => Object.keys(r.values));
       expect(names, path).toEqual([...new Set(names)]);
     }
@@ -286,6 +301,25 @@ describe("the rules, matched by Netlify's redirect engine (netlify-redirector)",
       "/v2/mirror.eu/packages?coder=nobody&coder=nobody",
       "/v2/mirror.eu/packages?category=games&category=games",
     ]);
+  });
+
+  it("serves today's API at its files' paths with no rule, and the default host's URLs under /hosts/ as the 404", () => {
+    const today = [...api.files.keys()].filter((file) => /^(?:hosts\/[^/]+\/)?api\/v[34]\/[^/]+$/.test(file));
+    expect(today).toContain("api/v4/information");
+    for (const file of today) {
+      expect(renderNetlifyRedirects(names), file).not.toContain(`/${file}  `);
+      expect(respond(`/${file}`), file).toMatchObject({
+        status: 200,
+        body: Buffer.from(api.files.get(file)!, "latin1"),
+      });
+      expect(respond(`/${file}`).headers["content-type"], file).toBe("application/json");
+      // With a trailing slash it names no file, and no rule serves it (netlify.ts says so).
+      expect(respond(`/${file}/`).status, file).toBe(404);
+    }
+    // The default host's files stand at the root (the fixture's default is primary): its folder under /hosts/ has none.
+    const notFound = { status: 404, body: Buffer.from(api.files.get(NOT_FOUND_FILE)!, "latin1") };
+    for (const file of today.filter((f) => f.startsWith("api/")))
+      expect(respond(`/hosts/primary/${file}`), file).toMatchObject(notFound);
   });
 
   it("rewrites a hostile package value to the 404, never into a path", () => {

@@ -4,14 +4,17 @@
 // the same header for one path:
 // - CORS and nosniff on every path, the API's and the site's alike;
 // - the API's type on the API's paths (/v1/*, /v2/*) and on its 404 body, so no extensionless file
-//   keeps a guessed type. Any other URL is a site file or a 404: a site file keeps the type the
-//   host gives its extension, and the 404 body the host serves is 404.json, typed as JSON likewise.
+//   keeps a guessed type. Today's API shares its first segments (api, hosts) with the package
+//   files' URLs, so it is typed route by route (/api/v4/information, /hosts/*/api/v4/information),
+//   never by folder. Any other URL is a site file or a 404: a site file keeps the type the host gives
+//   its extension, and the 404 body the host serves is 404.json, typed as JSON likewise.
 // - text/javascript on the site's scripts, which both hosts type application/javascript (the name
 //   before RFC 9239). Only in `assets/`, the site's own files: a rule matches its path with or
 //   without a trailing slash, so `*.js` in browse/ would also type the page of a package named
 //   chart.js (/browse/<host>/package/chart.js/). A missing script's 404 gets that type too.
 // - each package file's type and cache lifetime on its URLs' shapes; a missing one's 404 gets them too.
 import {
+  FILE_ROUTE_ROOTS,
   FILE_ROUTES,
   NOT_FOUND_FILE,
   PACKAGE_FILE_TYPES,
@@ -30,10 +33,18 @@ const ASSETS: (typeof SITE.folders)[number] = "assets";
 /** The path rules of `_headers`, each with its headers, in the order they are written. */
 export function headerRules(): { path: string; headers: Record<string, string> }[] {
   const json = { "Content-Type": RESPONSE_HEADERS["Content-Type"] };
-  const apiFolders = [...new Set(ROUTES.map((route) => segmentsOf(route.path)[0]!))];
+  // A folder of the API whose first segment no package file's URL starts with, else the route's own path.
+  const apiPaths = [
+    ...new Set(
+      ROUTES.map((route) => {
+        const folder = segmentsOf(route.path)[0]!;
+        return FILE_ROUTE_ROOTS.includes(folder) ? route.path.replace(/\{\w+\}/g, "*") : `/${folder}/*`;
+      }),
+    ),
+  ];
   return [
     { path: "/*", headers: { ...SITE_HEADERS } },
-    ...apiFolders.map((folder) => ({ path: `/${folder}/*`, headers: json })),
+    ...apiPaths.map((path) => ({ path, headers: json })),
     { path: `/${NOT_FOUND_FILE}`, headers: json },
     { path: `/${ASSETS}/*.js`, headers: { "Content-Type": SITE_TYPES.js! } },
     // The package files at each URL (a copy at each alias's path): their type and lifetime. No API
