@@ -11,6 +11,7 @@ import {
   fallbackFor,
   fileFor,
   isSiteFile,
+  isPackageFile,
   packageFileKind,
   SITE,
   SITE_TYPES,
@@ -272,12 +273,6 @@ function packageFileCases(api: ExpectedApi): ConformanceCase[] {
   add(`/hbb/..%2F${a}/${a}.zip`, { kind: "safe" });
   add(`/api/contents/${a}/..%2F..%2F..%2Fsecret.txt`, { kind: "safe" });
   return cases;
-}
-
-/** A package's own file (its archive, icon, binary, meta.xml), not one of the Homebrew Browser's. */
-function isPackageFile(file: string): boolean {
-  const kind = packageFileKind(file);
-  return kind !== undefined && !kind.startsWith("hbb-");
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   renderPackage,
   type RenderedCatalogue,
   type FileContent,
+  type PackageFilesInfo,
   type PackageFilesMemo,
   type RenderedPackage,
   type StoredPackageFiles,
@@ -235,18 +236,23 @@ function renderWithFiles(
     category: manifest.category,
     coder: merged.coder!,
     ...(stats ? { stats } : {}),
-    files: {
-      zipSize: derived.zip_size,
-      icon: derived.icon !== undefined,
-      iconSize: derived.icon?.size ?? placeholderIconSize(),
-      binarySize: derived.binary.size,
-      subdirectories: derived.subdirectories,
-    },
+    files: filesInfoOf(derived),
     stored,
     today: todayPackageOf(merged as Manifest, stats, {
       derived,
       iconSize: derived.icon?.size ?? placeholderIconSize(),
     }),
+  };
+}
+
+/** What a package's files derive, as the site and the Homebrew Browser's list show it. */
+export function filesInfoOf(derived: DerivedFiles): PackageFilesInfo {
+  return {
+    zipSize: derived.zip_size,
+    icon: derived.icon !== undefined,
+    iconSize: derived.icon?.size ?? placeholderIconSize(),
+    binarySize: derived.binary.size,
+    subdirectories: derived.subdirectories,
   };
 }
 

@@ -20,6 +20,7 @@ import {
 import { hostStatsOf, statsFileOf, type HostStats } from "../catalogue/statsFile.js";
 import { withSiteChanges } from "./planSite.js";
 import { withTodayChanges } from "./planToday.js";
+import { withHbbChanges } from "./planHbb.js";
 import { publish, slotDir, workFolder, writeChanges, type LockedOutput } from "../write/writeOutput.js";
 import { forgetState, signatureUnchanged, statsAt, writeState, type BuildState } from "./buildState.js";
 import { planRebuild, type LiveFiles, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
@@ -123,7 +124,19 @@ async function rebuildFrom(
     live,
   );
   if ("fullBuild" in today) return today;
-  const plan = withSiteChanges(today, live, options.site, filesSource(today.state));
+  const stored = new Map(manifests.packages.map((p) => [`${p.host}/${p.pkg.name}`, p.pkg.stored]));
+  const hbb = withHbbChanges(
+    today,
+    state,
+    { packages: manifests.packages, hosts: hostsFile.hosts },
+    live,
+    (host, name, at) => {
+      // A package read again has its icon where it was made (or linked from); a kept one in the live slot.
+      const files = stored.get(`${host}/${name}`);
+      return files ? readFileSync(files.icon.file) : live.bytes(at);
+    },
+  );
+  const plan = withSiteChanges(hbb, live, options.site, filesSource(hbb.state));
   const home = output.layout.home;
   if (plan.writes.size > 0) {
     forgetState(home);

@@ -10,7 +10,7 @@ import { zipInMemory } from "../packageFiles/zipPackageFolder.js";
 import { HBB_FOLDER, HBB_HOST_FILES, HBB_REPO_LIST, HBB_STUBS } from "../routes/hbbRoutes.js";
 import { packageFilesPrefix } from "../routes/packageFileLayout.js";
 import { compareCodePoints } from "../util/codePoints.js";
-import type { OutputFile, RenderedCatalogue, RenderedPackage } from "./renderApi.js";
+import type { OutputFile, PackageFilesInfo, RenderedCatalogue, RenderedPackage } from "./renderApi.js";
 
 /**
  * What the Wii app holds, in bytes with the terminating NUL (source/common.h's homebrew_struct and
@@ -131,8 +131,20 @@ function folderList(folders: readonly string[]): Cut {
   return { text: list === "" ? "." : list, cut };
 }
 
+/** What a list is made from, for one package: its object as the API serves it and what its files derive. */
+export interface HbbSource {
+  name: string;
+  pkg: Package;
+  files?: PackageFilesInfo | undefined;
+}
+
+/** A rendered package as a list's source. */
+export function hbbSourceOf(p: Pick<RenderedPackage, "name" | "json" | "files">): HbbSource {
+  return { name: p.name, pkg: JSON.parse(p.json) as Package, files: p.files };
+}
+
 /** Whether a package of a host can be in its list, or why not. */
-function leftOutReason(p: RenderedPackage, category: string): string | undefined {
+function leftOutReason(p: HbbSource, category: string): string | undefined {
   if (p.name === BROWSER_NAME) return "it is the Homebrew Browser itself, which updates itself by the list's header";
   if (!p.files) return "it has no package files beside its manifest, so the Wii app would have nothing to download";
   if (!HBB_CATEGORIES.some((c) => c.category === category))
@@ -145,7 +157,7 @@ function warning(code: Problem["code"], file: string, pointer: string, message: 
 }
 
 /** One package as a list entry, with a warning for each value cut. */
-export function hbbEntry(host: string, p: RenderedPackage, pkg: Package): { entry: HbbEntry; problems: Problem[] } {
+export function hbbEntry(host: string, p: HbbSource, pkg: Package): { entry: HbbEntry; problems: Problem[] } {
   const files = p.files!;
   const file = `${host}/${p.name}.json`;
   const problems: Problem[] = [];
@@ -211,14 +223,11 @@ export function hbbEntry(host: string, p: RenderedPackage, pkg: Package): { entr
 }
 
 /** A host's list: its entries by category, and a warning for each package left out or value cut. */
-export function hbbListOf(
-  host: string,
-  packages: readonly RenderedPackage[],
-): { entries: HbbEntry[]; problems: Problem[] } {
+export function hbbListOf(host: string, packages: readonly HbbSource[]): { entries: HbbEntry[]; problems: Problem[] } {
   const problems: Problem[] = [];
   const candidates: { entry: HbbEntry; downloads: number }[] = [];
   for (const p of packages) {
-    const pkg = JSON.parse(p.json) as Package;
+    const pkg = p.pkg;
     const reason = leftOutReason(p, pkg.category);
     if (reason !== undefined) {
       problems.push(
@@ -312,17 +321,67 @@ export function renderRepoList(hosts: readonly HostInfo[], defaultHost: string):
   return { text: lines.map((line) => `${line}${CRLF}`).join(""), problems };
 }
 
+/** A package's icon as served (its own or the placeholder), undefined for a package without files. */
+export type IconBytes = (name: string) => Uint8Array | undefined;
+
 /** Every icon of a host's packages with files, as `<name>.png` at the root, in name order. */
-export function renderIconsZip(packages: readonly RenderedPackage[]): Uint8Array {
-  const icons = packages
-    .filter((p) => p.stored !== undefined)
-    .map((p) => ({ name: `${p.name}.png`, bytes: readFileSync(p.stored!.icon.file) }))
-    .sort((a, b) => compareCodePoints(a.name, b.name));
-  return zipInMemory(icons);
+export function renderIconsZip(names: readonly string[], iconOf: IconBytes): Uint8Array {
+  const icons: { name: string; bytes: Uint8Array }[] = [];
+  for (const name of names) {
+    const bytes = iconOf(name);
+    if (bytes !== undefined) icons.push({ name: `${name}.png`, bytes });
+  }
+  return zipInMemory(icons.sort((a, b) => compareCodePoints(a.name, b.name)));
+}
+
+/**
+ * A host's list (both its paths) and icon archive, with the list's warnings: the same whether a
+ * full build or a rebuild (rebuild/planHbb.ts) makes them.
+ */
+export function renderHbbHost(
+  host: string,
+  defaultHost: string,
+  packages: readonly HbbSource[],
+  iconOf: IconBytes,
+): { files: OutputFile[]; problems: Problem[] } {
+  const prefix = packageFilesPrefix(host, defaultHost);
+  const { entries, problems } = hbbListOf(host, packages);
+  const list = latin1(Buffer.from(renderHbbList(entries), "utf8"));
+  const files: OutputFile[] = [
+    { path: `${prefix}${HBB_HOST_FILES.list}`, content: list },
+    { path: `${prefix}${HBB_HOST_FILES.shortList}`, content: list },
+    {
+      path: `${prefix}${HBB_HOST_FILES.icons}`,
+      content: latin1(
+        renderIconsZip(
+          packages.map((p) => p.name),
+          iconOf,
+        ),
+      ),
+    },
+  ];
+  return { files, problems };
+}
+
+/** The stubs' files: at the root, whatever the hosts. */
+export function hbbStubFiles(): OutputFile[] {
+  return Object.entries(HBB_STUBS).map(([path, body]) => ({ path, content: body }));
 }
 
 function latin1(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+}
+
+/** A rendered host's packages as the list's sources, and where their icons are read from. */
+function hostSources(packages: readonly RenderedPackage[]): { sources: HbbSource[]; iconOf: IconBytes } {
+  const stored = new Map(packages.map((p) => [p.name, p.stored]));
+  return {
+    sources: packages.map(hbbSourceOf),
+    iconOf: (name) => {
+      const files = stored.get(name);
+      return files && readFileSync(files.icon.file);
+    },
+  };
 }
 
 /** The warnings the surface gives a catalogue with package files (none without: it has no surface). */
@@ -330,7 +389,7 @@ export function hbbProblems(catalogue: RenderedCatalogue): Problem[] {
   if (catalogue.defaultHost === undefined) return [];
   return [
     ...renderRepoList(catalogue.hosts, catalogue.defaultHost).problems,
-    ...catalogue.hosts.flatMap((h) => hbbListOf(h.id, catalogue.packages.get(h.id) ?? []).problems),
+    ...catalogue.hosts.flatMap((h) => hbbListOf(h.id, (catalogue.packages.get(h.id) ?? []).map(hbbSourceOf)).problems),
   ];
 }
 
@@ -343,15 +402,8 @@ export function renderHbb(catalogue: RenderedCatalogue): OutputFile[] {
   if (defaultHost === undefined) return [];
   const files: OutputFile[] = [{ path: HBB_REPO_LIST, content: renderRepoList(catalogue.hosts, defaultHost).text }];
   for (const host of catalogue.hosts) {
-    const packages = catalogue.packages.get(host.id) ?? [];
-    const prefix = packageFilesPrefix(host.id, defaultHost);
-    const list = latin1(Buffer.from(renderHbbList(hbbListOf(host.id, packages).entries), "utf8"));
-    files.push(
-      { path: `${prefix}${HBB_HOST_FILES.list}`, content: list },
-      { path: `${prefix}${HBB_HOST_FILES.shortList}`, content: list },
-      { path: `${prefix}${HBB_HOST_FILES.icons}`, content: latin1(renderIconsZip(packages)) },
-    );
+    const { sources, iconOf } = hostSources(catalogue.packages.get(host.id) ?? []);
+    files.push(...renderHbbHost(host.id, defaultHost, sources, iconOf).files);
   }
-  for (const [path, body] of Object.entries(HBB_STUBS)) files.push({ path, content: body });
-  return files;
+  return [...files, ...hbbStubFiles()];
 }

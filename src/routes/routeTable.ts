@@ -354,6 +354,12 @@ export function packageFileKind(file: string): PackageFileKind | undefined {
   return fileRouteAt(`/${file}`)?.route.kind;
 }
 
+/** A package's own file (its archive, icon, binary, meta.xml, or a copy of one), not one of the Homebrew Browser's. */
+export function isPackageFile(file: string): boolean {
+  const kind = packageFileKind(file);
+  return kind !== undefined && !kind.startsWith("hbb-");
+}
+
 /**
  * The paths (relative to the build's root) of the copies that a host that cannot rewrite (GitHub
  * Pages, S3) needs for one stored package file: each alias URL of it, as a path. Empty for any

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { buildCatalogue, type BuildSummary } from "../../src/build/buildCatalogue.js";
 import { aliasFiles, needsAliasFiles } from "../../src/output/renderOutput.js";
 import { RACY_MS } from "../../src/rebuild/buildState.js";
-import { aliasFilesOf, packageFileKind } from "../../src/routes/routeTable.js";
+import { aliasFilesOf, isPackageFile } from "../../src/routes/routeTable.js";
 import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { catalogueNames } from "../../src/render/catalogueNames.js";
 import { targetById, TARGETS, type TargetId } from "../../src/targets/index.js";
@@ -21,7 +21,7 @@ const NAMES = ["pong", "snake", "tetris"];
 function storedFiles(out: string): string[] {
   const tree = [...readTree(out).keys()];
   const aliases = new Set(tree.flatMap(aliasFilesOf));
-  return tree.filter((path) => packageFileKind(path) !== undefined && !aliases.has(path));
+  return tree.filter((path) => isPackageFile(path) && !aliases.has(path));
 }
 
 function inode(path: string): number {
@@ -209,9 +209,7 @@ function aliasPathsOf(out: string): string[] {
 /** The inode of every package file of the tree at `out`, stored or at an alias's path, by path. */
 function packageFileInodes(out: string): Map<string, number> {
   return new Map(
-    [...readTree(out).keys()]
-      .filter((path) => packageFileKind(path) !== undefined)
-      .map((path) => [path, inode(join(out, path))]),
+    [...readTree(out).keys()].filter((path) => isPackageFile(path)).map((path) => [path, inode(join(out, path))]),
   );
 }
 

@@ -4,13 +4,14 @@
 // and a rebuild that brings both up to date. Serving them (and the stubs) on every real server is
 // test/servers/conformance.test.ts's row hbb.
 import { todayPackageOf } from "../../src/render/renderToday.js";
-import { copyFileSync, existsSync, readFileSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
 import { join } from "node:path";
 import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/build/buildCatalogue.js";
 import type { Manifest, Package } from "../../src/catalogue/fields.js";
+import type { Problem } from "../../src/catalogue/problems.js";
 import { importHbbList } from "../../src/import/importCatalogue.js";
 import { parseHbbList } from "../../src/import/parseHbbList.js";
 import { loadCatalogue } from "../../src/load/loadCatalogue.js";
@@ -21,10 +22,12 @@ import {
   HBB_LIMITS,
   HBB_TOTAL_CAPACITY,
   hbbListOf,
+  hbbSourceOf,
   renderHbbList,
   renderRepoList,
 } from "../../src/render/renderHbb.js";
-import { copyFixture, manifest, tempDir, writeFiles } from "../support/helpers.js";
+import { packageFileKind } from "../../src/routes/routeTable.js";
+import { copyFixture, manifest, readTree, tempDir, writeFiles } from "../support/helpers.js";
 
 const LIST = "hbb/homebrew_browser/listv036.txt";
 
@@ -32,6 +35,17 @@ async function buildFixture(catalogue: string, out: string) {
   const result = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
   if (!result.built) throw new Error(JSON.stringify(result.problems));
   return result;
+}
+
+/** The Homebrew Browser's files at `out`, and the build's warnings of them, are what a full build of `catalogue` gives. */
+async function expectFullBuildSurface(catalogue: string, out: string, problems: readonly Problem[]) {
+  const fresh = join(tempDir(), "dist");
+  const full = await buildFixture(catalogue, fresh);
+  const surface = (dir: string) =>
+    [...readTree(dir)].filter(([path]) => packageFileKind(path)?.startsWith("hbb-") === true);
+  expect(surface(out)).toEqual(surface(fresh));
+  const hbbWarnings = (list: readonly Problem[]) => list.filter((p) => p.code.startsWith("HBB_"));
+  expect(hbbWarnings(problems)).toEqual(hbbWarnings(full.problems));
 }
 
 /** The package-files fixture with download counts, and a package with no controller. */
@@ -165,6 +179,16 @@ describe("the list the build writes", () => {
     expect(Number(entries.get("tetris")!.tokens[2])).toBe(placeholder.length);
     const icons = unzipSync(readFileSync(join(out, "hbb/homebrew_browser/temp_files.zip")));
     expect(icons["tetris.png"]).toEqual(new Uint8Array(placeholder));
+    // The rebuild is incremental, and its surface and warnings are a full build's.
+    expect(result.built!.mode.kind).toBe("incremental");
+    await expectFullBuildSurface(catalogue, out, result.problems);
+
+    // A package gone: its entry and icon leave the list and the archive, and its warnings go.
+    for (const file of ["pong.json", "pong.zip"]) rmSync(join(catalogue, "primary", file));
+    const removed = await buildFixture(catalogue, out);
+    expect(removed.built!.mode.kind).toBe("incremental");
+    expect(entriesOf(readFileSync(join(out, LIST), "utf8")).has("pong")).toBe(false);
+    await expectFullBuildSurface(catalogue, out, removed.problems);
   });
 
   it("is not written, nor any file of the surface, for a catalogue without package files", async () => {
@@ -185,7 +209,7 @@ describe("the list the build writes", () => {
       .map((p) =>
         p.name === "snake" ? { ...p, json: p.json.replace('"category":"games"', '"category":"themes"') } : p,
       );
-    const list = hbbListOf("primary", themed);
+    const list = hbbListOf("primary", themed.map(hbbSourceOf));
     expect(list.entries.map((e) => e.name)).toEqual(["pong", "tetris"]);
     expect(list.problems.map((p) => [p.code, p.file])).toEqual([
       ["HBB_LEFT_OUT", "primary/plain.json"],
@@ -231,7 +255,7 @@ describe("a list of a large catalogue", () => {
     ...Array.from({ length: 450 }, (_, i) => largePackage(`demo${String(i).padStart(4, "0")}`, "demos", 1000 + i)),
     ...Array.from({ length: 20 }, (_, i) => largePackage(`tool${String(i).padStart(4, "0")}`, "utilities", 5)),
   ];
-  const { entries, problems } = hbbListOf("primary", packages);
+  const { entries, problems } = hbbListOf("primary", packages.map(hbbSourceOf));
   const bytes = Buffer.from(renderHbbList(entries), "utf8");
   const lines = bytes.toString("utf8").split("\r\n").slice(0, -1);
 
