@@ -38,13 +38,14 @@ import {
 import { detectFormat, lineParserFor, type LineParser, type LogFormat } from "./logFormats.js";
 import { LineSplitter } from "./splitLines.js";
 import { serializeStats, statsFileOf, type CountedLog, type StatsFile } from "../catalogue/statsFile.js";
-import { compileUrlPattern } from "./urlPattern.js";
+import { anyUrlPattern, archiveUrlPatterns, compileUrlPattern } from "./urlPattern.js";
 import { compareCodePoints } from "../util/codePoints.js";
 
 export interface CountLogsOptions {
   catalogueDir: string;
   host: string;
-  urlPattern: string;
+  /** The paths of a download; every URL of the host's archives (archiveUrlPatterns) when empty. */
+  urlPatterns: readonly string[];
   logs: readonly string[];
   /** A format, or "auto" to detect each log's from its first lines. */
   format: LogFormat | "auto";
@@ -237,7 +238,8 @@ function checkLogs(logs: readonly string[]): void {
 /** Counts downloads from access logs into `catalogue/stats/<host>.json`. */
 export async function countLogs(options: CountLogsOptions): Promise<CountLogsResult> {
   const { catalogueDir, host } = options;
-  const pattern = compileUrlPattern(options.urlPattern);
+  // Checked before anything is read: a pattern that cannot be one is a usage error.
+  const given = options.urlPatterns.map(compileUrlPattern);
   if (!existsSync(catalogueDir) || !statSync(catalogueDir).isDirectory())
     throw new UsageError(`cannot read the catalogue ${catalogueDir}: there is no such folder`);
   checkLogs(options.logs);
@@ -253,6 +255,9 @@ export async function countLogs(options: CountLogsOptions): Promise<CountLogsRes
   if (!declared.includes(host))
     throw new UsageError(`--host ${host} is not declared in ${HOSTS_FILE} (declared: ${declared.join(", ")})`);
   const packages = listPackages(catalogueDir, host);
+  const pattern = anyUrlPattern(
+    given.length > 0 ? given : archiveUrlPatterns(host, hosts.hostsFile.default).map(compileUrlPattern),
+  );
 
   // Read, count and write under a lock: two counts at once would each add to the same old numbers.
   const release = acquireLock(

@@ -1,6 +1,8 @@
 // `--url-pattern`: which request paths are a download of which package. `{name}` stands for a
 // package name (every `{name}` of a pattern is the same name); everything else is literal.
 import { isValidName, NAME_PATTERN_BODY } from "../catalogue/names.js";
+import { PACKAGE_FILE_TEMPLATES, packageFilesPrefix } from "../routes/packageFileLayout.js";
+import { aliasUrlsOf } from "../routes/routeTable.js";
 import { UsageError } from "../util/errors.js";
 
 const PLACEHOLDER = "{name}";
@@ -47,4 +49,33 @@ export function decodePath(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A request path is a download when any of the patterns matches it; the first that does names the package. */
+export function anyUrlPattern(patterns: readonly UrlPattern[]): UrlPattern {
+  if (patterns.length === 1) return patterns[0]!;
+  return {
+    source: patterns.map((p) => p.source).join(" "),
+    match(target) {
+      for (const pattern of patterns) {
+        const name = pattern.match(target);
+        if (name !== undefined) return name;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** A name no package file URL holds elsewhere, to find the aliases of a template's path. */
+const PROBE = "shopfrontprobe";
+
+/**
+ * Every URL the build serves a host's archives at, as patterns: the stored path the Wii app and v1/v2
+ * give (`/hbb/{name}/{name}.zip`, under `/hosts/<host>/` for a host that is not the default) and each
+ * alias of it the route table answers (`/api/contents/{name}/{name}.zip`, v3's and v4's), which
+ * today's clients download.
+ */
+export function archiveUrlPatterns(host: string, defaultHost: string): string[] {
+  const stored = `${packageFilesPrefix(host, defaultHost)}${PACKAGE_FILE_TEMPLATES.archive.split("{name}").join(PROBE)}`;
+  return [stored, ...aliasUrlsOf(stored)].map((path) => `/${path.split(PROBE).join("{name}")}`);
 }

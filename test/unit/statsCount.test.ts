@@ -35,7 +35,7 @@ function count(catalogue: string, logs: string[], options: Partial<CountLogsOpti
   return countLogs({
     catalogueDir: catalogue,
     host: "primary",
-    urlPattern: PATTERN,
+    urlPatterns: [PATTERN],
     logs,
     format: "auto",
     replace: false,
@@ -291,11 +291,66 @@ describe("stats count", () => {
     expect((await loadCatalogue(catalogue)).problems).toEqual([]);
   });
 
+  it("counts by default every URL the build serves a host's archives at: the Wii app's, today's clients', a host's under /hosts/<host>/", async () => {
+    const { catalogue, logs } = setUp();
+    const line = (path: string) =>
+      `203.0.113.7 - - [10/Oct/2026:13:55:36 +0000] "GET ${path} HTTP/1.1" 200 5 "-" "osc-dl"\n`;
+    const primary = log(
+      logs,
+      "primary.log",
+      [
+        "/hbb/snake/snake.zip",
+        "/api/contents/snake/snake.zip",
+        "/api/v4/contents/ZapShot/ZapShot.zip",
+        "/api/v3/contents/ZapShot/ZapShot.zip",
+        // Not an archive, or another host's.
+        "/hbb/snake/icon.png",
+        "/unzipped_apps/snake/apps/snake/boot.dol",
+        "/hosts/primary/hbb/snake/snake.zip",
+      ]
+        .map(line)
+        .join(""),
+    );
+    const summary = await summaryOf(catalogue, [primary], { urlPatterns: [] });
+    expect(summary).toMatchObject({ downloads: 4, skipped: { noMatch: 3 } });
+    expect(downloadsIn(catalogue)).toEqual({ snake: 2, ZapShot: 2 });
+
+    const themes = log(
+      logs,
+      "themes.log",
+      [
+        "/hosts/themes/hbb/dark-blue/dark-blue.zip",
+        "/hosts/themes/api/contents/dark-blue/dark-blue.zip",
+        "/hbb/dark-blue/dark-blue.zip",
+      ]
+        .map(line)
+        .join(""),
+    );
+    const counted = await summaryOf(catalogue, [themes], { host: "themes", urlPatterns: [] });
+    expect(counted).toMatchObject({ downloads: 2, skipped: { noMatch: 1 } });
+  });
+
+  it("counts a download of any of several patterns given", async () => {
+    const { catalogue, logs } = setUp();
+    const line = (path: string) =>
+      `203.0.113.7 - - [10/Oct/2026:13:55:36 +0000] "GET ${path} HTTP/1.1" 200 5 "-" "-"\n`;
+    const path = log(
+      logs,
+      "two.log",
+      ["/apps/snake.zip", "/mirror/ZapShot.zip", "/hbb/snake/snake.zip"].map(line).join(""),
+    );
+    const summary = await summaryOf(catalogue, [path], { urlPatterns: ["/apps/{name}.zip", "/mirror/{name}.zip"] });
+    expect(summary).toMatchObject({ downloads: 2, skipped: { noMatch: 1 } });
+    expect(downloadsIn(catalogue)).toEqual({ snake: 1, ZapShot: 1 });
+  });
+
   it("refuses a host hosts.json does not declare, a pattern without {name}, a missing log", async () => {
     const { catalogue, logs } = setUp();
     const path = log(logs, "combined.log");
     await expect(count(catalogue, [path], { host: "nope" })).rejects.toThrow(UsageError);
-    await expect(count(catalogue, [path], { urlPattern: "/hbb/snake.zip" })).rejects.toThrow(/must contain \{name\}/);
+    await expect(count(catalogue, [path], { urlPatterns: ["/hbb/snake.zip"] })).rejects.toThrow(
+      /must contain \{name\}/,
+    );
     await expect(count(catalogue, [join(logs, "missing.log")])).rejects.toThrow(UsageError);
     expect(existsSync(statsPath(catalogue))).toBe(false);
   });

@@ -8,7 +8,7 @@ import { displayPath, printLines, reportProblems } from "../report.js";
 
 interface CountOptions {
   host: string;
-  urlPattern: string;
+  urlPattern: string[];
   catalogue: string;
   logFormat: LogFormat | "auto";
   replace?: boolean;
@@ -23,7 +23,12 @@ export function registerStatsCount(stats: Command): void {
     .description("count package downloads in web server access logs into a host's stats file")
     .argument("<logfile...>", "access logs (combined, S3 or CloudFront; gzipped or not)")
     .requiredOption("--host <id>", "the host whose packages the logs serve")
-    .requiredOption("--url-pattern <pattern>", "the path of a download, {name} standing for the package name")
+    .option(
+      "--url-pattern <pattern>",
+      "the path of a download, {name} standing for the package name; repeat it for more (default: every URL the build serves the host's archives at)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .addOption(catalogueOption())
     .addOption(
       new Option("--log-format <format>", "the logs' format (auto: detected per log)")
@@ -43,7 +48,7 @@ async function countCommand(logs: string[], options: CountOptions) {
   const { problems, summary } = await countLogs({
     catalogueDir: options.catalogue,
     host: options.host,
-    urlPattern: options.urlPattern,
+    urlPatterns: options.urlPattern,
     logs,
     format: options.logFormat,
     replace: options.replace ?? false,
