@@ -6,6 +6,7 @@
 // Values are carried as the list has them, never fixed to fit: the writer checks each package by the
 // catalogue's rules and reports what breaks one.
 import { isUtf8 } from "node:buffer";
+import { NAND_CAUTION } from "../render/renderHbb.js";
 import type { ImportedPackage, ImportSource, SkippedEntry } from "./writeImport.js";
 
 /** The text lines after a package's token line: display name, coder, version, extracted size, short and long description. */
@@ -149,7 +150,10 @@ export function parseHbbList(bytes: Uint8Array, host: string): ImportSource {
     // Each text line without the spaces and tabs at its ends, as the original service read them
     // (OpenShopAPI's parselist.py strips every line): real lists have " USB Loader GX" and
     // descriptions ending in a tab, which no client shows.
-    const [displayName, coder, version, extracted, short, long] = text.map((t) => t.trim()) as Six;
+    const [displayName, coder, version, extracted, short, written] = text.map((t) => t.trim()) as Six;
+    // The Open Shop Channel's caution before the long description is its flag writes_to_nand.
+    const writesToNand = written.startsWith(NAND_CAUTION);
+    const long = writesToNand ? written.slice(NAND_CAUTION.length) : written;
     notCarried("icon size");
     notCarried("binary size");
     // Extra folders may hold spaces: everything between controllers and the two flags.
@@ -179,6 +183,7 @@ export function parseHbbList(bytes: Uint8Array, host: string): ImportSource {
           updated: integer(updated),
           version,
           zip_size: integer(zipSize),
+          ...(writesToNand ? { flags: ["writes_to_nand"] } : {}),
         },
         // The Homebrew Browser's rating 0 is "not rated", which the API says as "". Downloads that are
         // no whole number stay text, and the writer reports them by the stats schema.

@@ -10,10 +10,20 @@ import { sortProblems, type Problem } from "../catalogue/problems.js";
 import { filesInfoOf } from "../load/loadCatalogue.js";
 import { contentText, type OutputFile } from "../render/renderApi.js";
 import { renderHbbHost, renderRepoList, type HbbSource } from "../render/renderHbb.js";
+import { todayFiles } from "../render/renderToday.js";
 import { HBB_REPO_LIST } from "../routes/hbbRoutes.js";
 import { fileFor } from "../routes/routeTable.js";
 import type { BuildState } from "./buildState.js";
 import type { LiveFiles, RebuildPlan, RereadPackage } from "./planRebuild.js";
+
+/** What the rebuild reads of a v4 contents object. */
+interface V4Flags {
+  slug: string;
+  flags: string[];
+}
+
+/** The flag writes_to_nand as v4 writes it (renderToday.ts: the Java name). */
+const WRITES_TO_NAND = "WRITES_TO_NAND";
 
 /** A package's icon as served once the plan is carried out: its own or the placeholder. */
 export type IconSource = (host: string, name: string, storedAt: string) => Uint8Array;
@@ -65,9 +75,13 @@ export function withHbbChanges(
   for (const host of state.hosts) {
     if (!moved.has(host)) continue;
     const list = JSON.parse(text(fileFor("packages", { host }))!) as Package[];
+    // The flags are today's fields, which v1 leaves out: the host's v4 contents (planToday.ts has made it) has them.
+    const contents = JSON.parse(text(todayFiles(host, defaultHost).v4.contents) ?? "[]") as V4Flags[];
+    const nand = new Set(contents.filter((a) => a.flags.includes(WRITES_TO_NAND)).map((a) => a.slug));
     const sources: HbbSource[] = list.map((pkg) => {
       const memo = memos[`${host}/${pkg.internal_name}`];
-      return { name: pkg.internal_name, pkg, files: memo && filesInfoOf(memo.derived) };
+      const files = memo && filesInfoOf(memo.derived);
+      return { name: pkg.internal_name, pkg, files, writesToNand: nand.has(pkg.internal_name) };
     });
     const surface = renderHbbHost(host, defaultHost, sources, (name) => {
       const memo = memos[`${host}/${name}`];

@@ -136,11 +136,21 @@ export interface HbbSource {
   name: string;
   pkg: Package;
   files?: PackageFilesInfo | undefined;
+  /** The package has the flag writes_to_nand: its long description says so first. */
+  writesToNand?: boolean;
 }
 
+/** What the Open Shop Channel writes before the long description of an app that writes to the console's NAND. */
+export const NAND_CAUTION = "[CAUTION! Writes to NAND!] ";
+
 /** A rendered package as a list's source. */
-export function hbbSourceOf(p: Pick<RenderedPackage, "name" | "json" | "files">): HbbSource {
-  return { name: p.name, pkg: JSON.parse(p.json) as Package, files: p.files };
+export function hbbSourceOf(p: Pick<RenderedPackage, "name" | "json" | "files" | "today">): HbbSource {
+  return {
+    name: p.name,
+    pkg: JSON.parse(p.json) as Package,
+    files: p.files,
+    writesToNand: p.today.flags.includes("writes_to_nand"),
+  };
 }
 
 /** Whether a package of a host can be in its list, or why not. */
@@ -175,12 +185,14 @@ export function hbbEntry(host: string, p: HbbSource, pkg: Package): { entry: Hbb
     return result.text;
   };
   const short = isBlank(pkg.short_description) ? "No description provided." : oneLine(pkg.short_description);
-  // As the Open Shop Channel writes it: one line of at most 128 characters and "...", the short description when empty.
+  // As the Open Shop Channel writes it: one line of at most 128 characters and "...", the short description
+  // when empty, after a caution for an app that writes to the NAND.
   let long = short;
   if (!isBlank(pkg.long_description)) {
     const text = oneLine(pkg.long_description);
     long = [...text].length > 128 ? `${firstCharacters(text, 128)}...` : text;
   }
+  if (p.writesToNand === true) long = `${NAND_CAUTION}${long}`;
   const folders = folderList(files.subdirectories);
   if (folders.cut)
     problems.push(

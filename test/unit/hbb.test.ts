@@ -55,7 +55,7 @@ function fixture(): string {
     "stats/primary.json": { packages: { snake: { downloads: 77, rating: "4.5" }, tetris: { downloads: 3 } } },
   });
   const pong = JSON.parse(readFileSync(join(catalogue, "primary", "pong.json"), "utf8")) as Record<string, unknown>;
-  writeFiles(catalogue, { "primary/pong.json": { ...pong, controllers: "" } });
+  writeFiles(catalogue, { "primary/pong.json": { ...pong, controllers: "", flags: ["writes_to_nand"] } });
   return catalogue;
 }
 
@@ -127,6 +127,10 @@ describe("the list the build writes", () => {
     expect(objects(back.catalogue!.packages.get("primary")!)).toEqual(expected);
     expect(expected.snake!.downloads).toBe(77);
     expect(expected.pong!.controllers).toBe("");
+    // The caution before pong's long description is its flag again.
+    expect(JSON.parse(readFileSync(join(into, "primary", "pong.json"), "utf8"))).toMatchObject({
+      flags: ["writes_to_nand"],
+    });
   });
 
   it("gives each app the bytes of the icon, binary and archive served at the Wii app's URLs, and temp_files.zip every icon", async () => {
@@ -189,6 +193,14 @@ describe("the list the build writes", () => {
     expect(removed.built!.mode.kind).toBe("incremental");
     expect(entriesOf(readFileSync(join(out, LIST), "utf8")).has("pong")).toBe(false);
     await expectFullBuildSurface(catalogue, out, removed.problems);
+  });
+
+  it("cautions first, in the long description, of an app that writes to the NAND, as the Open Shop Channel does", async () => {
+    const out = join(tempDir(), "dist");
+    await buildFixture(fixture(), out);
+    const entries = entriesOf(readFileSync(join(out, LIST), "utf8"));
+    expect(entries.get("pong")!.lines[5]).toMatch(/^\[CAUTION! Writes to NAND!\] ./);
+    expect(entries.get("snake")!.lines[5]).not.toContain("CAUTION");
   });
 
   it("is not written, nor any file of the surface, for a catalogue without package files", async () => {
