@@ -41,13 +41,14 @@ export const HBB_LIMITS = {
 
 /**
  * The categories the app knows, by the footer that closes each (its only way to tell them), in the
- * order the Open Shop Channel writes them, and how many apps each of its arrays holds (common.c:
- * demos_list[300], games_list[600], ...); every category's apps are also copied into total_list[600].
+ * order the Open Shop Channel writes them, and how many apps a list gives each: what the app's array
+ * holds (common.c: demos_list[300], games_list[600], ...), and never over the 400 a category the Open
+ * Shop Channel says the app keeps. Every category's apps are also copied into total_list[600].
  */
 export const HBB_CATEGORIES = [
   { category: "demos", footer: "=Demos=", capacity: 300 },
   { category: "emulators", footer: "=Emulators=", capacity: 300 },
-  { category: "games", footer: "=Games=", capacity: 600 },
+  { category: "games", footer: "=Games=", capacity: 400 },
   { category: "media", footer: "=Media=", capacity: 300 },
   { category: "utilities", footer: "=Utilities=", capacity: 300 },
 ] as const;

@@ -320,6 +320,14 @@ describe("a list of a large catalogue", () => {
     expect(leftOut).toContain("demo0000");
   });
 
+  it("gives the games at most 400 places, the most the Open Shop Channel says the app keeps a category", () => {
+    const games = Array.from({ length: 450 }, (_, i) => largePackage(`g${String(i).padStart(4, "0")}`, "games", i));
+    const list = hbbListOf("primary", games.map(hbbSourceOf));
+    expect(list.entries).toHaveLength(400);
+    expect(list.entries.map((e) => e.name)).not.toContain("g0049");
+    expect(list.entries.map((e) => e.name)).toContain("g0050");
+  });
+
   it("warns of every value it cuts, naming the package and the field", () => {
     const cut = problems.filter((p) => p.code === "HBB_VALUE_CUT" && p.file === "primary/game0699.json");
     expect(cut.map((p) => p.pointer).sort()).toEqual(["", "/coder", "/display_name", "/short_description", "/version"]);
