@@ -1,12 +1,15 @@
 // @ts-check
-// npm run bench [-- --sizes 10000,100000] [--fs disk,shm] [--runs 3] [--hosts 2] [--coders real|synthetic] [--log-mb 1024]
+// npm run bench [-- --sizes 10000,100000] [--fs disk,shm] [--runs 3] [--hosts 2] [--coders real|synthetic] [--log-mb 1024] [--api-only]
 //                [--floor-dir ../shared/bench] [--skip-serve] [--files-packages 2000] [--files-mb 1024]
 //
-// Compares shopfront's build (without the browse site, which the floor does not write) with
-// floor.mjs --filtered (the least work that writes the same API files, category and coder lists
-// included) in the same run, on catalogues with real-shaped coder names (gen-catalogue.mjs
+// Compares shopfront's default build (the API, the browse site and every client's file) with the
+// floor of the same files: floor.mjs --filtered (the least work that writes the same API files,
+// category and coder lists included), then floor-files.mjs writing every other file the build wrote
+// at its path and size, doing nothing else. --api-only compares `build --no-site` with floor.mjs
+// alone. Both run in the same run, on catalogues with real-shaped coder names (gen-catalogue.mjs
 // --coders=real) unless told otherwise, so the noise of a shared machine hits both: runs alternate,
-// and the table shows medians and ratios. The floor and its generator are the project's shared
+// and the table shows medians and ratios, and what the output costs a package: files, inodes
+// (files and folders, hard links once) and bytes. The floor and its generator are the project's shared
 // benchmark kit in --floor-dir (../shared/bench beside the checkout), so that figures compare
 // across implementations; without it, catalogues come from scripts/gen-catalogue.mjs and the table
 // has absolute figures only. For each catalogue size and each file system:
@@ -24,7 +27,6 @@
 //   stats     a rebuild after a first stats file (every package gets an entry), then the median of
 //             daily counts (a tenth of the packages' downloads change; the first after the first stats
 //             file is reported apart, as it also brings the spare slot up to date)
-//   with site the default build, API and browse site: cold, and after one edit
 // with the peak RSS of each. Then scripts/bench-stats.mjs times `stats count` on a generated combined
 // log of --log-mb (0 skips it), scripts/bench-files.mjs (also `npm run bench:files`) a catalogue of
 // --files-packages packages with their files (binaries of --files-mb in all; 0 skips it) against a floor
@@ -33,7 +35,18 @@
 // chromium (keystroke to list), which the tests check only as behaviour (--skip-serve skips it).
 // Writes the results as JSON to bench-results/.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -54,6 +67,7 @@ const { values } = parseArgs({
     "work-dir": { type: "string", default: join(ROOT, "bench-results", "work") },
     "floor-dir": { type: "string", default: resolve(ROOT, "..", "shared", "bench") },
     "skip-serve": { type: "boolean", default: false },
+    "api-only": { type: "boolean", default: false },
     "files-packages": { type: "string", default: "2000" },
     "files-mb": { type: "string", default: "1024" },
   },
@@ -74,6 +88,46 @@ const places = values.fs.split(",").map((name) => {
   throw new Error(`--fs ${name}: expected disk or shm`);
 });
 if (!existsSync(CLI)) throw new Error("lib/cli.js is missing: run npm install first");
+const apiOnly = values["api-only"];
+/** The build measured: the default one, or the API alone (--api-only), as the floor writes it. */
+const BUILD = apiOnly ? ["build", "--no-site"] : ["build"];
+const FLOOR_FILES = join(FLOOR_DIR, "floor-files.mjs");
+if (!apiOnly && hasFloor && !existsSync(FLOOR_FILES)) throw new Error(`no floor-files.mjs in ${FLOOR_DIR}`);
+
+/**
+ * What an output holds (following the link to its slot): its files, its inodes (files and folders,
+ * a hard-linked file once) and bytes (each inode's once), and every file's path and size.
+ */
+function treeOf(dir) {
+  const root = realpathSync(dir);
+  const files = new Map();
+  const inodes = new Set();
+  let bytes = 0;
+  const walk = (folder, prefix) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      const stat = lstatSync(path);
+      const fresh = !inodes.has(stat.ino);
+      inodes.add(stat.ino);
+      if (entry.isDirectory()) walk(path, `${prefix}${entry.name}/`);
+      else {
+        files.set(`${prefix}${entry.name}`, stat.size);
+        if (fresh) bytes += stat.size;
+      }
+    }
+  };
+  walk(root, "");
+  return { files, inodes: inodes.size, bytes };
+}
+
+/** The "size<TAB>path" list of the files of `ours` that floor.mjs did not write into `floorOut`, for floor-files.mjs. */
+function otherFilesList(ours, floorOut, listFile) {
+  const floor = treeOf(floorOut).files;
+  const lines = [];
+  for (const [path, size] of treeOf(ours).files) if (!floor.has(path)) lines.push(`${size}\t${path}\n`);
+  writeFileSync(listFile, lines.join(""));
+  return lines.length;
+}
 
 /** Runs a script under measure.mjs; returns seconds and peak RSS in MB, or why it failed. */
 function timed(script, args) {
@@ -194,25 +248,36 @@ for (const place of places) {
       stdio: "ignore",
     });
     const floorOut = join(base, "floor");
+    const floorOther = join(base, "floor-other");
+    const otherList = join(base, "floor-other.list");
     const ours = join(base, "dist");
-    /** @type {{ floor: number[], ours: number[], floorRss: number[], oursRss: number[], floorFailed?: string }} */
-    const cold = { floor: [], ours: [], floorRss: [], oursRss: [] };
+    /** @type {{ floor: number[], floorApi: number[], ours: number[], floorRss: number[], oursRss: number[], floorFailed?: string }} */
+    const cold = { floor: [], floorApi: [], ours: [], floorRss: [], oursRss: [] };
+    let otherFiles = 0;
     for (let r = 0; r < runs; r++) {
-      // Alternate who goes first, so a slow minute hits both.
-      const order = !hasFloor ? ["ours"] : r % 2 === 0 ? ["floor", "ours"] : ["ours", "floor"];
+      // Alternate who goes first, so a slow minute hits both; ours first in the first run, whose
+      // output names the files the floor of the same files writes beyond the API.
+      const order = !hasFloor ? ["ours"] : r % 2 === 0 ? ["ours", "floor"] : ["floor", "ours"];
       for (const who of order) {
         if (who === "floor") {
           rmSync(floorOut, { recursive: true, force: true });
           const t = timed(join(FLOOR_DIR, "floor.mjs"), [catalogue, floorOut, "--filtered"]);
-          if (t.failed) cold.floorFailed = t.failed;
-          else {
-            cold.floor.push(t.seconds);
-            cold.floorRss.push(t.rssMb);
+          if (t.failed) {
+            cold.floorFailed = t.failed;
+            continue;
           }
+          if (!apiOnly && r === 0) otherFiles = otherFilesList(ours, floorOut, otherList);
+          const other = apiOnly
+            ? { seconds: 0, rssMb: 0 }
+            : mustSucceed(timed(FLOOR_FILES, [otherList, floorOther]), "floor-files.mjs");
+          rmSync(floorOther, { recursive: true, force: true });
+          cold.floorApi.push(t.seconds);
+          cold.floor.push(t.seconds + other.seconds);
+          cold.floorRss.push(Math.max(t.rssMb, other.rssMb));
         } else {
           removeOutput(ours);
           const t = mustSucceed(
-            timed(CLI, ["build", "--quiet", "--no-site", "--catalogue", catalogue, "--out", ours]),
+            timed(CLI, [...BUILD, "--quiet", "--catalogue", catalogue, "--out", ours]),
             "shopfront build",
           );
           cold.ours.push(t.seconds);
@@ -221,15 +286,13 @@ for (const place of places) {
       }
     }
     rmSync(floorOut, { recursive: true, force: true });
+    const tree = treeOf(ours);
     // The last cold build of ours is in place: a CI job's fresh clone with one manifest edited (a
     // commit's change) and the output restored, once after the cold build and `runs` times more.
     const clones = Array.from({ length: runs + 1 }, (_, i) => {
       freshClone(catalogue);
       editManifest(catalogue, 100 + i);
-      const t = mustSucceed(
-        timed(CLI, ["build", "--no-site", "--catalogue", catalogue, "--out", ours]),
-        "shopfront rebuild",
-      );
+      const t = mustSucceed(timed(CLI, [...BUILD, "--catalogue", catalogue, "--out", ours]), "shopfront rebuild");
       return { ...t, files: filesWritten(t.stdout) };
     });
     // The clone's files are new: a build this close to them reads them again (git's "racy" rule).
@@ -237,10 +300,7 @@ for (const place of places) {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2500);
     // Then rebuild with nothing changed, then after edits.
     const build = () =>
-      mustSucceed(
-        timed(CLI, ["build", "--quiet", "--no-site", "--catalogue", catalogue, "--out", ours]),
-        "shopfront rebuild",
-      );
+      mustSucceed(timed(CLI, [...BUILD, "--quiet", "--catalogue", catalogue, "--out", ours]), "shopfront rebuild");
     const noop = Array.from({ length: runs }, build);
     const edits = Array.from({ length: runs + 1 }, (_, i) => {
       editManifest(catalogue, i + 1);
@@ -262,29 +322,17 @@ for (const place of places) {
       writeStats(catalogue, i + 1, 0.1);
       return build();
     });
-    // The browse site's cost: what `shopfront build` does by default, the API and the site, cold
-    // and after one edit (the floor writes only the API, so the figures above leave the site out).
-    const siteOut = join(base, "site-dist");
-    const withSite = () =>
-      mustSucceed(
-        timed(CLI, ["build", "--quiet", "--catalogue", catalogue, "--out", siteOut]),
-        "shopfront build (with the site)",
-      );
-    const siteCold = Array.from({ length: runs }, () => {
-      removeOutput(siteOut);
-      return withSite();
-    });
-    const siteEdits = Array.from({ length: runs + 1 }, (_, i) => {
-      editManifest(catalogue, 200 + i);
-      return withSite();
-    });
-    removeOutput(siteOut);
     const floorCold = median(cold.floor);
     const row = {
       fs: place.name,
       packages: size,
       hosts: Number(values.hosts),
       floorColdS: floorCold,
+      floorApiColdS: median(cold.floorApi),
+      floorOtherFiles: otherFiles,
+      filesPerPackage: tree.files.size / size,
+      inodesPerPackage: tree.inodes / size,
+      bytesPerPackage: tree.bytes / size,
       ...(cold.floorFailed ? { floorFailed: cold.floorFailed } : {}),
       oursColdS: median(cold.ours),
       coldRatio: median(cold.ours) / floorCold,
@@ -311,11 +359,7 @@ for (const place of places) {
       statsDayS: median(days.slice(1).map((t) => t.seconds)),
       statsDayOfFloorCold: median(days.slice(1).map((t) => t.seconds)) / floorCold,
       statsDayRssMb: median(days.slice(1).map((t) => t.rssMb)),
-      siteColdS: median(siteCold.map((t) => t.seconds)),
-      siteColdRatio: median(siteCold.map((t) => t.seconds)) / floorCold,
-      siteEditS: median(siteEdits.slice(1).map((t) => t.seconds)),
-      siteEditOfFloorCold: median(siteEdits.slice(1).map((t) => t.seconds)) / floorCold,
-      siteColdRssMb: median(siteCold.map((t) => t.rssMb)),
+      firstEditOfFloorCold: edits[0].seconds / floorCold,
       runs,
       samples: {
         cold,
@@ -356,9 +400,8 @@ const header = [
   "1st day",
   "day",
   "of floor",
-  "with site: cold",
-  "edit",
-  "RSS floor/cold/clone/no-op/edit/day/site MB",
+  "files/inodes/bytes a package",
+  "RSS floor/cold/clone/no-op/edit/day MB",
 ];
 const table = [
   header,
@@ -374,7 +417,7 @@ const table = [
     String(r.cloneFilesWritten),
     s(r.noopS),
     pct(r.noopOfFloorCold),
-    s(r.firstEditS),
+    `${s(r.firstEditS)} (${pct(r.firstEditOfFloorCold)})`,
     s(r.editS),
     pct(r.editOfFloorCold),
     [r.replacedS, r.addedS, r.removedS].map((x) => `${s(x)} (${pct(x / r.floorColdS)})`).join(" / "),
@@ -382,9 +425,8 @@ const table = [
     s(r.firstDayS),
     s(r.statsDayS),
     pct(r.statsDayOfFloorCold),
-    `${s(r.siteColdS)} (${Number.isFinite(r.siteColdRatio) ? `${r.siteColdRatio.toFixed(2)}x` : "-"})`,
-    `${s(r.siteEditS)} (${pct(r.siteEditOfFloorCold)})`,
-    [r.floorRssMb, r.oursColdRssMb, r.cloneRssMb, r.noopRssMb, r.editRssMb, r.statsDayRssMb, r.siteColdRssMb]
+    `${r.filesPerPackage.toFixed(2)}/${r.inodesPerPackage.toFixed(2)}/${r.bytesPerPackage.toFixed(0)}`,
+    [r.floorRssMb, r.oursColdRssMb, r.cloneRssMb, r.noopRssMb, r.editRssMb, r.statsDayRssMb]
       .map((m) => (Number.isFinite(m) ? m.toFixed(0) : "-"))
       .join("/"),
   ]),
@@ -397,7 +439,8 @@ console.log(
     `and the files it wrote (median of ${runs}; 1st clone = the first after a cold build, whose spare slot is remade from links); edit = one manifest changed (median of ${runs}; 1st edit = the first after a cold build); ` +
     `replaced/added/removed = one manifest renamed over (as git checkout), added, removed, with their share of the floor's cold build; ` +
     `1st stats = every package gets a stats entry; day = a tenth of the downloads change (median of ${runs}; 1st day = the first after 1st stats); ` +
-    `with site = the default build, the API and the browse site (the columns before it build with --no-site, as the floor writes only the API): cold against the floor's cold build, and one edit (median of ${runs}) with its share of it`,
+    `${apiOnly ? "ours = build --no-site, the floor = floor.mjs --filtered" : "ours = the default build (API, browse site, every client's file), the floor = floor.mjs --filtered and floor-files.mjs writing every other file ours wrote"}; ` +
+    `files/inodes/bytes a package = the output's files, inodes (files and folders, hard links once) and bytes over the packages`,
 );
 if (!hasFloor) console.log(`no floor in ${FLOOR_DIR}: these are absolute figures, not compared with the floor`);
 for (const r of results) if (r.floorFailed) console.log(`the floor failed at ${r.fs} ${r.packages}: ${r.floorFailed}`);
