@@ -41,6 +41,7 @@ import type { PackageStats } from "../catalogue/fields.js";
 import { hostStatsOf, type HostStats } from "../catalogue/statsFile.js";
 import { compareCodePoints } from "../util/codePoints.js";
 import { todayPackageOf } from "../render/renderToday.js";
+import { checkMemory } from "../util/memory.js";
 
 let placeholderSize: number | undefined;
 
@@ -347,6 +348,7 @@ export async function loadCatalogue(
   const workDir = options.workDir ?? (withFiles ? mkdtempSync(join(tmpdir(), "shopfront-files-")) : "");
   try {
     for (const [i, ref] of layout.manifests.entries()) {
+      checkMemory("reading the manifests");
       const entry = stats.get(ref.host)?.entries.get(ref.name);
       const manifest = loadManifest(catalogueDir, ref, validators, entry);
       if (manifest.problems.length > 0) problems.push(...manifest.problems);

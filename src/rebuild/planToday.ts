@@ -7,6 +7,7 @@ import type { HostInfo } from "../catalogue/fields.js";
 import { compareCodePoints } from "../util/codePoints.js";
 import { fileFor } from "../routes/routeTable.js";
 import { dayOf, defaultBaseUrl, renderTodayHost, todayFiles, v4Object, type TodayUrls } from "../render/renderToday.js";
+import { contentText } from "../render/renderApi.js";
 import type { LiveFiles, RebuildPlan, RereadPackage } from "./planRebuild.js";
 import type { BuildState } from "./buildState.js";
 
@@ -79,7 +80,7 @@ export function withTodayChanges(
       }
       if (!existed && rendered.has(path)) added++;
     }
-    for (const [path, content] of rendered) if (live.text(path) !== content) writes.set(path, content);
+    for (const [path, content] of rendered) if (live.text(path) !== contentText(content)) writes.set(path, content);
   }
   if (writes.size === plan.writes.size && added === 0) return plan;
   return {

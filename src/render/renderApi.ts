@@ -21,6 +21,7 @@ import {
 } from "../routes/routeTable.js";
 import { compareCodePoints } from "../util/codePoints.js";
 import type { TodayPackage } from "./renderToday.js";
+import { checkMemory } from "../util/memory.js";
 
 /**
  * A file of the output. A JSON array is kept as its rendered elements, so a list of any length is
@@ -205,7 +206,10 @@ export function renderApi(catalogue: RenderedCatalogue): OutputFile[] {
   for (const { id: host } of catalogue.hosts) {
     const packages = catalogue.packages.get(host) ?? [];
     files.push(renderList(host, packages), renderEmptyList(host));
-    for (const p of packages) files.push({ path: fileFor("package", { host, name: p.name }), content: p.json });
+    for (const p of packages) {
+      checkMemory("rendering the API");
+      files.push({ path: fileFor("package", { host, name: p.name }), content: p.json });
+    }
     const keys = filterKeys(host);
     files.push(...renderFilteredLists(packages, (i) => keys(packages[i]!)));
   }

@@ -8,6 +8,7 @@ import { displayNameOf, todayValues, type Peripheral } from "../catalogue/todayF
 import type { DerivedFiles } from "../packageFiles/inspectPackageZip.js";
 import { packageFilePaths, packageFilesPrefix, type BinaryName } from "../routes/packageFileLayout.js";
 import { escapeNonAscii } from "../util/asciiJson.js";
+import { checkMemory } from "../util/memory.js";
 
 /** What today's clients are told of one package, before its URLs are known (they depend on the build's base URL). */
 export interface TodayPackage {
@@ -273,6 +274,18 @@ export function todayFiles(host: string, defaultHost: string) {
   };
 }
 
+/** An object of a list as JSON, the heap looked at as the list grows. */
+function checkedJson(value: unknown): string {
+  checkMemory("rendering the v3 and v4 API");
+  return json(value);
+}
+
+/** A file of today's API (an OutputFile of renderApi.ts): a list is its objects' JSON, written one at a time. */
+export interface TodayFile {
+  path: string;
+  content: string | { jsonArray: string[] };
+}
+
 const json = (value: unknown) => escapeNonAscii(JSON.stringify(value));
 
 /**
@@ -284,15 +297,16 @@ export function renderTodayHost(
   defaultHost: string,
   apps: readonly Record<string, unknown>[],
   nowMs: number,
-): { path: string; content: string }[] {
+): TodayFile[] {
   const files = todayFiles(host.id, defaultHost);
   const information = json(informationObject(host, apps));
   const featured = featuredOf(apps, nowMs);
   return [
     { path: files.v4.information, content: information },
     { path: files.v3.information, content: information },
-    { path: files.v4.contents, content: `[${apps.map(json).join(",")}]` },
-    { path: files.v3.contents, content: `[${apps.map((a) => json(v3Object(a))).join(",")}]` },
+    // Written an object at a time: a large catalogue's list is more than one string can hold.
+    { path: files.v4.contents, content: { jsonArray: apps.map((a) => checkedJson(a)) } },
+    { path: files.v3.contents, content: { jsonArray: apps.map((a) => checkedJson(v3Object(a))) } },
     ...(featured
       ? [
           { path: files.v4.featured, content: json(featured) },
@@ -317,14 +331,17 @@ export function renderTodayApi(
     hostsDefault: string;
   },
   options: TodayOptions,
-): { path: string; content: string }[] {
+): TodayFile[] {
   const urls: TodayUrls = {
     baseUrl: (options.baseUrl ?? defaultBaseUrl(catalogue.hosts, catalogue.hostsDefault)).replace(/\/+$/, ""),
     defaultHost: catalogue.hostsDefault,
     hosts: catalogue.hosts,
   };
   return catalogue.hosts.flatMap((host) => {
-    const apps = (catalogue.packages.get(host.id) ?? []).map((p) => v4Object(p.today, host.id, urls));
+    const apps = (catalogue.packages.get(host.id) ?? []).map((p) => {
+      checkMemory("rendering the v3 and v4 API");
+      return v4Object(p.today, host.id, urls);
+    });
     return renderTodayHost(host, catalogue.hostsDefault, apps, options.nowMs);
   });
 }

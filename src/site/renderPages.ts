@@ -23,6 +23,7 @@ import {
   type Listing,
 } from "./sitePaths.js";
 import { categoryInWords, controllersInWords, dateInWords, isoDate } from "./words.js";
+import { checkMemory } from "../util/memory.js";
 
 /** A host as the API's host list describes it. */
 export interface SiteHost {
@@ -55,6 +56,8 @@ interface Crumb {
 }
 
 function layout(path: string, title: string, crumbs: readonly Crumb[], main: Html, script = false): string {
+  // Every page passes here: the site is what grows most with the catalogue.
+  checkMemory("rendering the browse site");
   const link = (to: string) => linkTo(path, to);
   const trail = crumbs.map((c, i) =>
     c.to === undefined || i === crumbs.length - 1

@@ -29,6 +29,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { UsageError } from "../util/errors.js";
 import { acquireLock } from "../util/fileLock.js";
 import type { OutputFile } from "../render/renderApi.js";
+import { checkMemory } from "../util/memory.js";
 
 export const SLOTS = ["a", "b"] as const;
 export type Slot = (typeof SLOTS)[number];
@@ -121,6 +122,7 @@ export function writeFresh(
   const folders = new Set(files.map((f) => dirname(f.path)));
   for (const folder of [...folders].sort()) mkdirSync(join(root, folder), { recursive: true });
   linksLast(files).forEach((file, i) => {
+    checkMemory("writing the output");
     writeContent(join(root, file.path), file.content, root);
     onFile?.(i + 1, files.length);
   });

@@ -1,0 +1,72 @@
+// A build that outgrows the memory Node.js gives it would die with V8's "heap out of memory" and a
+// stack no user can act on. The loops that grow with the catalogue (reading manifests, rendering the
+// site, writing files) call checkMemory as they go: near the heap's limit it collects garbage once
+// to see what is really live, and if that is still near the limit it stops the build with a
+// FailureError that says what to try. Nothing is published before the build ends, so the previous
+// output is unchanged.
+import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { FailureError } from "./errors.js";
+
+/** The share of the heap's limit past which the heap is looked at closely. */
+const NEAR = 0.75;
+/**
+ * The share that is still in use after a full collection when the build stops: past it, what the
+ * build still has to make (a list's text, a site's pages) would not fit.
+ */
+const FULL = 0.7;
+/** How many calls pass between two looks at the heap (each is a few microseconds). */
+const EVERY = 512;
+
+let calls = 0;
+let collect: (() => void) | undefined;
+
+/** A full garbage collection, made available once (Node.js exposes it only behind a flag). */
+function fullCollection(): void {
+  if (!collect) {
+    setFlagsFromString("--expose-gc");
+    collect = runInNewContext("gc") as () => void;
+  }
+  collect();
+}
+
+/**
+ * V8's young generation, which heap_size_limit counts beside the old one (three semi-spaces of
+ * Node.js's default 16 MB): the old generation is what runs out.
+ */
+const YOUNG_GENERATION = 48 * 1024 * 1024;
+
+/** The old generation's limit (--max-old-space-size). */
+function oldGenerationLimit(): number {
+  return getHeapStatistics().heap_size_limit - YOUNG_GENERATION;
+}
+
+/** What the heap holds outside the young generation. */
+function oldGenerationUsed(): number {
+  let used = 0;
+  for (const space of getHeapSpaceStatistics()) if (space.space_name !== "new_space") used += space.space_used_size;
+  return used;
+}
+
+export class OutOfMemoryError extends FailureError {}
+
+const MB = 1024 * 1024;
+
+/**
+ * Stops the build with a clear message when what it holds nears the heap's limit. `doing` says what
+ * the build was doing ("rendering the browse site"), for the message.
+ */
+export function checkMemory(doing: string): void {
+  if (++calls % EVERY !== 0) return;
+  const limit = oldGenerationLimit();
+  if (oldGenerationUsed() < limit * NEAR) return;
+  fullCollection();
+  const used = oldGenerationUsed();
+  if (used < limit * FULL) return;
+  throw new OutOfMemoryError(
+    `the build ran out of memory while ${doing}: it holds ${Math.round(used / MB)} MB of the ${Math.round(limit / MB)} MB ` +
+      "Node.js gives it. Try `build --no-site` (the browse site holds the most), or give Node.js more memory, " +
+      `e.g. NODE_OPTIONS=--max-old-space-size=${2 * Math.ceil(limit / MB / 1024) * 1024} npx shopfront build; ` +
+      "the previous output is unchanged",
+  );
+}
