@@ -21,6 +21,7 @@ import {
   contentTypeOf,
   isSiteFile,
   OPENAPI_FILE,
+  isPackageFile,
   packageFileKind,
 } from "../../src/routes/routeTable.js";
 import { UsageError } from "../../src/util/errors.js";
@@ -348,8 +349,10 @@ describe("shopfront deploy to a local S3 server", () => {
     const catalogue = copyFixture("package-files");
     const p = { catalogue, dist: join(catalogue, "..", "dist") };
     await rebuild(p);
+    // The package files, and the Homebrew Browser's files made from them (deployed the same way).
     const files = new Map([...readTree(p.dist)].filter(([path]) => packageFileKind(path) !== undefined));
-    expect(files.size).toBe(12);
+    expect([...files.keys()].filter(isPackageFile)).toHaveLength(12);
+    expect(files.size).toBe(12 + 9);
     const url = `s3://${TEST_BUCKET}/files`;
     const first = await deploy({ url, dir: p.dist });
     expect(first.plan.phases[0]!.map((u) => u.path)).toEqual(expect.arrayContaining([...files.keys()]));
@@ -363,7 +366,7 @@ describe("shopfront deploy to a local S3 server", () => {
       expect(Buffer.from(await got.Body!.transformToByteArray()).equals(bytes)).toBe(true);
     }
     expect(new Set([...files.keys()].map(contentTypeOf))).toEqual(
-      new Set(["application/zip", "image/png", "application/octet-stream", "application/xml"]),
+      new Set(["application/zip", "image/png", "application/octet-stream", "application/xml", "text/plain"]),
     );
 
     // Unchanged: nothing is sent.

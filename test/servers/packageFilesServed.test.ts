@@ -54,7 +54,8 @@ function fileIn(files: ReadonlyMap<string, Buffer>, path: string): Buffer | unde
 
 /** Every URL of a package's files: the route table's file routes, filled for the package and its host. */
 function urlsOf(host: string, name: string, root: boolean): { url: string; kind: string; file: string }[] {
-  return FILE_ROUTES.filter((r) => r.path.startsWith("/hosts/") !== root).map((r) => ({
+  // The package's own files: the Homebrew Browser's surface (hbb-*) is the host's, not a package's.
+  return FILE_ROUTES.filter((r) => r.path.startsWith("/hosts/") !== root && !r.kind.startsWith("hbb-")).map((r) => ({
     url: r.path.replaceAll("{host}", host).replaceAll("{name}", name),
     kind: r.kind,
     file: r.file,
