@@ -76,6 +76,10 @@ const PROBE = "shopfrontprobe";
  * today's clients download.
  */
 export function archiveUrlPatterns(host: string, defaultHost: string): string[] {
-  const stored = `${packageFilesPrefix(host, defaultHost)}${PACKAGE_FILE_TEMPLATES.archive.split("{name}").join(PROBE)}`;
-  return [stored, ...aliasUrlsOf(stored)].map((path) => `/${path.split(PROBE).join("{name}")}`);
+  const prefix = packageFilesPrefix(host, defaultHost);
+  const stored = `${prefix}${PACKAGE_FILE_TEMPLATES.archive.split("{name}").join(PROBE)}`;
+  // Every alias is under the host's prefix too; only what follows it holds the name (a host may be called anything).
+  return [stored, ...aliasUrlsOf(stored)].map(
+    (path) => `/${prefix}${path.slice(prefix.length).split(PROBE).join("{name}")}`,
+  );
 }

@@ -12,7 +12,7 @@ import {
   unescapeField,
   type ParsedLine,
 } from "../../src/stats/logFormats.js";
-import { compileUrlPattern } from "../../src/stats/urlPattern.js";
+import { archiveUrlPatterns, compileUrlPattern } from "../../src/stats/urlPattern.js";
 import { LineSplitter } from "../../src/stats/splitLines.js";
 import { isBot } from "../../src/stats/countDownloads.js";
 import { UsageError } from "../../src/util/errors.js";
@@ -206,6 +206,16 @@ describe("bots", () => {
 
 describe("--url-pattern", () => {
   const pattern = compileUrlPattern("/hbb/{name}/{name}.zip");
+
+  it("defaults to every URL of a host's archives, the host's folder as it is whatever its name", () => {
+    const archives = [
+      "hbb/{name}/{name}.zip",
+      ...["api", "api/v3", "api/v4"].map((a) => `${a}/contents/{name}/{name}.zip`),
+    ];
+    expect(archiveUrlPatterns("primary", "primary")).toEqual(archives.map((a) => `/${a}`));
+    for (const host of ["themes", "shopfrontprobe"])
+      expect(archiveUrlPatterns(host, "primary")).toEqual(archives.map((a) => `/hosts/${host}/${a}`));
+  });
 
   it("matches a name that appears twice only when both are the same", () => {
     expect(pattern.match("/hbb/snake/snake.zip")).toBe("snake");
