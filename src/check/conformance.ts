@@ -18,6 +18,7 @@ import {
   urlFor,
 } from "../routes/routeTable.js";
 import { TODAY_ENDPOINTS } from "../routes/todayRoutes.js";
+import { appendAll } from "../util/appendAll.js";
 
 type FormRow = Exclude<ConformanceRow, "content-type" | "cors" | "error-body" | "package-cache">;
 
@@ -138,7 +139,7 @@ export function conformanceCases(api: ExpectedApi): ConformanceCase[] {
   }
   add("v2-hosts", urlFor("v2-hosts"), file(fileFor("hosts")));
   add("trailing-slash", `${urlFor("v2-hosts")}/`, file(fileFor("hosts")));
-  for (const [host, packages] of api.packages) cases.push(...filterCases(api, host, packages));
+  for (const [host, packages] of api.packages) appendAll(cases, filterCases(api, host, packages));
   for (const target of ["/v1", "/v1/", "/v3/hosts", "/v1/hosts.json", "/v1/hosts/packages", "/404.json"])
     add("not-found", target, notFound);
   cases.push(...siteCases(api));

@@ -22,6 +22,7 @@ import {
 import { compareCodePoints } from "../util/codePoints.js";
 import type { TodayPackage } from "./renderToday.js";
 import { checkMemory } from "../util/memory.js";
+import { appendAll } from "../util/appendAll.js";
 
 /**
  * A file of the output. A JSON array is kept as its rendered elements, so a list of any length is
@@ -211,7 +212,10 @@ export function renderApi(catalogue: RenderedCatalogue): OutputFile[] {
       files.push({ path: fileFor("package", { host, name: p.name }), content: p.json });
     }
     const keys = filterKeys(host);
-    files.push(...renderFilteredLists(packages, (i) => keys(packages[i]!)));
+    appendAll(
+      files,
+      renderFilteredLists(packages, (i) => keys(packages[i]!)),
+    );
   }
   return files.sort((a, b) => compareCodePoints(a.path, b.path));
 }

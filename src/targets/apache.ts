@@ -25,6 +25,7 @@ import { parseServerOptions } from "./shared/serverOptions.js";
 import type { CatalogueNames } from "../render/catalogueNames.js";
 import { fileHeaders, fileRules } from "./shared/fileRules.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
+import { appendAll } from "../util/appendAll.js";
 
 /** Where the rewrite rules run: they see URL paths in the server config, paths relative to the folder in a .htaccess. */
 interface RuleContext {
@@ -215,7 +216,7 @@ function rewriteRules(context: RuleContext, names: CatalogueNames): string[] {
   for (const param of rawParams)
     if (PARAM_KINDS[param] === "text") {
       out.push(`# The folder of the ${param} in the path: ${coders.length} coders of the catalogue, tried in order.`);
-      out.push(...keyRules(`raw_${param}`, `raw_${param}_key`, coders, "path"));
+      appendAll(out, keyRules(`raw_${param}`, `raw_${param}_key`, coders, "path"));
     }
 
   // Each query parameter as sent: a name or label when it is one, a text as it is, then its folder.
@@ -227,7 +228,7 @@ function rewriteRules(context: RuleContext, names: CatalogueNames): string[] {
     out.push(`RewriteCond %{QUERY_STRING} ^${patterns.valid}`, `RewriteRule ^ - [E=${env(`arg_${query.key}`)}:%1]`);
     if (kind === "text") {
       out.push(`# The folder of ?${query.key}=: ${coders.length} coders of the catalogue, tried in order.`);
-      out.push(...keyRules(`arg_${query.key}`, `arg_${query.key}_key`, coders, "query"));
+      appendAll(out, keyRules(`arg_${query.key}`, `arg_${query.key}_key`, coders, "query"));
     }
   }
 

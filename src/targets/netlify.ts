@@ -46,6 +46,7 @@ import { VERSION } from "../util/version.js";
 import { renderHeadersFile } from "./shared/headersFile.js";
 import type { CatalogueNames } from "../render/catalogueNames.js";
 import { banner, type Target, type TargetFile } from "./target.js";
+import { appendAll } from "../util/appendAll.js";
 
 /** Netlify's threshold for recommending placeholders over explicit rules. */
 export const MAX_NETLIFY_RULES = 10_000;
@@ -132,7 +133,7 @@ export function renderNetlifyRedirects(names: CatalogueNames): string {
     const hosts = path.segments.some((s) => paramOf(s) === "host") ? names.hosts : [""];
     for (const host of hosts) {
       for (const route of [...path.queries, ...(path.plain ? [path.plain] : [])])
-        rules.push(...routeRules(route, host, names));
+        appendAll(rules, routeRules(route, host, names));
     }
   }
   // 404.json is a file of the build, but no route.

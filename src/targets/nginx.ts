@@ -26,6 +26,7 @@ import { parseServerOptions } from "./shared/serverOptions.js";
 import { fileHeaders, fileRules } from "./shared/fileRules.js";
 import type { CatalogueNames } from "../render/catalogueNames.js";
 import { banner, type ServerOptions, type Target, type TargetFile } from "./target.js";
+import { appendAll } from "../util/appendAll.js";
 
 /** nginx's own variable `$host` is the request's Host, so every variable here has a prefix. */
 const PREFIX = "shopfront_";
@@ -107,7 +108,7 @@ function rawPathMaps(paths: readonly RoutePath[], coders: ReturnType<typeof list
     }
     out.push(`}`);
     if (PARAM_KINDS[param] === "text")
-      out.push(...keyMap(variable(`raw_${param}`), variable(`raw_${param}_key`), coders, "path"));
+      appendAll(out, keyMap(variable(`raw_${param}`), variable(`raw_${param}_key`), coders, "path"));
   }
   return out;
 }
@@ -162,7 +163,7 @@ function queryMaps(path: RoutePath, coders: ReturnType<typeof listedCoders>): st
       `}`,
     );
     if (kind === "text")
-      out.push(...keyMap(variable(`arg_${query.key}`), variable(`arg_${query.key}_key`), coders, "query"));
+      appendAll(out, keyMap(variable(`arg_${query.key}`), variable(`arg_${query.key}_key`), coders, "query"));
   }
   return out;
 }
@@ -223,10 +224,10 @@ export function renderNginx(options: ServerOptions, names: CatalogueNames): stri
   const raw = (param: Param) => variable(PARAM_KINDS[param] === "text" ? `raw_${param}_key` : `raw_${param}`);
 
   // Maps belong to http { }, outside the server.
-  out.push(...rawPathMaps(rawPaths, coders), "");
+  appendAll(out, rawPathMaps(rawPaths, coders)).push("");
   for (const path of paths.filter((p) => p.queries.length > 0)) {
     const name = identifier(path.plain?.id ?? path.queries[0]!.id);
-    out.push(...queryMaps(path, coders), ...decisionMaps(path, name, location), "");
+    appendAll(appendAll(out, queryMaps(path, coders)), decisionMaps(path, name, location)).push("");
   }
 
   out.push(

@@ -51,6 +51,7 @@ import { valuePattern } from "../routes/valuePattern.js";
 import { UsageError } from "../util/errors.js";
 import type { CatalogueNames } from "../render/catalogueNames.js";
 import type { Target, TargetFile } from "./target.js";
+import { appendAll } from "../util/appendAll.js";
 
 /** What @vercel/routing-utils' schema allows: rewrites in vercel.json, and characters in a source or a `has` value. */
 export const MAX_VERCEL_REWRITES = 2048;
@@ -163,7 +164,7 @@ export function renderVercelConfig(names: CatalogueNames): string {
     for (const route of path.queries) {
       if (route.search) continue;
       if (route.fallback !== undefined) {
-        rewrites.push(...filterRewrites(route, names));
+        appendAll(rewrites, filterRewrites(route, names));
         continue;
       }
       const { key, param } = route.query[0]!;
@@ -177,7 +178,7 @@ export function renderVercelConfig(names: CatalogueNames): string {
     }
     const plain = path.plain;
     if (!plain) continue;
-    if (plain.fallback !== undefined) rewrites.push(...filterRewrites(plain, names));
+    if (plain.fallback !== undefined) appendAll(rewrites, filterRewrites(plain, names));
     else if (plain.path === `/${plain.file}`) {
       // Served by the filesystem as it is; only the trailing-slash form needs a rule.
       rewrites.push({

@@ -4,6 +4,7 @@
 // the last one, so a reviewer could read one value while the build publishes another).
 import { isUtf8 } from "node:buffer";
 import { finding, pointerToken, type Finding } from "../catalogue/problems.js";
+import { appendAll } from "../util/appendAll.js";
 
 export type ParsedJson = { value: unknown; findings: Finding[] } | { value?: undefined; findings: Finding[] };
 
@@ -151,11 +152,11 @@ function countKeys(value: unknown): number {
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const v = stack.pop();
-    if (Array.isArray(v)) stack.push(...v);
+    if (Array.isArray(v)) appendAll(stack, v);
     else if (v !== null && typeof v === "object") {
       const values = Object.values(v);
       keys += values.length;
-      stack.push(...values);
+      appendAll(stack, values);
     }
   }
   return keys;

@@ -5,6 +5,14 @@ const parse = (text: string | Uint8Array) => parseJson(typeof text === "string" 
 const codes = (text: string | Uint8Array) => parse(text).findings.map((f) => f.code);
 
 describe("parseJson", () => {
+  it("parses an array as long as a manifest file may hold (one element an argument would overflow the stack)", () => {
+    const text = `{"a": [${"0,".repeat(400_000)}{"b": 1}], "b": {"c": 2}}`;
+    expect(Buffer.byteLength(text)).toBeLessThan(1024 * 1024);
+    const { value, findings } = parse(text);
+    expect(findings).toEqual([]);
+    expect((value as { a: unknown[] }).a).toHaveLength(400_001);
+  });
+
   it("parses valid JSON with no findings", () => {
     expect(parse('{"a": [1, {"b": "x"}], "c": null}')).toEqual({
       value: { a: [1, { b: "x" }], c: null },
