@@ -65,8 +65,8 @@ export function checkMemory(doing: string): void {
   if (used < limit * FULL) return;
   throw new OutOfMemoryError(
     `the build ran out of memory while ${doing}: it holds ${Math.round(used / MB)} MB of the ${Math.round(limit / MB)} MB ` +
-      "Node.js gives it. Try `build --no-site` (the browse site holds the most), or give Node.js more memory, " +
-      `e.g. NODE_OPTIONS=--max-old-space-size=${2 * Math.ceil(limit / MB / 1024) * 1024} npx shopfront build; ` +
-      "the previous output is unchanged",
+      "Node.js gives it. Give it more, e.g. " +
+      `NODE_OPTIONS=--max-old-space-size=${2 * Math.ceil(limit / MB / 1024) * 1024} npx shopfront build, ` +
+      "or build without the browse site (`build --no-site`), which holds the most; the previous output is unchanged",
   );
 }

@@ -22,7 +22,7 @@ describe("a build out of memory", () => {
     });
     expect(run.code, run.stderr.slice(-2000)).toBe(1);
     expect(run.stderr).toMatch(/error: the build ran out of memory while [\w ]+: it holds \d+ MB of the 96 MB/);
-    expect(run.stderr).toContain("Try `build --no-site`");
+    expect(run.stderr).toContain("`build --no-site`");
     expect(run.stderr).toContain("NODE_OPTIONS=--max-old-space-size=");
     expect(run.stderr).not.toMatch(/FATAL ERROR|heap out of memory|v8::internal/);
     expect(readTree(out)).toEqual(before);
