@@ -3,8 +3,8 @@
 // keeps its most downloaded apps), so when a package of the host moved they are made again, by the
 // full build's functions, from what the rebuild already has: the host's package list as the plan
 // leaves it (the v1 objects), its v4 contents (the flags), what each package's files derive (the
-// state's memo), and the icons as served. The repository list is made again when the hosts were read again. Pure: the live slot is
-// seen through LiveFiles, the icons through IconSource.
+// state's memo), and the icons as served. The repository list is made again when the hosts were
+// read again. Pure: the live slot is seen through LiveFiles, the icons through IconSource.
 import type { HostInfo, Package } from "../catalogue/fields.js";
 import { sortProblems, type Problem } from "../catalogue/problems.js";
 import { filesInfoOf } from "../load/loadCatalogue.js";
