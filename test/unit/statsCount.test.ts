@@ -58,6 +58,9 @@ const downloadsIn = (catalogue: string) =>
     ).map(([name, entry]) => [name, entry.downloads]),
   );
 
+/** A combined log line: one GET of `path` answered 200. */
+const line = (path: string) => `203.0.113.7 - - [10/Oct/2026:13:55:36 +0000] "GET ${path} HTTP/1.1" 200 5 "-" "-"\n`;
+
 const COMBINED_DOWNLOADS = { "240pTest": 1, snake: 3, "snake-deluxe": 2, ZapShot: 1 };
 
 describe("stats count", () => {
@@ -293,8 +296,6 @@ describe("stats count", () => {
 
   it("counts by default every URL the build serves a host's archives at: the Wii app's, today's clients', a host's under /hosts/<host>/", async () => {
     const { catalogue, logs } = setUp();
-    const line = (path: string) =>
-      `203.0.113.7 - - [10/Oct/2026:13:55:36 +0000] "GET ${path} HTTP/1.1" 200 5 "-" "osc-dl"\n`;
     const primary = log(
       logs,
       "primary.log",
@@ -332,8 +333,6 @@ describe("stats count", () => {
 
   it("counts a download of any of several patterns given", async () => {
     const { catalogue, logs } = setUp();
-    const line = (path: string) =>
-      `203.0.113.7 - - [10/Oct/2026:13:55:36 +0000] "GET ${path} HTTP/1.1" 200 5 "-" "-"\n`;
     const path = log(
       logs,
       "two.log",
