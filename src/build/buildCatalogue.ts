@@ -7,12 +7,21 @@
 // the live output and writes only those that differ. It returns data; the CLI prints.
 import { existsSync, rmSync } from "node:fs";
 import type { Problem } from "../catalogue/problems.js";
-import { buildKey, forgetState, hostStateOf, readState, writeState, type BuildState } from "../rebuild/buildState.js";
+import {
+  buildKey,
+  forgetState,
+  hostStateOf,
+  readState,
+  writeState,
+  type BuildState,
+  type TodayRecord,
+} from "../rebuild/buildState.js";
 import { memoOf, packageFilesReuse } from "../rebuild/planPackageFiles.js";
 import { rebuildCatalogue } from "../rebuild/rebuildCatalogue.js";
 import { targetById } from "../targets/index.js";
 import type { TargetId } from "../targets/target.js";
-import type { OutputFile, PackageFilesMemo, RenderedCatalogue } from "../render/renderApi.js";
+import type { OutputFile, PackageFilesMemo, RenderedCatalogue, RenderedPackage } from "../render/renderApi.js";
+import { isFeaturedCandidate, todayFiles } from "../render/renderToday.js";
 import { fileFor } from "../routes/routeTable.js";
 import { diffOutput } from "../write/diffOutput.js";
 import {
@@ -206,12 +215,16 @@ function finishFullBuild(
   const written = writeBuild(output, files, previous, phase(options.onProgress, "writing"));
 
   const hosts = catalogue.hosts.map((h) => h.id);
+  const fragments = todayLengths(catalogue, files);
   writeState(output.layout.home, {
     key,
     targets: [...new Set(options.targets ?? [])],
     live: written.live,
     spare: written.spare,
     snapshotMs,
+    featuredMs: featuredMs(options, snapshotMs),
+    hostInfos: [...catalogue.hosts],
+    hostsDefault: catalogue.hostsDefault,
     hostsFile: sources.hostsFile,
     folders: sources.folders,
     hosts,
@@ -220,7 +233,7 @@ function finishFullBuild(
       hosts.map((id) => [
         id,
         hostStateOf(
-          catalogue.packages.get(id) ?? [],
+          (catalogue.packages.get(id) ?? []).map((p, i) => ({ ...p, fragments: fragments(id, i, p) })),
           sources.packages.get(id) ?? [],
           sources.stats.get(id)?.orphans ?? [],
         ),
@@ -245,6 +258,33 @@ function finishFullBuild(
       ...droppedTargets(dropped, catalogue, files),
     },
   };
+}
+
+/**
+ * Each package's fragments in today's contents as the index records them: their lengths, read off
+ * the rendered contents (package i's object is their element i), and whether it may be featured.
+ */
+function todayLengths(
+  catalogue: RenderedCatalogue,
+  files: readonly OutputFile[],
+): (host: string, i: number, p: RenderedPackage) => TodayRecord {
+  const wanted = new Map<string, { host: string; kind: "v4" | "v3" }>();
+  for (const { id } of catalogue.hosts) {
+    const paths = todayFiles(id, catalogue.hostsDefault);
+    wanted.set(paths.v4.contents, { host: id, kind: "v4" });
+    wanted.set(paths.v3.contents, { host: id, kind: "v3" });
+  }
+  const lists = new Map<string, readonly (string | Uint8Array)[]>();
+  for (const file of files) {
+    const at = wanted.get(file.path);
+    if (at && typeof file.content === "object" && "jsonArray" in file.content)
+      lists.set(`${at.kind} ${at.host}`, file.content.jsonArray);
+  }
+  return (host, i, p) => ({
+    v4: { length: lists.get(`v4 ${host}`)![i]!.length },
+    v3: { length: lists.get(`v3 ${host}`)![i]!.length },
+    featured: isFeaturedCandidate(p.today),
+  });
 }
 
 /** How a full build's files were written, and what the state records of the slots after it. */

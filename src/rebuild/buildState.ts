@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PackageStats } from "../catalogue/fields.js";
+import type { HostInfo, PackageStats } from "../catalogue/fields.js";
 import type { Problem } from "../catalogue/problems.js";
 import type { Signature } from "../read/signature.js";
 import type { PackageFilesMemo, RenderedPackage } from "../render/renderApi.js";
@@ -19,11 +19,16 @@ import type { TargetId } from "../targets/target.js";
 
 /**
  * Numbers kept per package: its source's signature, its rendered length, its category and coder
- * as indices into its host's table of values (the filtered lists it is in), and its stats entry:
- * downloads (-1 for no entry) and the rating's index.
+ * as indices into its host's table of values (the filtered lists it is in), its stats entry:
+ * downloads (-1 for no entry) and the rating's index, and its fragments in today's API: the byte
+ * length of its object in the v4 and in the v3 contents (so a rebuild copies a kept package's
+ * object out of the live contents by offset, never parsing them) and whether it may be the
+ * featured app (1) or not (0).
  */
-const COLUMNS = 9;
-const [SIZE, MTIME, CTIME, INO, LENGTH, CATEGORY, CODER, DOWNLOADS, RATING] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+const COLUMNS = 12;
+const [SIZE, MTIME, CTIME, INO, LENGTH, CATEGORY, CODER, DOWNLOADS, RATING, V4_LENGTH, V3_LENGTH, FEATURED] = [
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+];
 const NO_ENTRY = -1;
 
 /** A host's packages as built, in list order: names, COLUMNS numbers for each, and the strings they index. */
@@ -42,8 +47,15 @@ export interface PackageFilters {
   coder: string;
 }
 
-/** What the state records of a package built: its filters and its stats entry, if any. */
-export type PackageRecord = PackageFilters & { stats?: PackageStats | undefined };
+/** A package's fragments in today's API, as the index records them (render/renderToday.ts renders them). */
+export interface TodayRecord {
+  v4: { length: number };
+  v3: { length: number };
+  featured: boolean;
+}
+
+/** What the state records of a package built: its filters, its stats entry, if any, and its today fragments. */
+export type PackageRecord = PackageFilters & { stats?: PackageStats | undefined; fragments: TodayRecord };
 
 /** A host's state for `names` in list order; setPackage and copyPackage fill in their numbers. */
 export function newHostState(names: string[], orphans: [string, PackageStats][]): HostState {
@@ -83,6 +95,9 @@ export function setPackage(
   host.columns[at + CODER] = valueIndex(host, record.coder);
   host.columns[at + DOWNLOADS] = record.stats ? record.stats.downloads : NO_ENTRY;
   host.columns[at + RATING] = record.stats ? valueIndex(host, record.stats.rating) : NO_ENTRY;
+  host.columns[at + V4_LENGTH] = record.fragments.v4.length;
+  host.columns[at + V3_LENGTH] = record.fragments.v3.length;
+  host.columns[at + FEATURED] = record.fragments.featured ? 1 : 0;
 }
 
 /** Records for package i what `from` holds for its package j, a package that did not change. */
@@ -94,7 +109,7 @@ export function copyPackage(host: HostState, i: number, from: HostState, j: numb
     const index = from.columns[was + k]!;
     host.columns[at + k] = index === NO_ENTRY ? NO_ENTRY : valueIndex(host, from.values[index]!);
   }
-  host.columns[at + DOWNLOADS] = from.columns[was + DOWNLOADS]!;
+  for (const k of [DOWNLOADS, V4_LENGTH, V3_LENGTH, FEATURED]) host.columns[at + k] = from.columns[was + k]!;
 }
 
 /** A host's state for its rendered packages, in list order, their sources' signatures and the stats orphans. */
@@ -111,8 +126,19 @@ export function hostStateOf(
   return host;
 }
 
-export function lengthAt(host: HostState, i: number): number {
-  return host.columns[i * COLUMNS + LENGTH]!;
+/** The host-wide lists a package has a fragment in: the v1 list, today's v4 and v3 contents. */
+export type ListKind = "v1" | "v4" | "v3";
+
+const LENGTH_COLUMN: Record<ListKind, number> = { v1: LENGTH, v4: V4_LENGTH, v3: V3_LENGTH };
+
+/** The byte length of package i's fragment in a host-wide list (its v1 object by default). */
+export function lengthAt(host: HostState, i: number, list: ListKind = "v1"): number {
+  return host.columns[i * COLUMNS + LENGTH_COLUMN[list]]!;
+}
+
+/** Whether package i may be the featured app (renderToday.ts's rule, recorded when it was rendered). */
+export function featuredAt(host: HostState, i: number): boolean {
+  return host.columns[i * COLUMNS + FEATURED] === 1;
 }
 
 /** The stats entry package i was built with, if it had one. */
@@ -141,6 +167,12 @@ export interface BuildState {
   spare: string[] | null;
   /** Wall-clock time just before the inputs were examined; files changed after it are re-read. */
   snapshotMs: number;
+  /** The time whose UTC day picked the featured app (the build's, or `--featured-day`'s). */
+  featuredMs: number;
+  /** hosts.json's hosts as built, in catalogue order: names, domains and descriptions. */
+  hostInfos: HostInfo[];
+  /** hosts.json's default host, whose today API is at the OSC's paths (with package files or without). */
+  hostsDefault: string;
   hostsFile: Signature;
   /**
    * The catalogue folder's signature, then each host folder's, as they were listed; null when one
@@ -168,7 +200,7 @@ export interface BuildState {
 }
 
 const STATE_FILE = "state";
-const MAGIC = "shopfront-state 6\n";
+const MAGIC = "shopfront-state 7\n";
 
 /** Clocks of files and of the process may disagree by a tick; inputs this close to the snapshot are re-read. */
 export const RACY_MS = 2000;

@@ -23,6 +23,8 @@ import {
   type PackageFilters,
 } from "./buildState.js";
 import { listOffsets, spliceList } from "./spliceList.js";
+import { planTodayHost, type TodayEntry } from "./planToday.js";
+import { renderTodayFragments, type TodayFragments, type TodayUrls } from "../render/renderToday.js";
 import type { RereadStats, Survey } from "./surveyCatalogue.js";
 import type { HostStats } from "../catalogue/statsFile.js";
 import { unknownStatsProblems } from "../validate/catalogueRules.js";
@@ -55,6 +57,8 @@ export interface RebuildInputs {
    */
   problems: Problem[];
   targets: readonly TargetId[];
+  /** Where today's URLs point now (the hosts as they are now), and the time whose day picks the featured app. */
+  today: { urls: TodayUrls; featuredMs: number };
 }
 
 /** The live slot's files, read on demand: a list may be large and is read only when it changes. */
@@ -127,10 +131,28 @@ export function planRebuild(
   }
   const packages: Record<string, HostState> = {};
   const problems = [...inputs.problems];
-  for (const host of state.hosts) {
+  const hostsNow = inputs.hosts ?? state.hostInfos;
+  for (const [k, host] of state.hosts.entries()) {
     const { again, added } = reread.get(host)!;
     const old = state.packages[host]!;
-    const planned = planHost(changes, host, old, survey.kept.get(host)!, again, added, live);
+    const hostPlan = planHost(changes, host, old, survey.kept.get(host)!, again, added, live, inputs.today.urls);
+    const planned = hostPlan.next;
+    const today = planTodayHost(
+      {
+        hostBefore: state.hostInfos[k]!,
+        hostNow: hostsNow[k]!,
+        defaultHost: state.hostsDefault,
+        featuredMsBefore: state.featuredMs,
+        featuredMsNow: inputs.today.featuredMs,
+      },
+      old,
+      planned,
+      hostPlan.list,
+      hostPlan.listChanged,
+      live,
+    );
+    for (const [path, content] of today.writes) changes.writes.set(path, content);
+    changes.filesRemoved -= today.added;
     const orphans = orphansOf(changes, host, old, planned, inputs.stats.get(host));
     packages[host] = orphans === old.orphans ? planned : { ...planned, orphans };
     problems.push(
@@ -164,6 +186,8 @@ export function planRebuild(
     state: {
       ...state,
       snapshotMs: inputs.snapshotMs,
+      featuredMs: inputs.today.featuredMs,
+      hostInfos: [...hostsNow],
       hostsFile: inputs.hostsFile,
       folders: survey.folders,
       statsFiles: inputs.statsFiles,
@@ -174,6 +198,7 @@ export function planRebuild(
     stateMoved:
       inputs.hosts !== undefined ||
       inputs.packages.length > 0 ||
+      inputs.today.featuredMs !== state.featuredMs ||
       survey.folders !== state.folders ||
       inputs.stats.size > 0,
     summary: {
@@ -216,10 +241,20 @@ function byEntryName(a: [string, unknown], b: [string, unknown]): number {
 }
 
 /** A package of a host's new list: kept from the old list (its index there), read again, or both. */
-interface Entry {
+interface Entry extends TodayEntry {
   name: string;
   old?: number;
   fresh?: RereadPackage;
+  /** With `fresh`: its fragments in today's API. */
+  fragments?: TodayFragments;
+}
+
+/** A host's plan: its index after the rebuild, and its new list when a package of it was removed, added or read again. */
+interface HostPlan {
+  next: HostState;
+  list?: Entry[];
+  /** Whether the list's content changed (a package removed, added or changed), not only read again. */
+  listChanged: boolean;
 }
 
 /**
@@ -236,7 +271,8 @@ function planHost(
   again: ReadonlyMap<number, RereadPackage>,
   added: readonly RereadPackage[],
   live: LiveFiles,
-): HostState {
+  urls: TodayUrls,
+): HostPlan {
   const path = (name: string) => fileFor("package", { host, name });
   const touched = touchedLists(host);
   const touch = touched.touch;
@@ -262,7 +298,7 @@ function planHost(
     touch(pkg);
     listChanged = true;
   }
-  if (!listChanged && again.size === 0) return old;
+  if (!listChanged && again.size === 0) return { next: old, listChanged };
 
   // The last build's packages that are still here (in name order already), then the new ones.
   const list: Entry[] = [];
@@ -272,6 +308,7 @@ function planHost(
   }
   for (const fresh of added) list.push({ name: fresh.pkg.name, fresh });
   if (added.length > 0) list.sort(byName);
+  for (const e of list) if (e.fresh) e.fragments = renderTodayFragments(e.fresh.pkg.today, host, urls);
   if (listChanged) {
     const listFile = fileFor("packages", { host });
     const oldList = live.bytes(listFile);
@@ -299,10 +336,10 @@ function planHost(
   );
   list.forEach((e, i) =>
     e.fresh
-      ? setPackage(next, i, e.fresh.signature, e.fresh.pkg.json.length, e.fresh.pkg)
+      ? setPackage(next, i, e.fresh.signature, e.fresh.pkg.json.length, { ...e.fresh.pkg, fragments: e.fragments! })
       : copyPackage(next, i, old, e.old!),
   );
-  return next;
+  return { next, list, listChanged };
 }
 
 /**

@@ -1,97 +1,131 @@
-// The rebuild's part for today's API (v3 and v4): a host's contents list every package and its
-// featured app is picked among them by the day, so when a package of the host changed, the hosts
-// were read again or the day moved on, its files are worked out again from the live v4 contents
-// (each kept package's object as the last build wrote it) and the packages read again. Pure: the
-// live slot is seen through LiveFiles.
+// The rebuild's part for today's API (v3 and v4) of one host, from the index alone: a kept package's
+// objects are copied out of the live contents by the offsets the index's length columns give, a
+// package read again brings its fragments rendered by the full build's function, the information
+// is worked out from the index's count and categories, and the featured app is picked among the
+// index's candidates and copied from its contents. Nothing of the live output is parsed; the
+// hosts and the default host come from the state.
 import type { HostInfo } from "../catalogue/fields.js";
-import { compareCodePoints } from "../util/codePoints.js";
-import { fileFor } from "../routes/routeTable.js";
-import { dayOf, defaultBaseUrl, renderTodayHost, todayFiles, v4Object, type TodayUrls } from "../render/renderToday.js";
-import { contentText } from "../render/renderApi.js";
-import type { LiveFiles, RebuildPlan, RereadPackage } from "./planRebuild.js";
-import type { BuildState } from "./buildState.js";
+import { dayOf, featuredPick, renderInformation, todayFiles, type TodayFragments } from "../render/renderToday.js";
+import { featuredAt, filtersAt, lengthAt, type HostState, type ListKind } from "./buildState.js";
+import { listOffsets, spliceList } from "./spliceList.js";
+import type { OutputFile } from "../render/renderApi.js";
 
-export interface TodayInputs {
-  /** The packages read again, each with its host. */
-  packages: readonly RereadPackage[];
-  /** The hosts, when hosts.json was read again. */
-  hosts?: readonly HostInfo[] | undefined;
-  baseUrl?: string | undefined;
-  nowMs: number;
+/** A package of a host's new list: kept from the old list (its index there), read again, or both. */
+export interface TodayEntry {
+  old?: number | undefined;
+  /** Its fragments rendered again, when it was read again. */
+  fragments?: TodayFragments | undefined;
 }
 
-/** The hosts as the live host list holds them (v1/hosts), in the state's order. */
-function liveHosts(state: BuildState, live: LiveFiles): HostInfo[] | undefined {
-  const text = live.text(fileFor("hosts"));
-  if (text === undefined) return undefined;
-  const parsed = JSON.parse(text) as { repositories: Record<string, Omit<HostInfo, "id">> };
-  const hosts = state.hosts.map((id) => (parsed.repositories[id] ? { id, ...parsed.repositories[id] } : undefined));
-  return hosts.every((h) => h !== undefined) ? hosts : undefined;
+/** The live slot as this step reads it: the bytes of a list whose fragments it copies. */
+export interface LiveLists {
+  bytes(path: string): Uint8Array;
 }
 
-/** The host whose today API is at the root: the one host without files under `hosts/<host>/`. */
-function liveDefaultHost(state: BuildState, live: LiveFiles): string | undefined {
-  // todayFiles of a host that is not the default (no host is named "") is under hosts/<host>/.
-  const atRoot = state.hosts.filter((h) => !live.exists(todayFiles(h, "").v4.contents));
-  return atRoot.length === 1 && live.exists(todayFiles(atRoot[0]!, atRoot[0]!).v4.contents) ? atRoot[0] : undefined;
+/** What a host's today files depend on beyond its packages, before and after. */
+export interface TodayHostContext {
+  hostBefore: HostInfo;
+  hostNow: HostInfo;
+  defaultHost: string;
+  /** The times whose UTC days picked the featured app, the last build's and this one's. */
+  featuredMsBefore: number;
+  featuredMsNow: number;
 }
 
-/** The plan with today's files brought up to date, or why only a full build can. */
-export function withTodayChanges(
-  plan: RebuildPlan,
-  state: BuildState,
-  inputs: TodayInputs,
-  live: LiveFiles,
-): RebuildPlan | { fullBuild: string } {
-  // A package read again may have changed only its files (a hash, not a size): its host's lists too.
-  const moved = new Set([...plan.removed, ...plan.changed, ...plan.added, ...inputs.packages].map((p) => p.host));
-  const dayMoved = dayOf(state.snapshotMs) !== dayOf(inputs.nowMs);
-  if (moved.size === 0 && !dayMoved && inputs.hosts === undefined) return plan;
+/** The writes of one host's today files: path -> content, or null to delete; and the files added (negative: removed). */
+export interface TodayWrites {
+  writes: Map<string, OutputFile["content"] | null>;
+  added: number;
+}
 
-  const defaultHost = liveDefaultHost(state, live);
-  const before = liveHosts(state, live);
-  if (defaultHost === undefined || before === undefined) return { fullBuild: "the last build has no v3/v4 files" };
-  const hosts = inputs.hosts ?? before;
-  if (hosts.some((h, i) => h.host !== before[i]!.host))
-    return { fullBuild: "a host's domain changed: every v3/v4 URL of its packages moves" };
-  const urls: TodayUrls = {
-    baseUrl: (inputs.baseUrl ?? defaultBaseUrl(hosts, defaultHost)).replace(/\/+$/, ""),
-    defaultHost,
-    hosts,
-  };
+function hasThemes(host: HostState): boolean {
+  const themes = host.values.indexOf("themes");
+  if (themes === -1) return false;
+  for (let i = 0; i < host.names.length; i++) if (filtersAt(host, i).category === "themes") return true;
+  return false;
+}
 
-  const writes = new Map(plan.writes);
+/** The index in `host` of its featured app on the day of `nowMs`, or undefined when none qualifies. */
+function featuredIndex(host: HostState, nowMs: number): number | undefined {
+  const candidates: number[] = [];
+  for (let i = 0; i < host.names.length; i++) if (featuredAt(host, i)) candidates.push(i);
+  const pick = featuredPick(candidates.length, nowMs);
+  return pick === undefined ? undefined : candidates[pick];
+}
+
+/**
+ * Plans one host's today files. `list` is the host's new list when any of its packages was removed,
+ * added or read again (undefined when none was: then only the day or the host's name can move its
+ * files); `next` is the host's index after the rebuild, `old` before it.
+ */
+export function planTodayHost(
+  context: TodayHostContext,
+  old: HostState,
+  next: HostState,
+  list: readonly TodayEntry[] | undefined,
+  listChanged: boolean,
+  live: LiveLists,
+): TodayWrites {
+  const files = todayFiles(context.hostNow.id, context.defaultHost);
+  const writes = new Map<string, OutputFile["content"] | null>();
   let added = 0;
-  for (const host of hosts) {
-    if (!moved.has(host.id) && !dayMoved && inputs.hosts === undefined) continue;
-    const files = todayFiles(host.id, defaultHost);
-    const text = live.text(files.v4.contents);
-    if (text === undefined) return { fullBuild: "the last build has no v3/v4 files" };
-    const apps = new Map((JSON.parse(text) as Record<string, unknown>[]).map((a) => [a.slug as string, a]));
-    for (const p of plan.removed) if (p.host === host.id) apps.delete(p.name);
-    for (const p of inputs.packages) if (p.host === host.id) apps.set(p.pkg.name, v4Object(p.pkg.today, host.id, urls));
-    const list = [...apps.values()].sort((a, b) => compareCodePoints(a.slug as string, b.slug as string));
-    const rendered = new Map(renderTodayHost(host, defaultHost, list, inputs.nowMs).map((f) => [f.path, f.content]));
-    for (const path of [files.v4.featured, files.v3.featured]) {
-      const existed = live.exists(path);
-      if (existed && !rendered.has(path)) {
-        writes.set(path, null);
-        added--;
-      }
-      if (!existed && rendered.has(path)) added++;
-    }
-    for (const [path, content] of rendered) if (live.text(path) !== contentText(content)) writes.set(path, content);
-  }
-  if (writes.size === plan.writes.size && added === 0) return plan;
-  return {
-    ...plan,
-    writes,
-    state: { ...plan.state, files: plan.state.files + added },
-    summary: {
-      ...plan.summary,
-      files: plan.summary.files + added,
-      filesWritten: writes.size,
-      mode: { kind: writes.size === 0 ? "unchanged" : "incremental" },
-    },
+
+  const liveBytes = new Map<ListKind, Uint8Array>();
+  const liveList = (kind: "v4" | "v3") => {
+    let bytes = liveBytes.get(kind);
+    if (!bytes) liveBytes.set(kind, (bytes = live.bytes(files[kind].contents)));
+    return bytes;
   };
+  const oldOffsets = new Map<ListKind, Float64Array>();
+  const offsetsOf = (kind: "v4" | "v3") => {
+    let offsets = oldOffsets.get(kind);
+    if (!offsets) oldOffsets.set(kind, (offsets = listOffsets(old, kind)));
+    return offsets;
+  };
+  /** Package i of the old list's object in a live contents file. */
+  const oldObject = (kind: "v4" | "v3", i: number) => {
+    const start = offsetsOf(kind)[i]!;
+    return Buffer.from(liveList(kind).subarray(start, start + lengthAt(old, i, kind))).toString("latin1");
+  };
+
+  // A package read again may have changed only its files (a hash, not a size), which v1 does not show.
+  const contentsMoved =
+    list !== undefined &&
+    (listChanged ||
+      list.some((e) => e.fragments !== undefined && e.old !== undefined && e.fragments.v4 !== oldObject("v4", e.old)));
+  if (list && contentsMoved) {
+    for (const kind of ["v4", "v3"] as const) {
+      const elements = list.map((e) => (e.fragments ? e.fragments[kind] : e.old!));
+      writes.set(files[kind].contents, { jsonArray: spliceList(liveList(kind), old, elements, offsetsOf(kind), kind) });
+    }
+  }
+
+  const before = renderInformation(context.hostBefore, old.names.length, hasThemes(old));
+  const now = renderInformation(context.hostNow, next.names.length, hasThemes(next));
+  if (before !== now) {
+    writes.set(files.v4.information, now);
+    writes.set(files.v3.information, now);
+  }
+
+  if (list === undefined && !dayMoved(context.featuredMsBefore, context.featuredMsNow)) return { writes, added };
+  const pickedBefore = featuredIndex(old, context.featuredMsBefore);
+  const pickedNow = featuredIndex(next, context.featuredMsNow);
+  const featuredNow = (kind: "v4" | "v3"): string => {
+    const entry = list?.[pickedNow!];
+    return entry?.fragments ? entry.fragments[kind] : oldObject(kind, entry ? entry.old! : pickedNow!);
+  };
+  const v4Before = pickedBefore === undefined ? undefined : oldObject("v4", pickedBefore);
+  const v4Now = pickedNow === undefined ? undefined : featuredNow("v4");
+  if (v4Before !== v4Now) {
+    if (v4Before === undefined) added += 2;
+    if (v4Now === undefined) added -= 2;
+    writes.set(files.v4.featured, v4Now ?? null);
+    writes.set(files.v3.featured, v4Now === undefined ? null : featuredNow("v3"));
+  }
+  return { writes, added };
+}
+
+/** Whether the featured app's day moved between two builds. */
+export function dayMoved(beforeMs: number, nowMs: number): boolean {
+  return dayOf(beforeMs) !== dayOf(nowMs);
 }

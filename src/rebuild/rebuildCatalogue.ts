@@ -19,11 +19,11 @@ import {
 } from "../validate/catalogueRules.js";
 import { hostStatsOf, statsFileOf, type HostStats } from "../catalogue/statsFile.js";
 import { withSiteChanges } from "./planSite.js";
-import { withTodayChanges } from "./planToday.js";
 import { withHbbChanges } from "./planHbb.js";
 import { publish, slotDir, workFolder, writeChanges, type LockedOutput } from "../write/writeOutput.js";
 import { forgetState, signatureUnchanged, statsAt, writeState, type BuildState } from "./buildState.js";
 import { planRebuild, type LiveFiles, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
+import { todayUrlsOf } from "../render/renderToday.js";
 import { statOrNothing, surveyCatalogue, type RereadStats, type Survey } from "./surveyCatalogue.js";
 import { filesSource, packageFilesReuse, withPackageFiles } from "./planPackageFiles.js";
 
@@ -103,6 +103,10 @@ async function rebuildFrom(
     packages: manifests.packages,
     problems,
     targets: options.targets,
+    today: {
+      urls: todayUrlsOf(hostsFile.hosts ?? state.hostInfos, state.hostsDefault, options.baseUrl),
+      featuredMs: options.featuredDay !== undefined ? options.featuredDay * 24 * 3600 * 1000 : snapshotMs,
+    },
   };
   const live = liveFiles(liveDir);
   const api = withPackageFiles(
@@ -112,21 +116,9 @@ async function rebuildFrom(
     live,
     (path, file) => sameBytes(join(liveDir, path), file),
   );
-  const today = withTodayChanges(
-    api,
-    state,
-    {
-      packages: manifests.packages,
-      hosts: hostsFile.hosts,
-      baseUrl: options.baseUrl,
-      nowMs: options.featuredDay !== undefined ? options.featuredDay * 24 * 3600 * 1000 : snapshotMs,
-    },
-    live,
-  );
-  if ("fullBuild" in today) return today;
   const stored = new Map(manifests.packages.map((p) => [`${p.host}/${p.pkg.name}`, p.pkg.stored]));
   const hbb = withHbbChanges(
-    today,
+    api,
     state,
     { packages: manifests.packages, hosts: hostsFile.hosts },
     live,
@@ -236,6 +228,10 @@ async function rereadHostsFile(dir: string, state: BuildState): Promise<HostsFil
   const checked = validateHostsFile(source, validators);
   if (!checked.hostsFile || checked.hostsFile.hosts.map((h) => h.id).join("/") !== state.hosts.join("/"))
     return undefined;
+  // A host's domain is in the v3/v4 URLs of its packages without files, and a new default host moves
+  // today's API: only a full build writes every object again.
+  if (checked.hostsFile.hosts.some((h, i) => h.host !== state.hostInfos[i]!.host)) return undefined;
+  if (checked.hostsFile.default !== state.hostsDefault) return undefined;
   return {
     signature: source.signature ?? signatureOf(now),
     problems: checked.problems,

@@ -1,18 +1,20 @@
 // A host's list file rewritten from the old one: unchanged packages are copied as byte slices, so a
 // list of any size is rebuilt without turning it into one string or parsing it.
-import { lengthAt, type HostState } from "./buildState.js";
+import { lengthAt, type HostState, type ListKind } from "./buildState.js";
 
 /**
  * The elements of a host's new list, from its elements in order: a string is a package's new JSON,
  * a number the index of a package kept from the old list. Each run of kept neighbours becomes one
  * slice of the old list file's bytes, commas included. In the old list, package i starts after "["
- * and after the comma that follows each package before it; the state holds each one's length.
+ * and after the comma that follows each package before it; the state holds each one's length in
+ * each kind of list (the v1 list and its filtered lists, today's v4 and v3 contents).
  */
 export function spliceList(
   oldList: Uint8Array,
   old: HostState,
   elements: readonly (string | number)[],
   offsets: Float64Array = listOffsets(old),
+  kind: ListKind = "v1",
 ): (string | Uint8Array)[] {
   const items: (string | Uint8Array)[] = [];
   let run: [number, number] | undefined;
@@ -24,7 +26,7 @@ export function spliceList(
       continue;
     }
     const start = offsets[element]!;
-    const end = start + lengthAt(old, element);
+    const end = start + lengthAt(old, element, kind);
     if (run && run[1] + 1 === start) run[1] = end;
     else {
       if (run) items.push(oldList.subarray(run[0], run[1]));
@@ -36,11 +38,11 @@ export function spliceList(
 }
 
 /** Where each package of the old list starts in its file (one list serves several splices). */
-export function listOffsets(old: HostState): Float64Array {
+export function listOffsets(old: HostState, kind: ListKind = "v1"): Float64Array {
   const offsets = new Float64Array(old.names.length);
   for (let i = 0, at = 1; i < old.names.length; i++) {
     offsets[i] = at;
-    at += lengthAt(old, i) + 1;
+    at += lengthAt(old, i, kind) + 1;
   }
   return offsets;
 }

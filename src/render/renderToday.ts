@@ -219,14 +219,13 @@ const PLATFORMS = [
 ];
 
 /** A host's information object: its name and description, how many apps it has, the categories and platforms. */
-export function informationObject(host: HostInfo, apps: readonly Record<string, unknown>[]): Record<string, unknown> {
-  const hasThemes = apps.some((a) => a.category === "themes");
+export function informationObject(host: HostInfo, count: number, hasThemes: boolean): Record<string, unknown> {
   return {
     name: host.name,
     provider: host.name,
     description: host.description,
     git_url: "Unknown",
-    available_apps_count: apps.length,
+    available_apps_count: count,
     available_categories: CATEGORIES.filter((c) => c.name !== "themes" || hasThemes),
     available_platforms: PLATFORMS,
   };
@@ -235,21 +234,25 @@ export function informationObject(host: HostInfo, apps: readonly Record<string, 
 const DAY_MS = 24 * 3600 * 1000;
 
 /**
- * The featured app: the OSC's rule (a short description, not a demo, played with a Wii Remote), its
- * nightly random pick made a pick by the day (UTC) of the build, so the same day builds the same
- * files and a daily rebuild moves it on. Undefined when no app qualifies: the route answers 404.
+ * Whether a package may be the featured app, by the OSC's rule: a short description, not a demo,
+ * played with a Wii Remote.
  */
-export function featuredOf(
-  apps: readonly Record<string, unknown>[],
-  nowMs: number,
-): Record<string, unknown> | undefined {
-  const candidates = (apps as unknown as V4[]).filter(
-    (a) => a.description.short.trim() !== "" && a.category !== "demos" && a.peripherals.includes("wii_remote"),
-  );
-  if (candidates.length === 0) return undefined;
-  const day = Math.floor(nowMs / DAY_MS);
-  const seed = createHash("sha256").update(`featured ${day}`).digest().readUInt32BE(0);
-  return candidates[seed % candidates.length] as unknown as Record<string, unknown>;
+export function isFeaturedCandidate(pkg: Pick<TodayPackage, "short" | "category" | "peripherals">): boolean {
+  return pkg.short.trim() !== "" && pkg.category !== "demos" && pkg.peripherals.includes("wii_remote");
+}
+
+/**
+ * Which of a host's `candidates` (isFeaturedCandidate, in the host's order) is the featured app: the
+ * OSC's nightly random pick made a pick by the day (UTC) of the build, so the same day builds the
+ * same files and a daily rebuild moves it on. Undefined when no app qualifies: the route answers 404.
+ */
+export function featuredPick(candidates: number, nowMs: number): number | undefined {
+  if (candidates === 0) return undefined;
+  const seed = createHash("sha256")
+    .update(`featured ${dayOf(nowMs)}`)
+    .digest()
+    .readUInt32BE(0);
+  return seed % candidates;
 }
 
 /** The UTC day of a time: a rebuild on another day than the last build picks the featured app again. */
@@ -274,43 +277,57 @@ export function todayFiles(host: string, defaultHost: string) {
   };
 }
 
-/** An object of a list as JSON, the heap looked at as the list grows. */
-function checkedJson(value: unknown): string {
-  checkMemory("rendering the v3 and v4 API");
-  return json(value);
-}
-
 /** A file of today's API (an OutputFile of renderApi.ts): a list is its objects' JSON, written one at a time. */
 export interface TodayFile {
   path: string;
-  content: string | { jsonArray: string[] };
+  content: string | { jsonArray: readonly (string | Uint8Array)[] };
 }
 
 const json = (value: unknown) => escapeNonAscii(JSON.stringify(value));
 
-/**
- * The files of one host's today API from its v4 objects (in the host's order): each as [path,
- * content]; the featured app's files only when one qualifies.
- */
-export function renderTodayHost(
-  host: HostInfo,
-  defaultHost: string,
-  apps: readonly Record<string, unknown>[],
-  nowMs: number,
-): TodayFile[] {
+/** A package's fragments in today's API: its v4 and v3 objects as JSON (ASCII), and whether it may be featured. */
+export interface TodayFragments {
+  v4: string;
+  v3: string;
+  featured: boolean;
+}
+
+/** The one renderer of a package's today fragments, for the full build and the rebuild alike. */
+export function renderTodayFragments(pkg: TodayPackage, host: string, urls: TodayUrls): TodayFragments {
+  checkMemory("rendering the v3 and v4 API");
+  const v4 = v4Object(pkg, host, urls);
+  return { v4: json(v4), v3: json(v3Object(v4)), featured: isFeaturedCandidate(pkg) };
+}
+
+/** What a host's today files are made of: its count, whether it has themes, its lists' fragments and its featured app's. */
+export interface TodayHost {
+  count: number;
+  hasThemes: boolean;
+  v4: readonly (string | Uint8Array)[];
+  v3: readonly (string | Uint8Array)[];
+  /** The featured app's v4 and v3 objects; absent when no app qualifies. */
+  featured?: { v4: string; v3: string } | undefined;
+}
+
+/** A host's information file (the same for v4 and v3). */
+export function renderInformation(host: HostInfo, count: number, hasThemes: boolean): string {
+  return json(informationObject(host, count, hasThemes));
+}
+
+/** The files of one host's today API; the featured app's files only when one qualifies. */
+export function renderTodayHost(host: HostInfo, defaultHost: string, today: TodayHost): TodayFile[] {
   const files = todayFiles(host.id, defaultHost);
-  const information = json(informationObject(host, apps));
-  const featured = featuredOf(apps, nowMs);
+  const information = renderInformation(host, today.count, today.hasThemes);
   return [
     { path: files.v4.information, content: information },
     { path: files.v3.information, content: information },
     // Written an object at a time: a large catalogue's list is more than one string can hold.
-    { path: files.v4.contents, content: { jsonArray: apps.map((a) => checkedJson(a)) } },
-    { path: files.v3.contents, content: { jsonArray: apps.map((a) => checkedJson(v3Object(a))) } },
-    ...(featured
+    { path: files.v4.contents, content: { jsonArray: today.v4 } },
+    { path: files.v3.contents, content: { jsonArray: today.v3 } },
+    ...(today.featured
       ? [
-          { path: files.v4.featured, content: json(featured) },
-          { path: files.v3.featured, content: json(v3Object(featured)) },
+          { path: files.v4.featured, content: today.featured.v4 },
+          { path: files.v3.featured, content: today.featured.v3 },
         ]
       : []),
   ];
@@ -323,6 +340,11 @@ export interface TodayOptions {
   nowMs: number;
 }
 
+/** Where a build's today URLs point, from its hosts, its default host and its base URL. */
+export function todayUrlsOf(hosts: readonly HostInfo[], defaultHost: string, baseUrl: string | undefined): TodayUrls {
+  return { baseUrl: (baseUrl ?? defaultBaseUrl(hosts, defaultHost)).replace(/\/+$/, ""), defaultHost, hosts };
+}
+
 /** Every host's today API: the default host's at the OSC's paths, every other host's under `hosts/<host>/`. */
 export function renderTodayApi(
   catalogue: {
@@ -332,16 +354,23 @@ export function renderTodayApi(
   },
   options: TodayOptions,
 ): TodayFile[] {
-  const urls: TodayUrls = {
-    baseUrl: (options.baseUrl ?? defaultBaseUrl(catalogue.hosts, catalogue.hostsDefault)).replace(/\/+$/, ""),
-    defaultHost: catalogue.hostsDefault,
-    hosts: catalogue.hosts,
-  };
+  const urls = todayUrlsOf(catalogue.hosts, catalogue.hostsDefault, options.baseUrl);
   return catalogue.hosts.flatMap((host) => {
-    const apps = (catalogue.packages.get(host.id) ?? []).map((p) => {
-      checkMemory("rendering the v3 and v4 API");
-      return v4Object(p.today, host.id, urls);
-    });
-    return renderTodayHost(host, catalogue.hostsDefault, apps, options.nowMs);
+    const packages = catalogue.packages.get(host.id) ?? [];
+    const v4: string[] = [];
+    const v3: string[] = [];
+    const candidates: number[] = [];
+    let hasThemes = false;
+    for (const p of packages) {
+      const fragments = renderTodayFragments(p.today, host.id, urls);
+      if (fragments.featured) candidates.push(v4.length);
+      v4.push(fragments.v4);
+      v3.push(fragments.v3);
+      hasThemes ||= p.today.category === "themes";
+    }
+    const pick = featuredPick(candidates.length, options.nowMs);
+    const at = pick === undefined ? undefined : candidates[pick]!;
+    const featured = at === undefined ? undefined : { v4: v4[at]!, v3: v3[at]! };
+    return renderTodayHost(host, catalogue.hostsDefault, { count: packages.length, hasThemes, v4, v3, featured });
   });
 }

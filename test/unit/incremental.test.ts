@@ -378,6 +378,12 @@ describe("the build cache", () => {
       live: "a",
       spare: ["v1/hosts"],
       snapshotMs: 1.5,
+      featuredMs: 86_400_000,
+      hostInfos: [
+        { id: "p", name: "Primary", host: "p.example", description: "Apps" },
+        { id: "e", name: "Empty", host: "e.example", description: "" },
+      ],
+      hostsDefault: "p",
       hostsFile: { size: 1, mtimeMs: 2.25, ctimeMs: 3.125, ino: 4 },
       hosts: ["p", "e"],
       statsFiles: [{ size: 90, mtimeMs: 1.25, ctimeMs: 1.5, ino: 12 }, null],
@@ -389,7 +395,9 @@ describe("the build cache", () => {
       packages: {
         p: {
           names: ["x", "y"],
-          columns: Float64Array.from([1, 2.5, 3.5, 4, 5, 0, 1, 12, 3, 6, 7.75, 8.5, 9, 10, 2, 1, -1, -1]),
+          columns: Float64Array.from([
+            1, 2.5, 3.5, 4, 5, 0, 1, 12, 3, 700, 650, 1, 6, 7.75, 8.5, 9, 10, 2, 1, -1, -1, 812, 760, 0,
+          ]),
           values: ["games", "Jānis Rūcis", "utilities", "4.5"],
           orphans: [["gone", { downloads: 7, rating: "" }]],
         },

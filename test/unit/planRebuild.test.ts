@@ -12,8 +12,15 @@ import {
 import { planRebuild, type LiveFiles, type RereadPackage } from "../../src/rebuild/planRebuild.js";
 import { contentText, filterKeys, renderFilteredLists } from "../../src/render/renderApi.js";
 import { fileFor } from "../../src/routes/routeTable.js";
-import { todayPackageOf } from "../../src/render/renderToday.js";
-import type { Manifest } from "../../src/catalogue/fields.js";
+import {
+  isFeaturedCandidate,
+  renderTodayApi,
+  todayFiles,
+  todayPackageOf,
+  todayUrlsOf,
+  type TodayPackage,
+} from "../../src/render/renderToday.js";
+import type { HostInfo, Manifest } from "../../src/catalogue/fields.js";
 import { manifest } from "../support/helpers.js";
 
 const signature = (ino: number): Signature => ({ size: 10, mtimeMs: 1000, ctimeMs: 1000, ino });
@@ -29,14 +36,52 @@ const FILTERS: Record<string, PackageFilters> = {
   t: { category: "themes", coder: "Tia" },
 };
 
+const HOSTS: HostInfo[] = [
+  { id: "primary", name: "Primary", host: "primary.example", description: "Apps" },
+  { id: "themes", name: "Themes", host: "themes.example", description: "Themes" },
+];
+const FEATURED_MS = 20_000 * 86_400_000;
+
+/** A package's today values in these tests: from a manifest of its name and filters, at `version`. */
+const todayOf = (name: string, version = "1", filters = FILTERS[name]!): TodayPackage =>
+  todayPackageOf(manifest(name, { ...filters, version }) as Manifest, undefined);
+
+/** Today's files of a catalogue of these packages (host -> names and versions), as a full build renders them. */
+function todayApi(hosts: Record<string, [string, string, PackageFilters?][]>): Map<string, string> {
+  const packages = new Map(
+    Object.entries(hosts).map(([host, list]) => [host, list.map(([n, v, f]) => ({ today: todayOf(n, v, f) }))]),
+  );
+  const files = renderTodayApi({ hosts: HOSTS, packages, hostsDefault: "primary" }, { nowMs: FEATURED_MS });
+  return new Map(files.map((f) => [f.path, contentText(f.content)]));
+}
+
 /** The last build: host primary with a, b and c, host themes with t; its state and its live files. */
 function lastBuild(): { state: BuildState; live: Map<string, string> } {
   const built = { primary: ["a", "b", "c"], themes: ["t"] };
   const live = new Map<string, string>([[fileFor("hosts"), '{"repos":["primary","themes"]}']]);
+  const today = todayApi({
+    primary: [
+      ["a", "1"],
+      ["b", "1"],
+      ["c", "1"],
+    ],
+    themes: [["t", "1"]],
+  });
+  for (const [path, text] of today) live.set(path, text);
   const packages: BuildState["packages"] = {};
   let ino = 10;
   for (const [host, names] of Object.entries(built)) {
-    const rendered = names.map((name) => ({ name, json: json(name), ...FILTERS[name]! }));
+    const contents = (kind: "v4" | "v3") => JSON.parse(today.get(todayFiles(host, "primary")[kind].contents)!) as [];
+    const rendered = names.map((name, i) => ({
+      name,
+      json: json(name),
+      ...FILTERS[name]!,
+      fragments: {
+        v4: JSON.stringify(contents("v4")[i]),
+        v3: JSON.stringify(contents("v3")[i]),
+        featured: isFeaturedCandidate(todayOf(name)),
+      },
+    }));
     packages[host] = hostStateOf(
       rendered,
       rendered.map(() => signature(ino++)),
@@ -53,6 +98,9 @@ function lastBuild(): { state: BuildState; live: Map<string, string> } {
     live: "a",
     spare: null,
     snapshotMs: 50_000,
+    featuredMs: FEATURED_MS,
+    hostInfos: HOSTS,
+    hostsDefault: "primary",
     hostsFile: signature(1),
     folders: null,
     hosts: Object.keys(built),
@@ -98,7 +146,20 @@ function inputs(state: BuildState, packages: RereadPackage[] = []) {
     packages,
     problems: [],
     targets: [],
+    today: { urls: todayUrlsOf(HOSTS, "primary", undefined), featuredMs: FEATURED_MS },
   };
+}
+
+/** The today files a plan writes, and those of a full build of the catalogue after the edit. */
+function todayWrites(plan: ReturnType<typeof planRebuild>, live: ReadonlyMap<string, string>) {
+  const written = new Map<string, string | null>();
+  for (const [path, content] of plan.writes)
+    if (path.includes("api/v")) written.set(path, content === null ? null : contentText(content));
+  const after = new Map(live);
+  for (const [path, text] of written)
+    if (text === null) after.delete(path);
+    else after.set(path, text);
+  return { written, after: new Map([...after].filter(([path]) => path.includes("api/v"))) };
 }
 
 const reread = (
@@ -110,7 +171,7 @@ const reread = (
 ): RereadPackage => ({
   host,
   index,
-  pkg: { name, json: json(name, version), ...filters, today: todayPackageOf(manifest(name) as Manifest, undefined) },
+  pkg: { name, json: json(name, version), ...filters, today: todayOf(name, version, filters) },
   signature: signature(99),
 });
 
@@ -140,6 +201,7 @@ describe("planRebuild", () => {
       liveFiles(live),
     );
     expect(plan.changed).toEqual([{ host: "primary", name: "b" }]);
+    const today = todayFiles("primary", "primary");
     expect([...plan.writes.keys()].sort()).toEqual(
       [
         packageFile("primary", "b"),
@@ -147,8 +209,20 @@ describe("planRebuild", () => {
         categoryFile("primary", "games"),
         coderFile("primary", "Bo"),
         pairFile("primary", "games", "Bo"),
+        today.v4.contents,
+        today.v3.contents,
       ].sort(),
     );
+    // Today's files after the plan are a full build's, a and c copied out of the live contents.
+    const after = todayApi({
+      primary: [
+        ["a", "1"],
+        ["b", "2"],
+        ["c", "1"],
+      ],
+      themes: [["t", "1"]],
+    });
+    expect(todayWrites(plan, live).after).toEqual(after);
     expect(plan.writes.get(packageFile("primary", "b"))).toBe(json("b", "2"));
     expect(contentText(plan.writes.get(listFile("primary"))!)).toBe(`[${json("a")},${json("b", "2")},${json("c")}]`);
     expect(contentText(plan.writes.get(categoryFile("primary", "games"))!)).toBe(`[${json("a")},${json("b", "2")}]`);
@@ -158,7 +232,7 @@ describe("planRebuild", () => {
       files: live.size,
       mode: { kind: "incremental" },
       changedPackages: 1,
-      filesWritten: 5,
+      filesWritten: 7,
     });
     const primary = plan.state.packages.primary!;
     expect(isUnchanged(signature(99), primary, 1, plan.state.snapshotMs + 60_000)).toBe(true);
@@ -175,13 +249,24 @@ describe("planRebuild", () => {
     expect(contentText(plan.writes.get(categoryFile("primary", "games"))!)).toBe(`[${json("a")}]`);
     expect(plan.writes.get(coderFile("primary", "Bo"))).toBeNull();
     expect(plan.writes.get(pairFile("primary", "games", "Bo"))).toBeNull();
+    const { written, after } = todayWrites(plan, live);
+    expect(after).toEqual(
+      todayApi({
+        primary: [
+          ["a", "1"],
+          ["c", "1"],
+        ],
+        themes: [["t", "1"]],
+      }),
+    );
+    const gone = [...written.values()].filter((text) => text === null).length;
     expect(plan.summary).toEqual({
       hosts: 2,
       packages: 3,
-      files: live.size - 3,
+      files: live.size - 3 - gone,
       mode: { kind: "incremental" },
       changedPackages: 1,
-      filesWritten: 5,
+      filesWritten: 5 + written.size,
     });
     expect(plan.state.packages.primary!.names).toEqual(["a", "c"]);
   });
@@ -202,13 +287,26 @@ describe("planRebuild", () => {
       `[${json("a")},${json("bb")},${json("c")}]`,
     );
     expect(contentText(plan.writes.get(pairFile("primary", "utilities", "Ann"))!)).toBe(`[${json("bb")},${json("c")}]`);
+    const { written, after } = todayWrites(plan, live);
+    const utilitiesAnn = { category: "utilities", coder: "Ann" };
+    expect(after).toEqual(
+      todayApi({
+        primary: [
+          ["a", "1"],
+          ["b", "1"],
+          ["bb", "1", utilitiesAnn],
+          ["c", "1"],
+        ],
+        themes: [["t", "1"]],
+      }),
+    );
     expect(plan.summary).toEqual({
       hosts: 2,
       packages: 5,
       files: live.size + 1,
       mode: { kind: "incremental" },
       changedPackages: 1,
-      filesWritten: 5,
+      filesWritten: 5 + written.size,
     });
     expect(plan.state.packages.primary!.names).toEqual(["a", "b", "bb", "c"]);
   });
