@@ -11,6 +11,7 @@ import { registerCheck } from "./cli/commands/check.js";
 import { registerConfig } from "./cli/commands/config.js";
 import { registerDeploy } from "./cli/commands/deploy.js";
 import { registerImportApi } from "./cli/commands/importApi.js";
+import { registerImportApps } from "./cli/commands/importApps.js";
 import { registerImportHbb } from "./cli/commands/importHbb.js";
 import { registerImportOscmeta } from "./cli/commands/importOscmeta.js";
 import { registerInit } from "./cli/commands/init.js";
@@ -51,6 +52,7 @@ const importer = program
 registerImportHbb(importer);
 registerImportApi(importer);
 registerImportOscmeta(importer);
+registerImportApps(importer);
 registerStatsCount(program.command("stats").description("download counts: catalogue/stats/<host>.json"));
 
 // A reader that closes the pipe early (`shopfront ... | head`) has what it wanted: not an error.

@@ -49,3 +49,24 @@ export function assertValidName(value: string, what: string): string {
 export function foldCase(name: string): string {
   return name.toLowerCase();
 }
+
+/**
+ * A name that passes the rule, proposed for `text` that does not (a folder name such as
+ * `DOP-Mii WiiBrew Edition` or `"radiow`): accents dropped, lowercase, quotes stripped, every other run
+ * of characters the rule refuses made one `-`, cut to 64. Undefined when nothing usable is left.
+ */
+export function proposeName(text: string): string | undefined {
+  const proposed = text
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/["'`\u2018\u2019\u201c\u201d]/g, "")
+    .replace(/[^a-z0-9_.-]+/g, "-")
+    .replace(/-{2,}/g, "-")
+    .replace(/^[.-]+/, "")
+    .slice(0, 64)
+    .replace(/[.-]+$/, "");
+  if (proposed === "") return undefined;
+  const name = reservedRegExp.test(proposed) ? `${proposed.slice(0, 60)}-app` : proposed;
+  return isValidName(name) ? name : undefined;
+}

@@ -48,6 +48,9 @@ export const PROBLEM_CODES = {
   ZIP_CASE_COLLISION: "two archive paths that differ only in case (one overwrites the other on a FAT SD card)",
   ZIP_ENCRYPTED: "an encrypted archive entry",
   ZIP_UNSUPPORTED_COMPRESSION: "an archive entry compressed by a method other than stored or deflate",
+  ZIP_FOLDER_ENTRY:
+    "a package archive holding folder entries (apps/, apps/<name>/), which libreshop-client and the Wii's libfat-based extractors cannot install (warning)",
+  EMPTY_FOLDER: "an empty folder in a package folder, left out of the archive, which holds files only (warning)",
   ZIP_BOMB: "an archive that unpacks beyond the limits (total, per entry with its ratio, entry count) or beyond its declared sizes",
   PACKAGE_NO_APP_FOLDER: "the package has no apps/<name>/ folder",
   PACKAGE_EXTRA_APP_FOLDER: "the package holds an apps/<other>/ folder for another name (warning)",
@@ -56,6 +59,8 @@ export const PROBLEM_CODES = {
   PACKAGE_NO_META: "apps/<name>/ holds no meta.xml",
   META_UNREADABLE: "a meta.xml with no <app> element that any reader could find",
   META_BAD_DATE: "a meta.xml release_date that is not yyyyMMddHHmmss, yyyyMMddHHmm or yyyyMMdd (warning)",
+  RELEASE_DATE_GUESSED:
+    "meta.xml gives no release date that can be read: new --from and import apps set release_date from the files, below the host's dated packages (warning)",
   META_MISMATCH: "meta.xml says otherwise than the manifest (display name, coder, version, descriptions) (warning)",
   ICON_NOT_PNG: "apps/<name>/icon.png is not a PNG image",
   ICON_WRONG_SIZE: "apps/<name>/icon.png is not 128x48 pixels (warning)",

@@ -1,5 +1,5 @@
 // What `shopfront init` and `shopfront new` print: the files written and kept, and what to do next.
-import { CHECK, FILL_IN } from "../scaffold/createManifest.js";
+import { CHECK, FILL_IN } from "../catalogue/manifestTemplate.js";
 import { listed } from "./formatProblems.js";
 import { EXAMPLE_PACKAGE, type InitResult } from "../scaffold/initProject.js";
 
@@ -31,4 +31,18 @@ export function formatNew(file: string, fillIn?: readonly string[]): string {
       : `wrote ${file} from meta.xml: check ${listed(check)}`;
   }
   return `wrote ${file}: fill in ${listed(FILL_IN)}, and check ${listed(CHECK)}`;
+}
+
+/** The warning for an app whose folder is renamed to its package name: its path on the SD card changes. */
+export function formatRenamed(folder: string, name: string): string {
+  return `warning: the app's folder ${JSON.stringify(folder)} is apps/${name}/ in the package: it installs at sd:/apps/${name}/, not sd:/apps/${folder}/ (an app that looks for its own files at its old path needs them there)`;
+}
+
+/** A meta.xml shopfront wrote for an app that had none, shown whole for the maintainer to complete. */
+export function formatMetaWritten(file: string, text: string): string {
+  const lines = text
+    .trimEnd()
+    .split("\n")
+    .map((line) => `  ${line}`);
+  return [`wrote ${file} (the app had none): complete it`, ...lines].join("\n");
 }

@@ -83,7 +83,8 @@ export async function findOscmetaFiles(filesDir: string, name: string, workDir: 
       return { refused: [`${found.path} is a symbolic link (not followed: it could point outside)`] };
     archive = join(workDir, `${name}.zip`);
     const zipped = await zipPackageFolder(found.path, archive);
-    if (zipped.findings.length > 0) return { refused: zipped.findings.map(describeFinding) };
+    const refusals = zipped.findings.filter(isError);
+    if (refusals.length > 0) return { refused: refusals.map(describeFinding) };
   }
   const report = await inspectPackageZip(archive, name);
   const errors = report.findings.filter(isError);

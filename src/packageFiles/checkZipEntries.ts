@@ -109,6 +109,23 @@ function folderPaths(names: readonly string[]): Set<string> {
   return folders;
 }
 
+/** The clients that stop at an archive's folder entry, named in its warning. */
+export const FOLDER_ENTRY_CLIENTS = "libreshop-client and the Wii's libfat-based extractors";
+
+function checkFolderEntries(entries: readonly ZipEntryInfo[], findings: PackageFinding[]): void {
+  const folders = entries.filter((e) => e.name.endsWith("/")).map((e) => e.name);
+  if (folders.length === 0) return;
+  const shown = folders.slice(0, 3).join(", ") + (folders.length > 3 ? `, ... (${folders.length} in all)` : "");
+  findings.push(
+    packageFinding(
+      "ZIP_FOLDER_ENTRY",
+      `the archive holds folder entries (${shown}): ${FOLDER_ENTRY_CLIENTS} open every entry as a file and install nothing; zip it with files only (Info-ZIP: zip -r -D) or keep the package as a folder, which the build zips with files only`,
+      undefined,
+      "warning",
+    ),
+  );
+}
+
 function checkCaseCollisions(names: readonly string[], findings: PackageFinding[]): void {
   const seen = new Map<string, string>();
   const paths = [...names.map((n) => n.replace(/\/$/, "")), ...folderPaths(names)];
@@ -244,6 +261,7 @@ export function checkZipEntries(entries: readonly ZipEntryInfo[], name: string, 
       bad.add(i);
     }
   });
+  checkFolderEntries(entries, findings);
   checkCaseCollisions(safeNames, findings);
   const layout = findLayout(safeNames, name, findings);
   if (layout !== undefined) {

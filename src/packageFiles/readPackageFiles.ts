@@ -2,7 +2,7 @@
 // will be served and derive its values. Problems name the catalogue's file: the archive (with the
 // entry in the message), or for a folder the file inside it.
 import { join } from "node:path";
-import { inFile, type Problem } from "../catalogue/problems.js";
+import { inFile, isError, type Problem } from "../catalogue/problems.js";
 import type { PackageFinding } from "./checkZipEntries.js";
 import { findPackageFiles, type PackageFiles } from "./findPackageFiles.js";
 import { inspectPackageZip, type DerivedFiles } from "./inspectPackageZip.js";
@@ -37,13 +37,19 @@ export async function readPackageFiles(
   const { files, problems } = await findPackageFiles(catalogueDir, host, name);
   if (files.kind === "none") return { files, problems };
   let archive = files.path;
+  const folderFindings: PackageFinding[] = [];
   if (files.kind === "folder") {
     archive = join(options.workDir, host, `${name}.zip`);
     const zipped = await zipPackageFolder(files.path, archive);
-    if (zipped.findings.length > 0) return { files, problems: [...problems, ...toProblems(files, zipped.findings)] };
+    if (zipped.findings.some(isError)) return { files, problems: [...problems, ...toProblems(files, zipped.findings)] };
+    folderFindings.push(...zipped.findings);
   }
   const report = await inspectPackageZip(archive, name, options.limits ?? DEFAULT_ZIP_LIMITS);
-  const result: PackageFilesResult = { files, archive, problems: [...problems, ...toProblems(files, report.findings)] };
+  const result: PackageFilesResult = {
+    files,
+    archive,
+    problems: [...problems, ...toProblems(files, [...folderFindings, ...report.findings])],
+  };
   if (report.derived) result.derived = report.derived;
   return result;
 }

@@ -1,18 +1,19 @@
 // A package kept as a folder (catalogue/<host>/<name>/ holding the SD card tree) is published as a
-// zip that is the same bytes on every machine: entries in code-point order of their full path, every
-// folder as an explicit entry (so an empty folder an app expects survives), the DOS epoch as every
-// time, fixed Unix modes, deflate by fflate (pure JavaScript, pinned: Node's zlib differs between
-// builds) at level 9 with a fixed memory level, no extra fields, no comments. Names are written in
-// Unicode NFC, so that a file name macOS hands over decomposed (NFD) gives the same entry.
+// zip that is the same bytes on every machine: entries in code-point order of their full path, file
+// entries only (libreshop-client's extractor and the Wii's libfat open every entry as a file, and
+// stop at a folder entry such as `apps/`; every extractor creates a file's folders from its path), the
+// DOS epoch as every time, a fixed Unix mode, deflate by fflate (pure JavaScript, pinned: Node's zlib
+// differs between builds) at level 9 with a fixed memory level, no extra fields, no comments. Names
+// are written in Unicode NFC, so that a file name macOS hands over decomposed (NFD) gives the same entry.
 import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { Zip, ZipDeflate, ZipPassThrough, type ZipInputFile } from "fflate";
+import { Zip, ZipDeflate, type ZipInputFile } from "fflate";
+import { isError } from "../catalogue/problems.js";
 import { packageFinding, type PackageFinding } from "./checkZipEntries.js";
 
-/** One entry of a package folder: a `/`-separated path relative to it; a folder's ends in `/`. */
+/** One file of a package folder: a `/`-separated path relative to it. */
 export interface FolderEntry {
   path: string;
-  kind: "file" | "directory";
 }
 
 /** The settings that make the archive reproducible (documented in docs/catalogue.md). */
@@ -20,7 +21,6 @@ export const ZIP_SETTINGS = {
   /** 1980-01-01 00:00:00, the DOS epoch, in every entry. */
   mtime: { year: 1980, month: 1, day: 1 },
   fileMode: 0o100644,
-  folderMode: 0o040755,
   level: 9,
   mem: 8,
   /** Files are read and compressed in chunks of this size: the same chunks give the same bytes. */
@@ -28,7 +28,6 @@ export const ZIP_SETTINGS = {
 } as const;
 
 const UNIX = 3;
-const MSDOS_DIRECTORY = 0x10;
 
 /** Code-point order (UTF-8 byte order), not UTF-16 code-unit order. */
 export function compareCodePoints(a: string, b: string): number {
@@ -36,36 +35,49 @@ export function compareCodePoints(a: string, b: string): number {
 }
 
 /**
- * Lists a package folder, sorted for the archive. Hidden entries (`.DS_Store`, `.gitkeep`) are left
- * out, as everywhere in the catalogue; a symbolic link is a problem, never followed.
+ * Lists a package folder's files, sorted for the archive. Hidden entries (`.DS_Store`, `.gitkeep`) are
+ * left out, as everywhere in the catalogue; a symbolic link is a problem, never followed; an empty
+ * folder is a warning (the archive, files only, cannot hold it).
  */
 export async function listPackageFolder(dir: string): Promise<{ entries: FolderEntry[]; findings: PackageFinding[] }> {
   const entries: FolderEntry[] = [];
   const findings: PackageFinding[] = [];
-  const walk = async (rel: string): Promise<void> => {
+  /** Walks the folder `rel` (ending in `/`, or "" for the root); true when it holds anything. */
+  const walk = async (rel: string): Promise<boolean> => {
     let children;
     try {
       children = await readdir(join(dir, rel), { withFileTypes: true });
     } catch (error) {
       findings.push(packageFinding("UNREADABLE", `${rel || "."} cannot be listed (${(error as Error).message})`, rel));
-      return;
+      return true;
     }
+    let holds = false;
     for (const child of children) {
       if (child.name.startsWith(".")) continue;
       const path = `${rel}${child.name}`;
+      holds = true;
       if (child.isSymbolicLink()) {
         findings.push(
           packageFinding("SYMLINK", `${path} is a symbolic link (not followed: it could point outside)`, path),
         );
       } else if (child.isDirectory()) {
-        entries.push({ path: `${path}/`, kind: "directory" });
-        await walk(`${path}/`);
+        if (!(await walk(`${path}/`))) {
+          findings.push(
+            packageFinding(
+              "EMPTY_FOLDER",
+              `${path}/ is empty and left out of the archive, which holds files only (libreshop-client and the Wii's libfat open every entry as a file): put a file in it if the app needs the folder`,
+              `${path}/`,
+              "warning",
+            ),
+          );
+        }
       } else if (child.isFile()) {
-        entries.push({ path, kind: "file" });
+        entries.push({ path });
       } else {
         findings.push(packageFinding("UNREADABLE", `${path} is neither a file nor a folder`, path));
       }
     }
+    return holds;
   };
   await walk("");
   entries.sort((a, b) => compareCodePoints(entryName(a), entryName(b)));
@@ -77,13 +89,12 @@ export function entryName(entry: FolderEntry): string {
   return entry.path.normalize("NFC");
 }
 
-function fixedEntry<T extends ZipInputFile>(file: T, kind: FolderEntry["kind"]): T {
+function fixedEntry<T extends ZipInputFile>(file: T): T {
   const { year, month, day } = ZIP_SETTINGS.mtime;
   // fflate writes the DOS time from the Date's local fields; a local midnight is that on every machine.
   file.mtime = new Date(year, month - 1, day);
   file.os = UNIX;
-  const mode = kind === "directory" ? ZIP_SETTINGS.folderMode : ZIP_SETTINGS.fileMode;
-  file.attrs = ((mode << 16) | (kind === "directory" ? MSDOS_DIRECTORY : 0)) >>> 0;
+  file.attrs = (ZIP_SETTINGS.fileMode << 16) >>> 0;
   return file;
 }
 
@@ -107,17 +118,7 @@ export async function writeFolderZip(
     while (pending.length > 0) await write(pending.shift()!);
   };
   for (const entry of entries) {
-    if (entry.kind === "directory") {
-      const folder = fixedEntry(new ZipPassThrough(entryName(entry)), "directory");
-      zip.add(folder);
-      folder.push(new Uint8Array(0), true);
-      await flush();
-      continue;
-    }
-    const file = fixedEntry(
-      new ZipDeflate(entryName(entry), { level: ZIP_SETTINGS.level, mem: ZIP_SETTINGS.mem }),
-      "file",
-    );
+    const file = fixedEntry(new ZipDeflate(entryName(entry), { level: ZIP_SETTINGS.level, mem: ZIP_SETTINGS.mem }));
     zip.add(file);
     const handle = await open(join(dir, entry.path), "r");
     try {
@@ -146,11 +147,11 @@ export async function writeFolderZip(
 
 /**
  * Zips the package folder `dir` into `outPath` (written beside it as a temporary file, then renamed).
- * Writes nothing when the folder has a problem.
+ * Writes nothing when the folder has an error; warnings are returned beside the archive.
  */
 export async function zipPackageFolder(dir: string, outPath: string): Promise<{ findings: PackageFinding[] }> {
   const { entries, findings } = await listPackageFolder(dir);
-  if (findings.length > 0) return { findings };
+  if (findings.some(isError)) return { findings };
   await mkdir(dirname(outPath), { recursive: true });
   const temporary = `${outPath}.${process.pid}.tmp`;
   const handle = await open(temporary, "w");
@@ -184,7 +185,6 @@ export function zipInMemory(entries: readonly { name: string; bytes: Uint8Array 
   for (const entry of entries) {
     const file = fixedEntry(
       new ZipDeflate(entry.name.normalize("NFC"), { level: ZIP_SETTINGS.level, mem: ZIP_SETTINGS.mem }),
-      "file",
     );
     zip.add(file);
     file.push(entry.bytes, true);

@@ -8,65 +8,29 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, resolve, sep } from "node:path";
-import { FILES_FIELDS, type Manifest } from "../catalogue/fields.js";
+import { basename, join, relative, resolve, sep } from "node:path";
+import type { Manifest } from "../catalogue/fields.js";
+import { manifestTemplate } from "../catalogue/manifestTemplate.js";
 import { nameProblem, NAME_RULE, RESERVED_NAME_RULE } from "../catalogue/names.js";
 import { isError, type Problem } from "../catalogue/problems.js";
-import type { MetaXml } from "../packageFiles/parseMetaXml.js";
-import { FROM_META } from "../packageFiles/mergeDerived.js";
+import { isAppFolder, newestEntryTime, newestFileTime, stageAppFolder } from "../packageFiles/appFolder.js";
+import { guessedDateMessage, guessReleaseDate } from "../packageFiles/guessReleaseDate.js";
+import { manifestFromFiles } from "../packageFiles/manifestFromFiles.js";
 import { readPackageFiles } from "../packageFiles/readPackageFiles.js";
 import { schemaValidators } from "../catalogue/schemas.js";
-import { manifestText } from "../catalogue/manifestFile.js";
 import { readSourceFile } from "../read/readCatalogue.js";
+import { readReleaseDates } from "../read/readReleaseDates.js";
 import { FailureError, UsageError } from "../util/errors.js";
 import { HOSTS_FILE, MANIFEST_EXTENSION, MAX_SOURCE_BYTES, validateHostsFile } from "../validate/catalogueRules.js";
 
 /** Where a project's editor finds shopfront's schemas: the installed package, relative to the project folder. */
 export const SCHEMA_FOLDER = "node_modules/shopfront/schemas";
-
-/** The fields whose template values only stand in for the real ones. */
-export const FILL_IN: readonly (keyof Manifest)[] = [
-  "display_name",
-  "coder",
-  "short_description",
-  "long_description",
-  "version",
-  "extracted",
-  "zip_size",
-];
-
-/** Fields whose template values are real but may well be wrong for the package. */
-export const CHECK: readonly (keyof Manifest)[] = ["category", "package_type", "controllers"];
-
-/**
- * A manifest for `name` released and updated at `nowSeconds`, its `$schema` pointing at `schema`.
- * The text placeholders are in angle brackets, so a client showing them makes the omission plain.
- */
-export function manifestTemplate(name: string, nowSeconds: number, schema: string): string {
-  const manifest: Manifest & { $schema: string } = {
-    $schema: schema,
-    category: "utilities",
-    coder: "<coder>",
-    contributors: "",
-    controllers: "w",
-    display_name: "<display name>",
-    extracted: 0,
-    internal_name: name,
-    long_description: "<what the package does and how to use it; may span lines>",
-    package_type: "dol",
-    release_date: nowSeconds,
-    short_description: "<one line about the package>",
-    updated: nowSeconds,
-    version: "<version>",
-    zip_size: 0,
-  };
-  return manifestText(manifest);
-}
 
 /** The path of `to` as a `$schema` value in a file of `fromDir`: relative, with `/`. */
 function schemaReference(fromDir: string, to: string): string {
@@ -83,8 +47,9 @@ export interface CreateManifestOptions {
   /** The wall clock (tests fix it). */
   now?: () => number;
   /**
-   * A package's files to copy into the catalogue: a zip (to HOST/NAME.zip) or a folder holding the
-   * SD card tree (to HOST/NAME/). The manifest is then filled from meta.xml and the files.
+   * A package's files to copy into the catalogue: a zip (to HOST/NAME.zip), a folder holding the
+   * SD card tree (to HOST/NAME/), or an app's own folder (to HOST/NAME/apps/NAME/). The manifest is
+   * then filled from meta.xml and the files.
    */
   from?: string;
 }
@@ -98,28 +63,10 @@ export interface CreateManifestResult {
   files?: string;
   /** With `from`: the fields the manifest still needs filled in by hand. */
   fillIn?: (keyof Manifest)[];
-}
-
-/**
- * A manifest for a package with files: what meta.xml says where it says it, the template's
- * placeholders elsewhere; zip_size, extracted and package_type left out, for the build derives them.
- */
-export function manifestFromFiles(
-  name: string,
-  nowSeconds: number,
-  schema: string,
-  meta: MetaXml | undefined,
-): { text: string; fillIn: (keyof Manifest)[] } {
-  const template = JSON.parse(manifestTemplate(name, nowSeconds, schema)) as Record<string, unknown>;
-  const fillIn: (keyof Manifest)[] = [];
-  for (const [field, metaField] of FROM_META) {
-    const value = meta?.[metaField];
-    if (value !== undefined && value !== "") template[field] = value;
-    else fillIn.push(field);
-  }
-  if (meta?.release_date !== undefined) template.release_date = meta.release_date;
-  for (const field of FILES_FIELDS) delete template[field];
-  return { text: manifestText(template as unknown as Manifest), fillIn };
+  /** With `from` an app folder without meta.xml: the meta.xml written into the package, to complete. */
+  metaWritten?: { file: string; text: string };
+  /** With `from` an app folder of another name: its name, for the app's path on the SD card changes. */
+  renamedFrom?: string;
 }
 
 /** Writes catalogue/HOST/NAME.json from the template. A bad name or host is a usage error; an existing file a failure. */
@@ -174,6 +121,27 @@ function filesKind(from: string): "zip" | "folder" {
   throw new UsageError(`${from} is neither a zip file nor a folder`);
 }
 
+/** Where the folder `from` has the app: it is the app's folder, or a tree holding apps/NAME/; else a usage error saying what was looked for. */
+function folderForm(from: string, name: string): "app" | "tree" {
+  if (isAppFolder(from)) return "app";
+  const entries = readdirSync(from, { withFileTypes: true }).filter((e) => !e.name.startsWith("."));
+  const apps = entries.find((e) => e.isDirectory() && e.name.toLowerCase() === "apps");
+  const inApps = apps
+    ? readdirSync(join(from, apps.name), { withFileTypes: true }).filter(
+        (e) => e.isDirectory() && !e.name.startsWith("."),
+      )
+    : [];
+  if (inApps.some((e) => e.name.toLowerCase() === name.toLowerCase())) return "tree";
+  const looked = `${from} is neither an app's folder (it holds no boot.dol, boot.elf or meta.xml) nor an SD card tree holding apps/${name}/`;
+  const hint =
+    inApps.length > 0
+      ? `its apps/ holds ${inApps.map((e) => `${e.name}/`).join(", ")}: give the app's folder, --from ${join(from, apps!.name, inApps[0]!.name)}`
+      : entries.some((e) => e.isDirectory() && isAppFolder(join(from, e.name)))
+        ? `it holds app folders: give one, --from ${join(from, entries.find((e) => e.isDirectory() && isAppFolder(join(from, e.name)))!.name)}, or import them all with npx shopfront import apps ${from}`
+        : "give the folder that holds the app's boot.dol (or boot.elf) and meta.xml";
+  throw new UsageError(`${looked}; ${hint}`);
+}
+
 /**
  * Copies the package files into the catalogue, checks them as a build would, and writes the manifest
  * filled from them. Files that fail the check are removed again: nothing is left written.
@@ -186,7 +154,9 @@ async function createWithFiles(
   hostProblems: Problem[],
 ): Promise<CreateManifestResult> {
   const { catalogueDir, host, name } = options;
-  const kind = filesKind(options.from!);
+  const from = options.from!;
+  const kind = filesKind(from);
+  const form = kind === "folder" ? folderForm(from, name) : "zip";
   const manifestPath = join(catalogueDir, file);
   const files = kind === "zip" ? `${host}/${name}.zip` : `${host}/${name}/`;
   const filesPath = join(catalogueDir, host, kind === "zip" ? `${name}.zip` : name);
@@ -194,8 +164,17 @@ async function createWithFiles(
     if (existsSync(path)) throw new FailureError(`${path} exists; nothing was written`);
   }
   mkdirSync(join(catalogueDir, host), { recursive: true });
-  if (kind === "zip") copyFileSync(options.from!, filesPath, constants.COPYFILE_EXCL);
-  else cpSync(options.from!, filesPath, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
+  const result: Partial<CreateManifestResult> = {};
+  if (form === "zip") copyFileSync(from, filesPath, constants.COPYFILE_EXCL);
+  else if (form === "tree")
+    cpSync(from, filesPath, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
+  else {
+    const folderName = basename(resolve(from));
+    const staged = stageAppFolder(from, name, filesPath, folderName);
+    if (staged.metaWritten !== undefined)
+      result.metaWritten = { file: `${host}/${name}/apps/${name}/meta.xml`, text: staged.metaWritten };
+    if (folderName !== name) result.renamedFrom = folderName;
+  }
   const workDir = mkdtempSync(join(tmpdir(), "shopfront-new-"));
   try {
     const read = await readPackageFiles(catalogueDir, host, name, { workDir });
@@ -204,9 +183,26 @@ async function createWithFiles(
       rmSync(filesPath, { recursive: true, force: true });
       return { problems };
     }
-    const { text, fillIn } = manifestFromFiles(name, nowSeconds, schema, read.derived.meta);
+    const meta = read.derived.meta;
+    let released = meta?.release_date;
+    if (released === undefined) {
+      const newest = form === "zip" ? await newestEntryTime(from) : newestFileTime(from);
+      const guess = guessReleaseDate(newest, readReleaseDates(catalogueDir, host), nowSeconds);
+      released = guess.date;
+      const metaFile =
+        kind === "zip" ? `${files} (${read.derived.metaEntry ?? "meta.xml"})` : `${files}${read.derived.metaEntry}`;
+      const unreadable = read.problems.some((p) => p.code === "META_BAD_DATE");
+      problems.push({
+        code: "RELEASE_DATE_GUESSED",
+        severity: "warning",
+        file: kind === "zip" ? files : `${files}${read.derived.metaEntry}`,
+        pointer: "",
+        message: guessedDateMessage(unreadable ? "unreadable" : "missing", metaFile, file, guess),
+      });
+    }
+    const { text, fillIn } = manifestFromFiles(name, schema, meta, released);
     writeFileSync(manifestPath, text, { flag: "wx" });
-    return { problems, file, files, fillIn };
+    return { ...result, problems, file, files, fillIn };
   } catch (e) {
     rmSync(filesPath, { recursive: true, force: true });
     throw e;

@@ -18,7 +18,8 @@ import type { TargetFile } from "../targets/target.js";
 import { HOSTS_FILE } from "../validate/catalogueRules.js";
 import { FailureError } from "../util/errors.js";
 import { VERSION } from "../util/version.js";
-import { manifestTemplate, SCHEMA_FOLDER } from "./createManifest.js";
+import { HOST_PLACEHOLDERS, manifestTemplate } from "../catalogue/manifestTemplate.js";
+import { SCHEMA_FOLDER } from "./createManifest.js";
 
 /** The example package of a new catalogue. */
 export const EXAMPLE_PACKAGE = "primary/example.json";
@@ -43,15 +44,15 @@ export function projectFiles(options: { version: string; nowSeconds: number; wor
     hosts: [
       {
         id: "primary",
-        name: "<name of the repository>",
+        name: HOST_PLACEHOLDERS.primaryName,
         host: "apps.example.org",
-        description: "<what this repository offers>",
+        description: HOST_PLACEHOLDERS.description,
       },
       {
         id: "themes",
-        name: "<name of the themes repository>",
+        name: HOST_PLACEHOLDERS.themesName,
         host: "themes.example.org",
-        description: "<what this repository offers>",
+        description: HOST_PLACEHOLDERS.description,
       },
     ],
   };

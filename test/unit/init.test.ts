@@ -11,7 +11,8 @@ import { buildCatalogue } from "../../src/build/buildCatalogue.js";
 import { validateCatalogue } from "../../src/load/validateCatalogue.js";
 import { MANIFEST_FIELDS } from "../../src/catalogue/fields.js";
 import { CONFIG_FILE } from "../../src/config/readConfig.js";
-import { createManifest, FILL_IN, CHECK, manifestTemplate } from "../../src/scaffold/createManifest.js";
+import { CHECK, FILL_IN, manifestTemplate } from "../../src/catalogue/manifestTemplate.js";
+import { createManifest } from "../../src/scaffold/createManifest.js";
 import { initProject, projectFiles, vendoredTarball } from "../../src/scaffold/initProject.js";
 import { PAGES_WORKFLOW } from "../../src/targets/githubPages.js";
 import { FailureError, UsageError } from "../../src/util/errors.js";
@@ -131,9 +132,10 @@ describe("shopfront new", () => {
     const source = join(FIXTURES, "package-files", "catalogue", "primary");
     const from = (name: string, path: string) =>
       createManifest({ catalogueDir, host: "primary", name, projectDir: join(catalogueDir, ".."), now, from: path });
-    expect(await from("snake2", join(source, "snake"))).toMatchObject({
-      problems: [{ code: "PACKAGE_NO_APP_FOLDER", file: "primary/snake2/" }],
-    });
+    // A tree without apps/snake2/ is refused before anything is copied, naming what was looked for and the fix.
+    await expect(from("snake2", join(source, "snake"))).rejects.toThrow(
+      /holding apps\/snake2\/; its apps\/ holds snake\/: give the app's folder, --from .*snake\/apps\/snake$/,
+    );
     expect(existsSync(join(catalogueDir, "primary", "snake2"))).toBe(false);
     expect(existsSync(join(catalogueDir, "primary", "snake2.json"))).toBe(false);
 
@@ -154,8 +156,9 @@ describe("shopfront new", () => {
       version: "1.0",
       short_description: "Snake for up to 2 players",
       long_description: "A snake game.\nFor up to two players <and> a cat.",
+      // Updated when released: nothing says the files are newer than meta.xml's date (never silently now).
       release_date: 1230768000,
-      updated: 1_700_000_000,
+      updated: 1230768000,
     });
     for (const field of ["zip_size", "extracted", "package_type"]) expect(written, field).not.toHaveProperty(field);
 

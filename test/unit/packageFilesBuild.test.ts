@@ -4,6 +4,7 @@
 // the previous output untouched.
 import { copyFileSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { unzipSync, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import yauzl from "yauzl";
 import { PLACEHOLDER_ICON } from "../../src/packageFiles/placeholderIcon.js";
@@ -89,6 +90,35 @@ describe("a catalogue with package files", () => {
     expect((readJson(join(out, "v1/primary/package/plain")) as { zip_size: number }).zip_size).toBe(1024);
     // Nothing is left of the build's working folder.
     expect(readdirSync(join(catalogue, "..", ".dist.shopfront")).filter((f) => f.startsWith("work-"))).toEqual([]);
+  });
+
+  it("writes zips of file entries only (read back entry by entry), and warns of an uploaded zip's folder entries", async () => {
+    const catalogue = copyFixture("package-files");
+    const pong = unzipSync(readFileSync(join(catalogue, "primary", "pong.zip")));
+    writeFileSync(
+      join(catalogue, "primary", "pong.zip"),
+      zipSync({ "apps/": new Uint8Array(0), "apps/pong/": new Uint8Array(0), ...pong }),
+    );
+    const out = join(catalogue, "..", "dist");
+    const result = build(catalogue, out);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(
+      /primary\/pong\.zip: the archive holds folder entries \(apps\/, apps\/pong\/\): libreshop-client and the Wii's libfat-based extractors/,
+    );
+    for (const name of ["snake", "tetris"]) {
+      const names: string[] = [];
+      const zipfile = await yauzl.openPromise(join(out, "hbb", name, `${name}.zip`), { lazyEntries: true });
+      try {
+        for await (const entry of zipfile.eachEntry()) names.push(entry.fileName);
+      } finally {
+        zipfile.close();
+      }
+      expect(names.length, name).toBeGreaterThan(1);
+      expect(
+        names.filter((entry) => entry.endsWith("/")),
+        name,
+      ).toEqual([]);
+    }
   });
 
   it("reads and rewrites only the changed package's files on a rebuild, linking the others' from the live slot", async () => {

@@ -20,7 +20,7 @@ export function registerNew(program: Command): void {
     .addArgument(new Argument("<host/name>", "the host the package belongs to and its name").argParser(hostAndName))
     .option(
       "--from <path>",
-      "copy a package's files into the catalogue (a zip to HOST/NAME.zip, a folder holding apps/NAME/ to HOST/NAME/) and fill the manifest from its meta.xml",
+      "copy a package's files into the catalogue (a zip to HOST/NAME.zip, a folder holding apps/NAME/ to HOST/NAME/, an app's own folder, holding boot.dol or boot.elf, to HOST/NAME/apps/NAME/) and fill the manifest from its meta.xml",
     )
     .addOption(catalogueOption())
     .action(exits(create));
@@ -29,8 +29,8 @@ export function registerNew(program: Command): void {
 
 async function create({ host, name }: { host: string; name: string }, options: { catalogue: string; from?: string }) {
   const { createManifest } = await import("../../scaffold/createManifest.js");
-  const { formatNew } = await import("../formatScaffold.js");
-  const { problems, file, files, fillIn } = await createManifest({
+  const { formatMetaWritten, formatNew, formatRenamed } = await import("../formatScaffold.js");
+  const { problems, file, files, fillIn, metaWritten, renamedFrom } = await createManifest({
     catalogueDir: options.catalogue,
     host,
     name,
@@ -43,6 +43,11 @@ async function create({ host, name }: { host: string; name: string }, options: {
   }
   if (files !== undefined)
     process.stdout.write(`copied the package's files to ${displayPath(join(options.catalogue, files))}\n`);
+  if (renamedFrom !== undefined) process.stderr.write(`${formatRenamed(renamedFrom, name)}\n`);
+  if (metaWritten !== undefined)
+    process.stdout.write(
+      `${formatMetaWritten(displayPath(join(options.catalogue, metaWritten.file)), metaWritten.text)}\n`,
+    );
   process.stdout.write(`${formatNew(displayPath(join(options.catalogue, file)), fillIn)}\n`);
   return EXIT.ok;
 }

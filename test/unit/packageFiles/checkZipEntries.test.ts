@@ -48,7 +48,7 @@ describe("checkZipEntries", () => {
       "snake",
       DEFAULT_ZIP_LIMITS,
     );
-    expect(check.findings).toEqual([]);
+    expect(check.findings.map((f) => [f.code, f.severity])).toEqual([["ZIP_FOLDER_ENTRY", "warning"]]);
     expect(check.layout).toEqual({
       appFolder: "apps/snake/",
       binary: { entry: "apps/snake/boot.dol", type: "dol" },
@@ -60,6 +60,27 @@ describe("checkZipEntries", () => {
     });
     // Folder entries hold no data to unpack.
     expect(check.unpack).toEqual([0, 1, 2, 3, 5, 6, 7]);
+  });
+
+  it("warns of folder entries once, naming them and the clients they break, and still reads the package", () => {
+    const folder = (name: string): ZipEntryInfo => ({ ...file(name, 0), unixMode: 0o040755 });
+    const check = checkZipEntries(
+      [folder("apps/"), folder("apps/snake/"), ...SOUND, folder("apps/snake/data/"), folder("private/")],
+      "snake",
+      DEFAULT_ZIP_LIMITS,
+    );
+    expect(check.findings).toEqual([
+      {
+        code: "ZIP_FOLDER_ENTRY",
+        severity: "warning",
+        pointer: "",
+        message: expect.stringMatching(
+          /^the archive holds folder entries \(apps\/, apps\/snake\/, apps\/snake\/data\/, \.\.\. \(4 in all\)\): libreshop-client and the Wii's libfat-based extractors open every entry as a file/,
+        ) as string,
+      },
+    ]);
+    expect(check.layout?.binary).toEqual({ entry: "apps/snake/boot.dol", type: "dol" });
+    expect(codes(SOUND)).toEqual([]);
   });
 
   it("matches apps/<name>/ and the file names ignoring case, as FAT and the Homebrew Channel do", () => {

@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unzipSync } from "fflate";
 import { afterEach, describe, expect, it } from "vitest";
+import yauzl from "yauzl";
 import { compareCodePoints, listPackageFolder, zipPackageFolder } from "../../../src/packageFiles/zipPackageFolder.js";
 
 const SNAKE = join(import.meta.dirname, "..", "..", "fixtures", "package-files", "catalogue", "primary", "snake");
@@ -129,40 +130,58 @@ describe("zipPackageFolder", () => {
     }
   });
 
-  it("writes sorted entries, explicit folders, the DOS epoch, fixed modes, deflate, no extra fields", async () => {
-    const dir = join(temp(), "snake");
-    cpSync(SNAKE, dir, { recursive: true });
-    mkdirSync(join(dir, "apps", "snake", "saves"));
-    const zip = await zipOf(dir);
+  it("writes sorted file entries only, the DOS epoch, a fixed mode, deflate, no extra fields", async () => {
+    const zip = await zipOf(SNAKE);
     const entries = centralDirectory(zip);
     expect(entries.map((e) => e.name)).toEqual([
-      "apps/",
-      "apps/snake/",
       "apps/snake/boot.dol",
-      "apps/snake/data/",
-      "apps/snake/data/levels/",
       "apps/snake/data/levels/level1.dat",
       "apps/snake/data/readme.txt",
       "apps/snake/icon.png",
       "apps/snake/meta.xml",
-      "apps/snake/saves/",
-      "private/",
-      "private/snake/",
       "private/snake/scores.dat",
     ]);
     for (const e of entries) {
-      const folder = e.name.endsWith("/");
-      expect(e).toMatchObject({ madeBy: (3 << 8) | 20, time: 0, date: (0 << 9) | (1 << 5) | 1 });
+      expect(e).toMatchObject({ madeBy: (3 << 8) | 20, time: 0, date: (0 << 9) | (1 << 5) | 1, method: 8 });
       expect(e.extraLength + e.commentLength).toBe(0);
-      expect(e.method).toBe(folder ? 0 : 8);
-      expect(e.attrs >>> 16).toBe(folder ? 0o040755 : 0o100644);
+      expect(e.attrs >>> 16).toBe(0o100644);
     }
     // Another reader finds the folder's bytes.
     const files = unzipSync(zip);
     expect(
       Buffer.from(files["apps/snake/boot.dol"]!).equals(readFileSync(join(SNAKE, "apps", "snake", "boot.dol"))),
     ).toBe(true);
-    expect(files["apps/snake/saves/"]).toEqual(new Uint8Array(0));
+  });
+
+  it("gives libreshop-client and libfat no folder entry: read back entry by entry, no name ends in /", async () => {
+    const dir = join(temp(), "snake");
+    cpSync(SNAKE, dir, { recursive: true });
+    mkdirSync(join(dir, "apps", "snake", "themes", "dark"), { recursive: true });
+    writeFileSync(join(dir, "apps", "snake", "themes", "dark", "theme.ini"), "dark");
+    const out = join(temp(), "out.zip");
+    await zipPackageFolder(dir, out);
+    const names: string[] = [];
+    const zipfile = await yauzl.openPromise(out, { lazyEntries: true });
+    try {
+      for await (const entry of zipfile.eachEntry()) names.push(entry.fileName);
+    } finally {
+      zipfile.close();
+    }
+    expect(names).toContain("apps/snake/themes/dark/theme.ini");
+    expect(names.filter((name) => name.endsWith("/"))).toEqual([]);
+  });
+
+  it("leaves an empty folder out with a warning, and still writes the archive", async () => {
+    const dir = join(temp(), "snake");
+    cpSync(SNAKE, dir, { recursive: true });
+    mkdirSync(join(dir, "apps", "snake", "saves", "slot1"), { recursive: true });
+    writeFileSync(join(dir, "apps", "snake", "saves", ".gitkeep"), "");
+    const out = join(temp(), "out.zip");
+    const { findings } = await zipPackageFolder(dir, out);
+    expect(findings.map((f) => [f.code, f.severity, f.entry])).toEqual([
+      ["EMPTY_FOLDER", "warning", "apps/snake/saves/slot1/"],
+    ]);
+    expect(readFileSync(out).equals(await zipOf(SNAKE))).toBe(true);
   });
 
   it("sorts by code point, not by UTF-16 unit", async () => {
@@ -205,8 +224,8 @@ describe("zipPackageFolder", () => {
     mkdirSync(join(dir, ".git"));
     writeFileSync(join(dir, ".DS_Store"), "");
     writeFileSync(join(dir, "a"), "");
-    expect((await listPackageFolder(dir)).entries).toEqual([{ path: "a", kind: "file" }]);
+    expect((await listPackageFolder(dir)).entries).toEqual([{ path: "a" }]);
   });
 });
 
-const GOLDEN_SNAKE_SHA256 = "95fd186ece536aef68350dc09a0daf281de8859a63646b1e6d460712cace543a";
+const GOLDEN_SNAKE_SHA256 = "0c55ef6cb5a8f328560e282e1e8fe917b9af04cd6696c478b8b0102f428225a5";
