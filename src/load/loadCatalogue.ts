@@ -3,14 +3,17 @@
 // The load step every command that reads a catalogue shares: read -> validate -> render. Each valid
 // manifest is rendered as soon as it is validated, so a large catalogue is held as JSON text, never
 // as parsed manifests.
-import { lstatSync, mkdtempSync, readdirSync, rmSync, statSync, type Stats } from "node:fs";
+import { createHash } from "node:crypto";
+import { createReadStream, lstatSync, mkdtempSync, readdirSync, rmSync, statSync, type Stats } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Manifest } from "../catalogue/fields.js";
 import { extractPackageEntries } from "../packageFiles/extractPackageEntries.js";
 import { mergeDerived } from "../packageFiles/mergeDerived.js";
 import { PLACEHOLDER_ICON } from "../packageFiles/placeholderIcon.js";
-import { readPackageFiles } from "../packageFiles/readPackageFiles.js";
+import { findPackageFiles } from "../packageFiles/findPackageFiles.js";
+import { readPackageFiles, zipContent } from "../packageFiles/readPackageFiles.js";
+import { digestPackageFolder } from "../packageFiles/zipPackageFolder.js";
 import { isError, sortProblems, type Problem } from "../catalogue/problems.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { folderSignatures, listCatalogue, readSourceFile } from "../read/readCatalogue.js";
@@ -152,13 +155,43 @@ export function signaturesHold(
   return true;
 }
 
-/** Whether the files still have the signatures the memo took, and its stored files are in the live slot. */
-function memoHolds(memo: PackageFilesMemo, now: PackageFilesMemo["signatures"], reuse: PackageFilesReuse): boolean {
-  if (!signaturesHold(memo.signatures, now, reuse.unchanged)) return false;
+/** Whether the live slot still holds the memo's stored files. */
+function storedFilesLive(memo: PackageFilesMemo, reuse: PackageFilesReuse): boolean {
   const { archive, icon, binary, meta } = memo.paths;
   return [archive, icon, binary, ...(meta !== undefined ? [meta] : [])].every((p) =>
     lstatOrNothing(join(reuse.liveDir, p))?.isFile(),
   );
+}
+
+/**
+ * The content digest of package `name`'s files as they are now, read without zipping or checking
+ * them (a zip's SHA-256, a folder's digest); undefined when they have a problem that only reading
+ * them in full reports.
+ */
+async function contentNow(catalogueDir: string, host: string, name: string): Promise<string | undefined> {
+  const { files, problems } = await findPackageFiles(catalogueDir, host, name);
+  if (problems.length > 0 || files.kind === "none") return undefined;
+  if (files.kind === "folder") return digestPackageFolder(files.path);
+  const sha256 = createHash("sha256");
+  for await (const chunk of createReadStream(files.path)) sha256.update(chunk as Buffer);
+  return zipContent(sha256.digest("hex"));
+}
+
+/**
+ * Whether the memo stands for the package's files now: they kept their signatures, or else their
+ * content (a fresh clone: every file has new dates and inodes, its bytes are the same), and the live
+ * slot holds its stored files.
+ */
+async function memoHolds(
+  memo: PackageFilesMemo,
+  now: PackageFilesMemo["signatures"],
+  reuse: PackageFilesReuse,
+  catalogueDir: string,
+  ref: ManifestRef,
+): Promise<boolean> {
+  if (!storedFilesLive(memo, reuse)) return false;
+  if (signaturesHold(memo.signatures, now, reuse.unchanged)) return true;
+  return (await contentNow(catalogueDir, ref.host, ref.name)) === memo.content;
 }
 
 /**
@@ -180,7 +213,7 @@ export async function loadPackageFiles(
   // Taken before the files are read: a change while they are read is seen by the next build.
   const signatures = packageFilesSignatures(catalogueDir, ref.host, ref.name);
   const memo = reuse?.memo(ref.host, ref.name);
-  if (memo && reuse && memoHolds(memo, signatures, reuse)) {
+  if (memo && reuse && (await memoHolds(memo, signatures, reuse, catalogueDir, ref))) {
     if (!manifest) return { problems: memo.warnings };
     const merged = mergeDerived(manifest, memo.derived, ref.file);
     const problems = [...memo.warnings, ...merged.problems];
@@ -191,13 +224,14 @@ export async function loadPackageFiles(
       icon: live(memo.paths.icon),
       binary: { name: memo.derived.package_type === "elf" ? "boot.elf" : "boot.dol", content: live(memo.paths.binary) },
       ...(memo.paths.meta !== undefined ? { meta: live(memo.paths.meta) } : {}),
-      memo: { signatures: memo.signatures, derived: memo.derived, warnings: memo.warnings },
+      // The signatures taken now: a file that kept its content but moved (a clone) is known by them next time.
+      memo: { signatures, content: memo.content, derived: memo.derived, warnings: memo.warnings },
     };
     return { problems, pkg: renderWithFiles(ref, manifest, merged.package, stats, memo.derived, files) };
   }
   // Read even beside an invalid manifest, so that one run reports the files' problems too.
   const read = await readPackageFiles(catalogueDir, ref.host, ref.name, { workDir });
-  if (!manifest || !read.derived || !read.archive) return { problems: read.problems };
+  if (!manifest || !read.derived || !read.archive || read.content === undefined) return { problems: read.problems };
   const merged = mergeDerived(manifest, read.derived, ref.file);
   const problems = [...read.problems, ...merged.problems];
   if (problems.some(isError)) return { problems };
@@ -211,7 +245,7 @@ export async function loadPackageFiles(
     icon: derived.icon ? { file: join(at, "icon.png"), move: true } : { file: PLACEHOLDER_ICON },
     binary: { name: binary, content: { file: join(at, binary), move: true } },
     ...(derived.metaEntry !== undefined ? { meta: { file: join(at, "meta.xml"), move: true } } : {}),
-    memo: { signatures, derived, warnings: read.problems },
+    memo: { signatures, content: read.content, derived, warnings: read.problems },
   };
   if (store) {
     await extractPackageEntries(read.archive, [
