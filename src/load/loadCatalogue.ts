@@ -40,6 +40,7 @@ import {
 } from "../validate/catalogueRules.js";
 import { validateLayout } from "../validate/layoutRules.js";
 import { hbbProblems } from "../render/renderHbb.js";
+import { catalogueNames, type CatalogueNames } from "../render/catalogueNames.js";
 import type { PackageStats } from "../catalogue/fields.js";
 import { hostStatsOf, type HostStats } from "../catalogue/statsFile.js";
 import { compareCodePoints } from "../util/codePoints.js";
@@ -347,6 +348,11 @@ export interface LoadOptions {
   store?: boolean;
   /** The last build's package files, reused where they kept their signatures. */
   reuse?: PackageFilesReuse;
+  /**
+   * Load for the names alone (loadCatalogueNames): a package's files are read only when its manifest
+   * leaves its coder to meta.xml; the others are rendered from their manifests, unchecked.
+   */
+  namesOnly?: boolean;
 }
 
 export async function loadCatalogue(
@@ -387,7 +393,10 @@ export async function loadCatalogue(
       const manifest = loadManifest(catalogueDir, ref, validators, entry);
       if (manifest.problems.length > 0) problems.push(...manifest.problems);
       let done = manifest.loaded;
-      if (manifest.withFiles) {
+      const named = manifest.withFiles?.manifest;
+      if (options.namesOnly && manifest.withFiles && named?.coder !== undefined) {
+        done = { pkg: namesOnlyPackage(ref, named, entry), signature: manifest.withFiles.signature! };
+      } else if (manifest.withFiles && !(options.namesOnly && named === undefined)) {
         const files = await loadPackageFiles(
           catalogueDir,
           ref,
@@ -451,7 +460,7 @@ export async function loadCatalogue(
   };
   return {
     // What the Homebrew Browser's lists leave out or cut, once the whole catalogue is known.
-    problems: withFiles ? sortProblems([...sorted, ...hbbProblems(catalogue)]) : sorted,
+    problems: withFiles && !options.namesOnly ? sortProblems([...sorted, ...hbbProblems(catalogue)]) : sorted,
     catalogue,
     // A valid hosts file was read, so its signature was taken.
     sources: {
@@ -464,4 +473,31 @@ export async function loadCatalogue(
       stats: statsSources,
     },
   };
+}
+
+/**
+ * A package with files, from its manifest alone (which names its coder): its name, category and
+ * coder are what loadCatalogueNames takes; its files are neither read nor checked.
+ */
+function namesOnlyPackage(ref: ManifestRef, manifest: Manifest, stats: PackageStats | undefined): RenderedPackage {
+  return {
+    name: ref.name,
+    json: renderPackage(manifest, stats),
+    category: manifest.category,
+    coder: manifest.coder,
+    ...(stats ? { stats } : {}),
+    today: todayPackageOf(manifest, stats),
+  };
+}
+
+/**
+ * The catalogue's names (hosts, packages, coders, categories), what `config` lists, and the problems
+ * of its manifests. Package files are not zipped, checked or hashed: only a package whose manifest
+ * leaves its coder to meta.xml has its files read. `validate` and `build` check them.
+ */
+export async function loadCatalogueNames(
+  catalogueDir: string,
+): Promise<{ problems: Problem[]; names?: CatalogueNames }> {
+  const { problems, catalogue } = await loadCatalogue(catalogueDir, undefined, { namesOnly: true });
+  return catalogue ? { problems, names: catalogueNames(catalogue) } : { problems };
 }

@@ -11,6 +11,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -187,6 +188,18 @@ describe("a catalogue with package files", () => {
     writeFileSync(zip, Buffer.concat([bytes.subarray(0, -2), Buffer.from([1, 0, 0x21])]));
     expect(buildJson()).toMatchObject({ packageFilesRead: 1 });
     expect(readTree(out)).toEqual(fullBuild());
+  });
+
+  it("writes a host's config from the manifests' names without zipping, checking or hashing package files", () => {
+    const catalogue = copyFixture("package-files");
+    // Files only a read of them finds wrong: config does not see them; validate does.
+    writeFileSync(join(catalogue, "primary/pong.zip"), "not a zip");
+    symlinkSync("/etc", join(catalogue, "primary/snake/apps/snake/etc"));
+    const config = shopfront(join(catalogue, ".."), "config", "nginx", "--catalogue", catalogue);
+    expect(config.code, config.stderr).toBe(0);
+    const validate = shopfront(join(catalogue, ".."), "validate", "--catalogue", catalogue);
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toMatch(/primary\/pong\.zip: .*not a zip/);
   });
 
   it("refuses every hostile archive with its file, and leaves the previous output as it was", () => {
