@@ -14,7 +14,7 @@ import { dirname, join } from "node:path";
 import * as zlib from "node:zlib";
 import { Zip, ZipDeflate, ZipPassThrough, type AsyncFlateStreamHandler, type ZipInputFile } from "fflate";
 import { packageFinding, type PackageFinding } from "./checkZipEntries.js";
-import { crc32 as crc32InJs } from "./crc32.js";
+import { crc32 } from "./crc32.js";
 
 /** One entry of a package folder: a `/`-separated path relative to it; a folder's ends in `/`. */
 export interface FolderEntry {
@@ -36,10 +36,6 @@ export const ZIP_SETTINGS = {
 
 /** What writes a folder's archive: the same folder gives the same bytes while this is the same. */
 export const ZIP_WRITER = `zlib ${process.versions.zlib} ${process.arch}`;
-
-// node:zlib's crc32 is there from Node 20.15 on; before, the JavaScript one.
-const crc32: (bytes: Uint8Array, previous: number) => number =
-  typeof zlib.crc32 === "function" ? zlib.crc32 : crc32InJs;
 
 const UNIX = 3;
 const MSDOS_DIRECTORY = 0x10;
