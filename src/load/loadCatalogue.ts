@@ -5,7 +5,7 @@
 // as parsed manifests.
 import { createHash } from "node:crypto";
 import { createReadStream, lstatSync, mkdtempSync, readdirSync, rmSync, statSync, type Stats } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Manifest } from "../catalogue/fields.js";
 import { extractPackageEntries } from "../packageFiles/extractPackageEntries.js";
@@ -48,6 +48,9 @@ import { todayPackageOf } from "../render/renderToday.js";
 import { checkMemory } from "../util/memory.js";
 
 let placeholderSize: number | undefined;
+
+/** Packages whose files are read at once (see loadCatalogue). */
+const PACKAGES_AT_ONCE = Math.min(4, availableParallelism() + 1);
 
 /** The placeholder icon's bytes, served for a package without an icon. */
 function placeholderIconSize(): number {
@@ -386,36 +389,56 @@ export async function loadCatalogue(
   const withFiles = layout.manifests.some((ref) => ref.files !== undefined);
   const ownWorkDir = withFiles && options.workDir === undefined;
   const workDir = options.workDir ?? (withFiles ? mkdtempSync(join(tmpdir(), "shopfront-files-")) : "");
+  const add = (host: string, done: LoadedPackage) => {
+    let list = loaded.get(host);
+    if (!list) loaded.set(host, (list = []));
+    list.push(done);
+  };
+  // Packages whose files are read at once: zlib deflates and inflates on its own threads while this
+  // one hashes and checks, so a few in flight keep every core busy. Each package's problems are
+  // added in one block, so their order after sortProblems does not depend on which finished first.
+  const reading = new Set<Promise<void>>();
+  let failure: { error: unknown } | undefined;
+  let finished = 0;
+  const progress = () => onProgress?.(++finished, layout.manifests.length);
   try {
-    for (const [i, ref] of layout.manifests.entries()) {
+    for (const ref of layout.manifests) {
+      if (failure) break;
       checkMemory("reading the manifests");
       const entry = stats.get(ref.host)?.entries.get(ref.name);
       const manifest = loadManifest(catalogueDir, ref, validators, entry);
+      const named = manifest.withFiles?.manifest;
+      if (manifest.withFiles && !options.namesOnly) {
+        const signature = manifest.withFiles.signature!;
+        const task = loadPackageFiles(catalogueDir, ref, named, entry, workDir, options.store === true, options.reuse)
+          .then((files) => {
+            problems.push(...manifest.problems, ...files.problems);
+            if (files.pkg) add(ref.host, { pkg: files.pkg, signature });
+            progress();
+          })
+          .catch((error: unknown) => {
+            failure ??= { error };
+          })
+          .finally(() => reading.delete(task));
+        reading.add(task);
+        if (reading.size >= PACKAGES_AT_ONCE) await Promise.race(reading);
+        continue;
+      }
       if (manifest.problems.length > 0) problems.push(...manifest.problems);
       let done = manifest.loaded;
-      const named = manifest.withFiles?.manifest;
-      if (options.namesOnly && manifest.withFiles && named?.coder !== undefined) {
+      if (manifest.withFiles && named?.coder !== undefined) {
         done = { pkg: namesOnlyPackage(ref, named, entry), signature: manifest.withFiles.signature! };
-      } else if (manifest.withFiles && !(options.namesOnly && named === undefined)) {
-        const files = await loadPackageFiles(
-          catalogueDir,
-          ref,
-          manifest.withFiles.manifest,
-          entry,
-          workDir,
-          options.store === true,
-          options.reuse,
-        );
+      } else if (manifest.withFiles && named !== undefined) {
+        // Names alone, but the coder is meta.xml's: this package's files are read after all.
+        const files = await loadPackageFiles(catalogueDir, ref, named, entry, workDir, false);
         problems.push(...files.problems);
         if (files.pkg) done = { pkg: files.pkg, signature: manifest.withFiles.signature! };
       }
-      if (done) {
-        let list = loaded.get(ref.host);
-        if (!list) loaded.set(ref.host, (list = []));
-        list.push(done);
-      }
-      onProgress?.(i + 1, layout.manifests.length);
+      if (done) add(ref.host, done);
+      progress();
     }
+    await Promise.all(reading);
+    if (failure) throw failure.error;
   } finally {
     if (ownWorkDir) rmSync(workDir, { recursive: true, force: true });
   }
