@@ -13,12 +13,16 @@
 // zip_size, extracted and package_type to the files, as the docs suggest.
 //
 // The floor is the shared floor.mjs --filtered (the API files) followed by scripts/floor-package-files.mjs,
-// which copies every package's archive, icon, binary and meta.xml, made beforehand, to its stored
-// path: it zips, unpacks, checks and hashes nothing. Measured, runs alternating with the floor's:
+// which copies every zip, deflates every folder's files once with Node's zlib, and copies the
+// unpacked binary, icon and meta.xml, made beforehand, to their stored paths: it unpacks, checks and
+// hashes nothing (see its header for why that is the least work). Measured, runs alternating with the floor's:
 //   cold        an empty output folder (build --no-site: the floor writes no site)
 //   no-op       a rebuild with nothing changed
 //   zip         a rebuild after one package's zip was replaced (a new zip renamed over it, as git does)
 //   boot.dol    a rebuild after one folder's boot.dol was edited in place (same size, other bytes)
+//   clone       a CI job's fresh clone (the catalogue copied afresh at its path: new inodes and dates)
+//               with the last output and state kept, and one zip replaced, or one boot.dol edited
+//   config      config nginx on the catalogue (it needs the names only)
 //   with site   the default build (API and browse site): cold once, then boot.dol edits
 // each with its share of the floor's cold run; for each rebuild the first after a cold build and the
 // median of --runs more, the packages whose files it read and the files it wrote, and peak RSS.
@@ -26,6 +30,7 @@
 import { spawnSync } from "node:child_process";
 import {
   closeSync,
+  cpSync,
   existsSync,
   linkSync,
   mkdirSync,
@@ -227,7 +232,6 @@ function generate(catalogue, floorSources) {
         write(join(catalogue, host, name, "apps", name, file), data);
         linkSync(join(catalogue, host, name, "apps", name, file), join(sources, file));
       }
-      writeFileSync(join(sources, `${name}.zip`), zip);
     }
     return { host, name, kind, elf, size, files };
   });
@@ -318,9 +322,33 @@ const rebuilds = (out, edit, site = false) =>
     edit?.(i + 1);
     return build(out, site);
   });
+/**
+ * A CI job's fresh clone: the catalogue copied afresh at the same path (every file with a new inode
+ * and dates, as a clone has), the last output and state kept, as a workflow's cache restores them.
+ */
+function freshClone() {
+  const copy = `${catalogue}.clone`;
+  rmSync(copy, { recursive: true, force: true });
+  cpSync(catalogue, copy, { recursive: true });
+  rmSync(catalogue, { recursive: true, force: true });
+  renameSync(copy, catalogue);
+}
+
 const noop = Array.from({ length: runs }, () => build(ours));
 const zip = rebuilds(ours, replaceZip);
 const dol = rebuilds(ours, (round) => editBinary(100 + round));
+// A clone whose commit replaced one package's zip, then one whose commit edited a folder's binary.
+const cloneZip = rebuilds(ours, (round) => {
+  freshClone();
+  replaceZip(300 + round);
+});
+const cloneDol = rebuilds(ours, (round) => {
+  freshClone();
+  editBinary(400 + round);
+});
+const config = Array.from({ length: runs }, () =>
+  timed(CLI, ["config", "nginx", "--catalogue", catalogue, "--root", ours, "--listen", "8080"]),
+);
 removeOutput(ours);
 const siteCold = build(siteOut, true);
 const siteDol = rebuilds(siteOut, (round) => editBinary(200 + round), true);
@@ -361,6 +389,9 @@ const result = {
   noopRssMb: median(noop.map((t) => t.rssMb)),
   zip: summarise(zip),
   dol: summarise(dol),
+  cloneZip: summarise(cloneZip),
+  cloneDol: summarise(cloneDol),
+  configS: median(config.map((t) => t.seconds)),
   siteColdS: siteCold.seconds,
   siteColdRatio: siteCold.seconds / floorCold,
   siteDol: summarise(siteDol),
@@ -370,6 +401,9 @@ const result = {
     noop: noop.map((t) => t.seconds),
     zip: zip.map((t) => t.seconds),
     dol: dol.map((t) => t.seconds),
+    cloneZip: cloneZip.map((t) => t.seconds),
+    cloneDol: cloneDol.map((t) => t.seconds),
+    config: config.map((t) => t.seconds),
     siteDol: siteDol.map((t) => t.seconds),
   },
 };
@@ -387,6 +421,9 @@ console.log(
     `  no-op                 ${s(result.noopS)}, ${pct(result.noopOfFloor)}, ${result.noopMode}`,
     `  one zip replaced      ${rebuild(result.zip)}`,
     `  one boot.dol edited   ${rebuild(result.dol)}`,
+    `  clone, zip replaced   ${rebuild(result.cloneZip)}`,
+    `  clone, boot.dol       ${rebuild(result.cloneDol)}`,
+    `  config nginx          ${s(result.configS)}`,
     `  with site: full       ${s(result.siteColdS)} (${result.siteColdRatio.toFixed(2)}x)`,
     `  with site: boot.dol   ${rebuild(result.siteDol)}`,
     `  peak RSS floor/full/no-op/zip/boot.dol/site MB: ${[result.floorRssMb, result.oursColdRssMb, result.noopRssMb, result.zip.rssMb, result.dol.rssMb, result.siteDol.rssMb].map((m) => m.toFixed(0)).join("/")}`,

@@ -3,14 +3,17 @@
 // The load step every command that reads a catalogue shares: read -> validate -> render. Each valid
 // manifest is rendered as soon as it is validated, so a large catalogue is held as JSON text, never
 // as parsed manifests.
-import { lstatSync, mkdtempSync, readdirSync, rmSync, statSync, type Stats } from "node:fs";
-import { tmpdir } from "node:os";
+import { createHash } from "node:crypto";
+import { createReadStream, lstatSync, mkdtempSync, readdirSync, rmSync, statSync, type Stats } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Manifest } from "../catalogue/fields.js";
 import { extractPackageEntries } from "../packageFiles/extractPackageEntries.js";
 import { mergeDerived } from "../packageFiles/mergeDerived.js";
 import { PLACEHOLDER_ICON } from "../packageFiles/placeholderIcon.js";
-import { readPackageFiles } from "../packageFiles/readPackageFiles.js";
+import { findPackageFiles } from "../packageFiles/findPackageFiles.js";
+import { readPackageFiles, zipContent } from "../packageFiles/readPackageFiles.js";
+import { digestPackageFolder } from "../packageFiles/zipPackageFolder.js";
 import { isError, sortProblems, type Problem } from "../catalogue/problems.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { folderSignatures, listCatalogue, readSourceFile } from "../read/readCatalogue.js";
@@ -37,6 +40,7 @@ import {
 } from "../validate/catalogueRules.js";
 import { validateLayout } from "../validate/layoutRules.js";
 import { hbbProblems } from "../render/renderHbb.js";
+import { catalogueNames, type CatalogueNames } from "../render/catalogueNames.js";
 import type { PackageStats } from "../catalogue/fields.js";
 import { hostStatsOf, type HostStats } from "../catalogue/statsFile.js";
 import { compareCodePoints } from "../util/codePoints.js";
@@ -44,6 +48,9 @@ import { todayPackageOf } from "../render/renderToday.js";
 import { checkMemory } from "../util/memory.js";
 
 let placeholderSize: number | undefined;
+
+/** Packages whose files are read at once (see loadCatalogue). */
+const PACKAGES_AT_ONCE = Math.min(4, availableParallelism() + 1);
 
 /** The placeholder icon's bytes, served for a package without an icon. */
 function placeholderIconSize(): number {
@@ -152,13 +159,43 @@ export function signaturesHold(
   return true;
 }
 
-/** Whether the files still have the signatures the memo took, and its stored files are in the live slot. */
-function memoHolds(memo: PackageFilesMemo, now: PackageFilesMemo["signatures"], reuse: PackageFilesReuse): boolean {
-  if (!signaturesHold(memo.signatures, now, reuse.unchanged)) return false;
+/** Whether the live slot still holds the memo's stored files. */
+function storedFilesLive(memo: PackageFilesMemo, reuse: PackageFilesReuse): boolean {
   const { archive, icon, binary, meta } = memo.paths;
   return [archive, icon, binary, ...(meta !== undefined ? [meta] : [])].every((p) =>
     lstatOrNothing(join(reuse.liveDir, p))?.isFile(),
   );
+}
+
+/**
+ * The content digest of package `name`'s files as they are now, read without zipping or checking
+ * them (a zip's SHA-256, a folder's digest); undefined when they have a problem that only reading
+ * them in full reports.
+ */
+async function contentNow(catalogueDir: string, host: string, name: string): Promise<string | undefined> {
+  const { files, problems } = await findPackageFiles(catalogueDir, host, name);
+  if (problems.length > 0 || files.kind === "none") return undefined;
+  if (files.kind === "folder") return digestPackageFolder(files.path);
+  const sha256 = createHash("sha256");
+  for await (const chunk of createReadStream(files.path)) sha256.update(chunk as Buffer);
+  return zipContent(sha256.digest("hex"));
+}
+
+/**
+ * Whether the memo stands for the package's files now: they kept their signatures, or else their
+ * content (a fresh clone: every file has new dates and inodes, its bytes are the same), and the live
+ * slot holds its stored files.
+ */
+async function memoHolds(
+  memo: PackageFilesMemo,
+  now: PackageFilesMemo["signatures"],
+  reuse: PackageFilesReuse,
+  catalogueDir: string,
+  ref: ManifestRef,
+): Promise<boolean> {
+  if (!storedFilesLive(memo, reuse)) return false;
+  if (signaturesHold(memo.signatures, now, reuse.unchanged)) return true;
+  return (await contentNow(catalogueDir, ref.host, ref.name)) === memo.content;
 }
 
 /**
@@ -180,7 +217,7 @@ export async function loadPackageFiles(
   // Taken before the files are read: a change while they are read is seen by the next build.
   const signatures = packageFilesSignatures(catalogueDir, ref.host, ref.name);
   const memo = reuse?.memo(ref.host, ref.name);
-  if (memo && reuse && memoHolds(memo, signatures, reuse)) {
+  if (memo && reuse && (await memoHolds(memo, signatures, reuse, catalogueDir, ref))) {
     if (!manifest) return { problems: memo.warnings };
     const merged = mergeDerived(manifest, memo.derived, ref.file);
     const problems = [...memo.warnings, ...merged.problems];
@@ -191,13 +228,14 @@ export async function loadPackageFiles(
       icon: live(memo.paths.icon),
       binary: { name: memo.derived.package_type === "elf" ? "boot.elf" : "boot.dol", content: live(memo.paths.binary) },
       ...(memo.paths.meta !== undefined ? { meta: live(memo.paths.meta) } : {}),
-      memo: { signatures: memo.signatures, derived: memo.derived, warnings: memo.warnings },
+      // The signatures taken now: a file that kept its content but moved (a clone) is known by them next time.
+      memo: { signatures, content: memo.content, derived: memo.derived, warnings: memo.warnings },
     };
     return { problems, pkg: renderWithFiles(ref, manifest, merged.package, stats, memo.derived, files) };
   }
   // Read even beside an invalid manifest, so that one run reports the files' problems too.
   const read = await readPackageFiles(catalogueDir, ref.host, ref.name, { workDir });
-  if (!manifest || !read.derived || !read.archive) return { problems: read.problems };
+  if (!manifest || !read.derived || !read.archive || read.content === undefined) return { problems: read.problems };
   const merged = mergeDerived(manifest, read.derived, ref.file);
   const problems = [...read.problems, ...merged.problems];
   if (problems.some(isError)) return { problems };
@@ -211,7 +249,7 @@ export async function loadPackageFiles(
     icon: derived.icon ? { file: join(at, "icon.png"), move: true } : { file: PLACEHOLDER_ICON },
     binary: { name: binary, content: { file: join(at, binary), move: true } },
     ...(derived.metaEntry !== undefined ? { meta: { file: join(at, "meta.xml"), move: true } } : {}),
-    memo: { signatures, derived, warnings: read.problems },
+    memo: { signatures, content: read.content, derived, warnings: read.problems },
   };
   if (store) {
     await extractPackageEntries(read.archive, [
@@ -313,6 +351,11 @@ export interface LoadOptions {
   store?: boolean;
   /** The last build's package files, reused where they kept their signatures. */
   reuse?: PackageFilesReuse;
+  /**
+   * Load for the names alone (loadCatalogueNames): a package's files are read only when its manifest
+   * leaves its coder to meta.xml; the others are rendered from their manifests, unchecked.
+   */
+  namesOnly?: boolean;
 }
 
 export async function loadCatalogue(
@@ -346,33 +389,56 @@ export async function loadCatalogue(
   const withFiles = layout.manifests.some((ref) => ref.files !== undefined);
   const ownWorkDir = withFiles && options.workDir === undefined;
   const workDir = options.workDir ?? (withFiles ? mkdtempSync(join(tmpdir(), "shopfront-files-")) : "");
+  const add = (host: string, done: LoadedPackage) => {
+    let list = loaded.get(host);
+    if (!list) loaded.set(host, (list = []));
+    list.push(done);
+  };
+  // Packages whose files are read at once: zlib deflates and inflates on its own threads while this
+  // one hashes and checks, so a few in flight keep every core busy. Each package's problems are
+  // added in one block, so their order after sortProblems does not depend on which finished first.
+  const reading = new Set<Promise<void>>();
+  let failure: { error: unknown } | undefined;
+  let finished = 0;
+  const progress = () => onProgress?.(++finished, layout.manifests.length);
   try {
-    for (const [i, ref] of layout.manifests.entries()) {
+    for (const ref of layout.manifests) {
+      if (failure) break;
       checkMemory("reading the manifests");
       const entry = stats.get(ref.host)?.entries.get(ref.name);
       const manifest = loadManifest(catalogueDir, ref, validators, entry);
+      const named = manifest.withFiles?.manifest;
+      if (manifest.withFiles && !options.namesOnly) {
+        const signature = manifest.withFiles.signature!;
+        const task = loadPackageFiles(catalogueDir, ref, named, entry, workDir, options.store === true, options.reuse)
+          .then((files) => {
+            problems.push(...manifest.problems, ...files.problems);
+            if (files.pkg) add(ref.host, { pkg: files.pkg, signature });
+            progress();
+          })
+          .catch((error: unknown) => {
+            failure ??= { error };
+          })
+          .finally(() => reading.delete(task));
+        reading.add(task);
+        if (reading.size >= PACKAGES_AT_ONCE) await Promise.race(reading);
+        continue;
+      }
       if (manifest.problems.length > 0) problems.push(...manifest.problems);
       let done = manifest.loaded;
-      if (manifest.withFiles) {
-        const files = await loadPackageFiles(
-          catalogueDir,
-          ref,
-          manifest.withFiles.manifest,
-          entry,
-          workDir,
-          options.store === true,
-          options.reuse,
-        );
+      if (manifest.withFiles && named?.coder !== undefined) {
+        done = { pkg: namesOnlyPackage(ref, named, entry), signature: manifest.withFiles.signature! };
+      } else if (manifest.withFiles && named !== undefined) {
+        // Names alone, but the coder is meta.xml's: this package's files are read after all.
+        const files = await loadPackageFiles(catalogueDir, ref, named, entry, workDir, false);
         problems.push(...files.problems);
         if (files.pkg) done = { pkg: files.pkg, signature: manifest.withFiles.signature! };
       }
-      if (done) {
-        let list = loaded.get(ref.host);
-        if (!list) loaded.set(ref.host, (list = []));
-        list.push(done);
-      }
-      onProgress?.(i + 1, layout.manifests.length);
+      if (done) add(ref.host, done);
+      progress();
     }
+    await Promise.all(reading);
+    if (failure) throw failure.error;
   } finally {
     if (ownWorkDir) rmSync(workDir, { recursive: true, force: true });
   }
@@ -417,7 +483,7 @@ export async function loadCatalogue(
   };
   return {
     // What the Homebrew Browser's lists leave out or cut, once the whole catalogue is known.
-    problems: withFiles ? sortProblems([...sorted, ...hbbProblems(catalogue)]) : sorted,
+    problems: withFiles && !options.namesOnly ? sortProblems([...sorted, ...hbbProblems(catalogue)]) : sorted,
     catalogue,
     // A valid hosts file was read, so its signature was taken.
     sources: {
@@ -430,4 +496,31 @@ export async function loadCatalogue(
       stats: statsSources,
     },
   };
+}
+
+/**
+ * A package with files, from its manifest alone (which names its coder): its name, category and
+ * coder are what loadCatalogueNames takes; its files are neither read nor checked.
+ */
+function namesOnlyPackage(ref: ManifestRef, manifest: Manifest, stats: PackageStats | undefined): RenderedPackage {
+  return {
+    name: ref.name,
+    json: renderPackage(manifest, stats),
+    category: manifest.category,
+    coder: manifest.coder,
+    ...(stats ? { stats } : {}),
+    today: todayPackageOf(manifest, stats),
+  };
+}
+
+/**
+ * The catalogue's names (hosts, packages, coders, categories), what `config` lists, and the problems
+ * of its manifests. Package files are not zipped, checked or hashed: only a package whose manifest
+ * leaves its coder to meta.xml has its files read. `validate` and `build` check them.
+ */
+export async function loadCatalogueNames(
+  catalogueDir: string,
+): Promise<{ problems: Problem[]; names?: CatalogueNames }> {
+  const { problems, catalogue } = await loadCatalogue(catalogueDir, undefined, { namesOnly: true });
+  return catalogue ? { problems, names: catalogueNames(catalogue) } : { problems };
 }

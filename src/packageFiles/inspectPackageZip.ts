@@ -199,11 +199,13 @@ async function unpackEntry(
 /**
  * Checks the archive at `path` as the package `name` and derives its sizes, hashes and meta.xml.
  * Every problem is collected; nothing is thrown for a bad archive (only for an unreadable file).
+ * `hashes`, when the archive's were taken as it was written, spare reading it whole once more.
  */
 export async function inspectPackageZip(
   path: string,
   name: string,
   limits: ZipLimits = DEFAULT_ZIP_LIMITS,
+  hashes?: { md5: string; sha256: string },
 ): Promise<PackageZipReport> {
   const { size: zipSize } = await stat(path);
   if (zipSize === 0) return { findings: [packageFinding("ZIP_INVALID", "the archive is an empty file")] };
@@ -299,7 +301,7 @@ export async function inspectPackageZip(
 
     const binary = part(layout?.binary?.entry);
     if (layout?.binary === undefined || binary === undefined) return { findings };
-    const zipHashes = await hashFile(path);
+    const zipHashes = hashes ?? (await hashFile(path));
     const derived: DerivedFiles = {
       zip_size: zipSize,
       zip_md5: zipHashes.md5,

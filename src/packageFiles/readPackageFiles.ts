@@ -15,6 +15,16 @@ export interface PackageFilesResult {
   archive?: string;
   derived?: DerivedFiles;
   problems: Problem[];
+  /**
+   * With `derived`: the files' content digest, what a later build compares to know them unchanged
+   * without reading them again: a zip's SHA-256, or a folder's digest (FolderDigest).
+   */
+  content?: string;
+}
+
+/** The content digest of a zip: its SHA-256, which the build takes anyway. */
+export function zipContent(sha256: string): string {
+  return `zip:${sha256}`;
 }
 
 function toProblems(files: Exclude<PackageFiles, { kind: "none" }>, findings: readonly PackageFinding[]): Problem[] {
@@ -37,19 +47,21 @@ export async function readPackageFiles(
   const { files, problems } = await findPackageFiles(catalogueDir, host, name);
   if (files.kind === "none") return { files, problems };
   let archive = files.path;
-  const folderFindings: PackageFinding[] = [];
+  let zipped: Awaited<ReturnType<typeof zipPackageFolder>> | undefined;
   if (files.kind === "folder") {
     archive = join(options.workDir, host, `${name}.zip`);
-    const zipped = await zipPackageFolder(files.path, archive);
+    zipped = await zipPackageFolder(files.path, archive);
     if (zipped.findings.some(isError)) return { files, problems: [...problems, ...toProblems(files, zipped.findings)] };
-    folderFindings.push(...zipped.findings);
   }
-  const report = await inspectPackageZip(archive, name, options.limits ?? DEFAULT_ZIP_LIMITS);
+  const report = await inspectPackageZip(archive, name, options.limits ?? DEFAULT_ZIP_LIMITS, zipped?.hashes);
   const result: PackageFilesResult = {
     files,
     archive,
-    problems: [...problems, ...toProblems(files, [...folderFindings, ...report.findings])],
+    problems: [...problems, ...toProblems(files, [...(zipped?.findings ?? []), ...report.findings])],
   };
-  if (report.derived) result.derived = report.derived;
+  if (report.derived) {
+    result.derived = report.derived;
+    result.content = zipped?.digest ?? zipContent(report.derived.zip_sha256);
+  }
   return result;
 }

@@ -1,15 +1,23 @@
 // A package kept as a folder (catalogue/<host>/<name>/ holding the SD card tree) is published as a
-// zip that is the same bytes on every machine: entries in code-point order of their full path, file
-// entries only (libreshop-client's extractor and the Wii's libfat open every entry as a file, and
-// stop at a folder entry such as `apps/`; every extractor creates a file's folders from its path), the
-// DOS epoch as every time, a fixed Unix mode, deflate by fflate (pure JavaScript, pinned: Node's zlib
-// differs between builds) at level 9 with a fixed memory level, no extra fields, no comments. Names
-// are written in Unicode NFC, so that a file name macOS hands over decomposed (NFD) gives the same entry.
+// zip that is the same bytes on every machine with the same zlib: entries in code-point order of
+// their full path, file entries only (libreshop-client's extractor and the Wii's libfat open every
+// entry as a file, and stop at a folder entry such as `apps/`; every extractor creates a file's
+// folders from its path), the DOS epoch as every time, a fixed Unix mode, deflate at level 9 with a
+// fixed memory level, no extra fields, no comments. Names are written in Unicode NFC, so that a file
+// name macOS hands over decomposed (NFD) gives the same entry. fflate writes the container; the files
+// are deflated by Node's zlib, on its own threads and some three times as fast as fflate's JavaScript
+// (docs/speed.md), so the bytes are the same for one zlib build (ZIP_WRITER: its version and the CPU
+// architecture), not on every Node: a package's content digest includes ZIP_WRITER, so a build by
+// another zlib zips its folders again.
+import { createHash, type Hash } from "node:crypto";
+import { once } from "node:events";
 import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { Zip, ZipDeflate, type ZipInputFile } from "fflate";
+import * as zlib from "node:zlib";
+import { Zip, ZipDeflate, type AsyncFlateStreamHandler, type ZipInputFile } from "fflate";
 import { isError } from "../catalogue/problems.js";
 import { packageFinding, type PackageFinding } from "./checkZipEntries.js";
+import { crc32 } from "./crc32.js";
 
 /** One file of a package folder: a `/`-separated path relative to it. */
 export interface FolderEntry {
@@ -26,6 +34,9 @@ export const ZIP_SETTINGS = {
   /** Files are read and compressed in chunks of this size: the same chunks give the same bytes. */
   chunkSize: 64 * 1024,
 } as const;
+
+/** What writes a folder's archive: the same folder gives the same bytes while this is the same. */
+export const ZIP_WRITER = `zlib ${process.versions.zlib} ${process.arch}`;
 
 const UNIX = 3;
 
@@ -98,14 +109,77 @@ function fixedEntry<T extends ZipInputFile>(file: T): T {
   return file;
 }
 
+/** A file entry whose deflated bytes come from Node's zlib, in fflate's container. */
+class NativeDeflate implements ZipInputFile {
+  size = 0;
+  crc = 0;
+  compression = 8;
+  /** The general purpose flag's bits 1 and 2 as fflate writes them for level 9 ("maximum"). */
+  flag = 1;
+  ondata?: AsyncFlateStreamHandler;
+  constructor(public filename: string) {}
+}
+
 /**
- * Writes the folder's listed entries as a zip through `write`, one chunk at a time: memory holds one
- * chunk of one file, never the archive.
+ * A digest of a package folder's content: each listed file's name, size and bytes, and the zip
+ * writer, so that the same digest means the same archive. Fed as the folder is read for its zip, or
+ * read for it alone (digestPackageFolder).
+ */
+export class FolderDigest {
+  private readonly hash: Hash = createHash("sha256").update(ZIP_WRITER);
+  entry(entry: FolderEntry, size: number): void {
+    this.hash.update(`\0file\0${entryName(entry)}\0${size}\0`);
+  }
+  update(bytes: Uint8Array): void {
+    this.hash.update(bytes);
+  }
+  digest(): string {
+    return `folder:${this.hash.digest("hex")}`;
+  }
+}
+
+/**
+ * Reads a file in the fixed chunks, each handed to `each` after `start` was told its size; the file
+ * must keep its size while it is read.
+ */
+async function readChunks(
+  path: string,
+  label: string,
+  start: (size: number) => void,
+  each: (chunk: Buffer) => Promise<void>,
+): Promise<void> {
+  const handle = await open(path, "r");
+  try {
+    const { size } = await handle.stat();
+    start(size);
+    let offset = 0;
+    while (offset < size) {
+      const length = Math.min(ZIP_SETTINGS.chunkSize, size - offset);
+      const chunk = Buffer.alloc(length);
+      let filled = 0;
+      while (filled < length) {
+        const { bytesRead } = await handle.read(chunk, filled, length - filled, offset + filled);
+        if (bytesRead === 0) throw new Error(`${label} shrank while it was read`);
+        filled += bytesRead;
+      }
+      offset += length;
+      await each(chunk);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Writes the folder's listed entries as a zip through `write`, one chunk at a time: memory holds a
+ * few chunks of one file, never the archive. `digest`, when given, is fed the folder's content as it
+ * is read.
  */
 export async function writeFolderZip(
   dir: string,
   entries: readonly FolderEntry[],
   write: (chunk: Uint8Array) => Promise<void>,
+  digest?: FolderDigest,
 ): Promise<void> {
   const pending: Uint8Array[] = [];
   let failure: Error | null = null;
@@ -118,48 +192,79 @@ export async function writeFolderZip(
     while (pending.length > 0) await write(pending.shift()!);
   };
   for (const entry of entries) {
-    const file = fixedEntry(new ZipDeflate(entryName(entry), { level: ZIP_SETTINGS.level, mem: ZIP_SETTINGS.mem }));
+    const file = fixedEntry(new NativeDeflate(entryName(entry)));
     zip.add(file);
-    const handle = await open(join(dir, entry.path), "r");
+    const deflate = zlib.createDeflateRaw({ level: ZIP_SETTINGS.level, memLevel: ZIP_SETTINGS.mem });
+    const deflated: Buffer[] = [];
+    deflate.on("data", (chunk: Buffer) => deflated.push(chunk));
+    const ended = once(deflate, "end");
+    const emit = async (): Promise<void> => {
+      for (const chunk of deflated.splice(0)) file.ondata!(null, chunk as Uint8Array<ArrayBuffer>, false);
+      await flush();
+    };
     try {
-      const { size } = await handle.stat();
-      let offset = 0;
-      do {
-        const length = Math.min(ZIP_SETTINGS.chunkSize, size - offset);
-        const chunk = Buffer.alloc(length);
-        let filled = 0;
-        while (filled < length) {
-          const { bytesRead } = await handle.read(chunk, filled, length - filled, offset + filled);
-          if (bytesRead === 0) throw new Error(`${entry.path} shrank while it was read`);
-          filled += bytesRead;
-        }
-        offset += length;
-        file.push(chunk, offset >= size);
-        await flush();
-      } while (offset < size);
-    } finally {
-      await handle.close();
+      await readChunks(
+        join(dir, entry.path),
+        entry.path,
+        (size) => digest?.entry(entry, size),
+        async (chunk) => {
+          digest?.update(chunk);
+          file.crc = crc32(chunk, file.crc);
+          file.size += chunk.length;
+          if (!deflate.write(chunk)) await once(deflate, "drain");
+          await emit();
+        },
+      );
+    } catch (error) {
+      deflate.destroy();
+      throw error;
     }
+    deflate.end();
+    await ended;
+    await emit();
+    file.ondata!(null, new Uint8Array(0), true);
+    await flush();
   }
   zip.end();
   await flush();
 }
 
+/** The archive's hashes, taken as it was written. */
+export interface ZipHashes {
+  md5: string;
+  sha256: string;
+}
+
 /**
  * Zips the package folder `dir` into `outPath` (written beside it as a temporary file, then renamed).
- * Writes nothing when the folder has an error; warnings are returned beside the archive.
+ * Writes nothing when the folder has an error; warnings are returned beside the archive. Each file
+ * is read once: as it is deflated, the folder's content digest (FolderDigest) is taken, and as the
+ * archive is written, its hashes.
  */
-export async function zipPackageFolder(dir: string, outPath: string): Promise<{ findings: PackageFinding[] }> {
+export async function zipPackageFolder(
+  dir: string,
+  outPath: string,
+): Promise<{ findings: PackageFinding[]; digest?: string; hashes?: ZipHashes }> {
   const { entries, findings } = await listPackageFolder(dir);
   if (findings.some(isError)) return { findings };
   await mkdir(dirname(outPath), { recursive: true });
   const temporary = `${outPath}.${process.pid}.tmp`;
   const handle = await open(temporary, "w");
+  const digest = new FolderDigest();
+  const md5 = createHash("md5");
+  const sha256 = createHash("sha256");
   try {
-    await writeFolderZip(dir, entries, async (chunk) => {
-      let written = 0;
-      while (written < chunk.length) written += (await handle.write(chunk, written)).bytesWritten;
-    });
+    await writeFolderZip(
+      dir,
+      entries,
+      async (chunk) => {
+        md5.update(chunk);
+        sha256.update(chunk);
+        let written = 0;
+        while (written < chunk.length) written += (await handle.write(chunk, written)).bytesWritten;
+      },
+      digest,
+    );
     await handle.close();
     await rename(temporary, outPath);
   } catch (error) {
@@ -167,7 +272,25 @@ export async function zipPackageFolder(dir: string, outPath: string): Promise<{ 
     await rm(temporary, { force: true });
     throw error;
   }
-  return { findings };
+  return { findings, digest: digest.digest(), hashes: { md5: md5.digest("hex"), sha256: sha256.digest("hex") } };
+}
+
+/**
+ * The content digest of the package folder `dir` (what zipPackageFolder takes as it zips it), read
+ * without zipping; undefined when the folder has a problem, which only zipping reports.
+ */
+export async function digestPackageFolder(dir: string): Promise<string | undefined> {
+  const { entries, findings } = await listPackageFolder(dir);
+  if (findings.some(isError)) return undefined;
+  const digest = new FolderDigest();
+  for (const entry of entries)
+    await readChunks(
+      join(dir, entry.path),
+      entry.path,
+      (size) => digest.entry(entry, size),
+      async (chunk) => digest.update(chunk),
+    );
+  return digest.digest();
 }
 
 /**

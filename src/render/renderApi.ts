@@ -76,11 +76,14 @@ export interface FileContent {
 
 /**
  * What a build remembers of a package's files, so the next build need not read them while they keep
- * their signatures: each file's signature by its path in the package (`""` for the zip itself), what
- * they derive, their warnings, and where the live slot holds the stored files.
+ * their signatures, nor zip, check or hash them while they keep their content: each file's signature
+ * by its path in the package (`""` for the zip itself), their content digest, what they derive, their
+ * warnings, and where the live slot holds the stored files.
  */
 export interface PackageFilesMemo {
   signatures: [path: string, size: number, mtimeMs: number, ctimeMs: number, ino: number][];
+  /** A zip's SHA-256 or a folder's digest (packageFiles/readPackageFiles.ts, zipPackageFolder.ts). */
+  content: string;
   derived: DerivedFiles;
   warnings: Problem[];
   /** The stored files' paths in the output, as packageFilePaths gave them. */

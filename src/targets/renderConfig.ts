@@ -1,8 +1,8 @@
 // `shopfront config <target>`: the files that make one host answer every route. A web server's
 // config takes where it serves from and listens; every target's rules may name the catalogue's
-// hosts, packages and coders, so the catalogue is loaded (and must be valid) first.
-import { loadCatalogue } from "../load/loadCatalogue.js";
-import { catalogueNames } from "../render/catalogueNames.js";
+// hosts, packages and coders, so the catalogue's manifests are loaded (and must be valid) first; its
+// package files are not zipped or hashed (loadCatalogueNames).
+import { loadCatalogueNames } from "../load/loadCatalogue.js";
 import type { Problem } from "../catalogue/problems.js";
 import { targetById } from "./index.js";
 import { parseListen, parseRoot } from "./shared/serverOptions.js";
@@ -22,7 +22,7 @@ export interface ConfigOptions {
 export async function renderConfig(options: ConfigOptions): Promise<{ problems: Problem[]; files?: TargetFile[] }> {
   const target = targetById(options.target);
   const server = { root: parseRoot(options.root), listen: parseListen(options.listen) };
-  const { problems, catalogue } = await loadCatalogue(options.catalogueDir);
-  if (!catalogue) return { problems };
-  return { problems, files: target.config(server, catalogueNames(catalogue)) };
+  const { problems, names } = await loadCatalogueNames(options.catalogueDir);
+  if (!names) return { problems };
+  return { problems, files: target.config(server, names) };
 }

@@ -2,7 +2,18 @@
 // real homebrew, and a zip), built end to end through the binary: the stored files at their paths,
 // the derived sizes, the rebuild that rewrites only what changed, and hostile archives refused with
 // the previous output untouched.
-import { copyFileSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { unzipSync, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
@@ -156,6 +167,69 @@ describe("a catalogue with package files", () => {
     const fresh = join(catalogue, "..", "fresh");
     expect(build(catalogue, fresh).code).toBe(0);
     expect(readTree(out)).toEqual(readTree(fresh));
+  });
+
+  it("rebuilds a fresh clone (new dates and inodes) with the last output restored by content: no package's files zipped or checked again", async () => {
+    const catalogue = copyFixture("package-files");
+    const out = join(catalogue, "..", "dist");
+    expect(build(catalogue, out).code).toBe(0);
+    /** The catalogue copied afresh at its path, as a CI job's clone has it; the output and state stay. */
+    const clone = () => {
+      cpSync(catalogue, `${catalogue}.clone`, { recursive: true });
+      rmSync(catalogue, { recursive: true });
+      renameSync(`${catalogue}.clone`, catalogue);
+    };
+    const buildJson = () => {
+      const result = shopfront(
+        join(catalogue, ".."),
+        "build",
+        "--catalogue",
+        catalogue,
+        "--out",
+        out,
+        "--format",
+        "json",
+      );
+      expect(result.code, result.stderr).toBe(0);
+      return (JSON.parse(result.stdout) as { summary: Record<string, unknown> }).summary;
+    };
+    const fullBuild = (): Map<string, Buffer> => {
+      const fresh = join(catalogue, "..", `fresh-${Math.random().toString(36).slice(2)}`);
+      expect(build(catalogue, fresh).code).toBe(0);
+      return readTree(fresh);
+    };
+
+    clone();
+    // Every package's files have new signatures and the same bytes: none is zipped, checked or hashed.
+    expect(buildJson()).toMatchObject({ packageFilesRead: 0, filesWritten: 0 });
+    expect(readTree(out)).toEqual(fullBuild());
+
+    // A commit that changed one folder's file: that package alone is read (its zip made again).
+    clone();
+    writeFileSync(join(catalogue, "primary/snake/apps/snake/data/readme.txt"), "a longer readme than before\n");
+    expect(buildJson()).toMatchObject({ packageFilesRead: 1 });
+    expect(readTree(out)).toEqual(fullBuild());
+
+    // And one that replaced the zip of another: that one alone.
+    clone();
+    const zip = join(catalogue, "primary/pong.zip");
+    const bytes = readFileSync(zip);
+    // The end of central directory's comment length is 0: a one-byte comment is another archive.
+    writeFileSync(zip, Buffer.concat([bytes.subarray(0, -2), Buffer.from([1, 0, 0x21])]));
+    expect(buildJson()).toMatchObject({ packageFilesRead: 1 });
+    expect(readTree(out)).toEqual(fullBuild());
+  });
+
+  it("writes a host's config from the manifests' names without zipping, checking or hashing package files", () => {
+    const catalogue = copyFixture("package-files");
+    // Files only a read of them finds wrong: config does not see them; validate does.
+    writeFileSync(join(catalogue, "primary/pong.zip"), "not a zip");
+    symlinkSync("/etc", join(catalogue, "primary/snake/apps/snake/etc"));
+    const config = shopfront(join(catalogue, ".."), "config", "nginx", "--catalogue", catalogue);
+    expect(config.code, config.stderr).toBe(0);
+    const validate = shopfront(join(catalogue, ".."), "validate", "--catalogue", catalogue);
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toMatch(/primary\/pong\.zip: .*not a zip/);
   });
 
   it("refuses every hostile archive with its file, and leaves the previous output as it was", () => {
