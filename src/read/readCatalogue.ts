@@ -3,7 +3,7 @@
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../util/errors.js";
-import { signatureOf, type Signature } from "./signature.js";
+import { digestOf, signatureOf, type Signature } from "./signature.js";
 import { STATS_FOLDER } from "../catalogue/statsFile.js";
 
 export type EntryKind = "file" | "directory" | "symlink" | "other";
@@ -104,7 +104,8 @@ export function readSourceFile(path: string, maxBytes: number): SourceBytes {
       if (n === 0) break;
       read += n;
     }
-    return { bytes: bytes.subarray(0, read), signature };
+    const held = bytes.subarray(0, read);
+    return { bytes: held, signature: { ...signature, digest: digestOf(held) } };
   } catch (e) {
     return { error: (e as Error).message };
   } finally {

@@ -23,11 +23,12 @@ import type { TargetId } from "../targets/target.js";
  * downloads (-1 for no entry) and the rating's index, and its fragments in today's API: the byte
  * length of its object in the v4 and in the v3 contents (so a rebuild copies a kept package's
  * object out of the live contents by offset, never parsing them) and whether it may be the
- * featured app (1) or not (0).
+ * featured app (1) or not (0); last, the digest of its manifest's bytes (read/signature.ts), -1
+ * when unknown.
  */
-const COLUMNS = 12;
-const [SIZE, MTIME, CTIME, INO, LENGTH, CATEGORY, CODER, DOWNLOADS, RATING, V4_LENGTH, V3_LENGTH, FEATURED] = [
-  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+const COLUMNS = 13;
+const [SIZE, MTIME, CTIME, INO, LENGTH, CATEGORY, CODER, DOWNLOADS, RATING, V4_LENGTH, V3_LENGTH, FEATURED, DIGEST] = [
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
 ];
 const NO_ENTRY = -1;
 
@@ -90,6 +91,7 @@ export function setPackage(
   host.columns[at + MTIME] = signature.mtimeMs;
   host.columns[at + CTIME] = signature.ctimeMs;
   host.columns[at + INO] = signature.ino;
+  host.columns[at + DIGEST] = signature.digest ?? NO_ENTRY;
   host.columns[at + LENGTH] = length;
   host.columns[at + CATEGORY] = valueIndex(host, record.category);
   host.columns[at + CODER] = valueIndex(host, record.coder);
@@ -109,7 +111,21 @@ export function copyPackage(host: HostState, i: number, from: HostState, j: numb
     const index = from.columns[was + k]!;
     host.columns[at + k] = index === NO_ENTRY ? NO_ENTRY : valueIndex(host, from.values[index]!);
   }
-  for (const k of [DOWNLOADS, V4_LENGTH, V3_LENGTH, FEATURED]) host.columns[at + k] = from.columns[was + k]!;
+  for (const k of [DOWNLOADS, V4_LENGTH, V3_LENGTH, FEATURED, DIGEST]) host.columns[at + k] = from.columns[was + k]!;
+}
+
+/** Package i's manifest moved but kept its bytes: the signature it has now, its digest the same. */
+export function setSignature(host: HostState, i: number, signature: Signature): void {
+  const at = i * COLUMNS;
+  host.columns[at + SIZE] = signature.size;
+  host.columns[at + MTIME] = signature.mtimeMs;
+  host.columns[at + CTIME] = signature.ctimeMs;
+  host.columns[at + INO] = signature.ino;
+}
+
+/** Whether package i's manifest was built from bytes of this digest. */
+export function digestIs(host: HostState, i: number, digest: number): boolean {
+  return host.columns[i * COLUMNS + DIGEST] === digest;
 }
 
 /** A host's state for its rendered packages, in list order, their sources' signatures and the stats orphans. */
@@ -200,7 +216,7 @@ export interface BuildState {
 }
 
 const STATE_FILE = "state";
-const MAGIC = "shopfront-state 7\n";
+const MAGIC = "shopfront-state 8\n";
 
 /** Clocks of files and of the process may disagree by a tick; inputs this close to the snapshot are re-read. */
 export const RACY_MS = 2000;

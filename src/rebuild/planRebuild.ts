@@ -17,6 +17,7 @@ import {
   filtersAt,
   newHostState,
   setPackage,
+  setSignature,
   statsAt,
   type BuildState,
   type HostState,
@@ -116,7 +117,7 @@ export interface RebuildPlan extends Changes {
 /** Decides what the build after a build writes and remembers, from what the survey kept and what was read again. */
 export function planRebuild(
   state: BuildState,
-  survey: Pick<Survey, "kept" | "folders">,
+  survey: Pick<Survey, "kept" | "folders" | "resigned">,
   inputs: RebuildInputs,
   live: LiveFiles,
 ): RebuildPlan {
@@ -135,7 +136,16 @@ export function planRebuild(
   for (const [k, host] of state.hosts.entries()) {
     const { again, added } = reread.get(host)!;
     const old = state.packages[host]!;
-    const hostPlan = planHost(changes, host, old, survey.kept.get(host)!, again, added, live, inputs.today.urls);
+    const hostPlan = planHost(
+      changes,
+      host,
+      old,
+      { flags: survey.kept.get(host)!, resigned: survey.resigned.get(host) },
+      again,
+      added,
+      live,
+      inputs.today.urls,
+    );
     const planned = hostPlan.next;
     const today = planTodayHost(
       {
@@ -199,6 +209,7 @@ export function planRebuild(
       inputs.hosts !== undefined ||
       inputs.packages.length > 0 ||
       inputs.today.featuredMs !== state.featuredMs ||
+      survey.resigned.size > 0 ||
       survey.folders !== state.folders ||
       inputs.stats.size > 0,
     summary: {
@@ -267,7 +278,7 @@ function planHost(
   changes: Changes,
   host: string,
   old: HostState,
-  kept: Uint8Array,
+  kept: { flags: Uint8Array; resigned: ReadonlyMap<number, Signature> | undefined },
   again: ReadonlyMap<number, RereadPackage>,
   added: readonly RereadPackage[],
   live: LiveFiles,
@@ -278,7 +289,7 @@ function planHost(
   const touch = touched.touch;
   let listChanged = false;
   for (let i = 0; i < old.names.length; i++) {
-    if (kept[i] || again.has(i)) continue;
+    if (kept.flags[i] || again.has(i)) continue;
     changes.writes.set(path(old.names[i]!), null);
     changes.removed.push({ host, name: old.names[i]!, stats: statsAt(old, i) });
     touch(filtersAt(old, i));
@@ -298,13 +309,18 @@ function planHost(
     touch(pkg);
     listChanged = true;
   }
-  if (!listChanged && again.size === 0) return { next: old, listChanged };
+  if (!listChanged && again.size === 0) {
+    if (!kept.resigned) return { next: old, listChanged };
+    const next = { ...old, columns: old.columns.slice() };
+    for (const [i, signature] of kept.resigned) setSignature(next, i, signature);
+    return { next, listChanged };
+  }
 
   // The last build's packages that are still here (in name order already), then the new ones.
   const list: Entry[] = [];
   for (let i = 0; i < old.names.length; i++) {
     const fresh = again.get(i);
-    if (kept[i] || fresh) list.push({ name: old.names[i]!, old: i, fresh });
+    if (kept.flags[i] || fresh) list.push({ name: old.names[i]!, old: i, fresh });
   }
   for (const fresh of added) list.push({ name: fresh.pkg.name, fresh });
   if (added.length > 0) list.sort(byName);
@@ -339,6 +355,11 @@ function planHost(
       ? setPackage(next, i, e.fresh.signature, e.fresh.pkg.json.length, { ...e.fresh.pkg, fragments: e.fragments! })
       : copyPackage(next, i, old, e.old!),
   );
+  if (kept.resigned)
+    list.forEach((e, i) => {
+      const signature = e.fresh ? undefined : kept.resigned!.get(e.old!);
+      if (signature) setSignature(next, i, signature);
+    });
   return { next, list, listChanged };
 }
 

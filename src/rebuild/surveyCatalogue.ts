@@ -7,16 +7,22 @@ import type { Problem } from "../catalogue/problems.js";
 import { folderSignatures, listCatalogue, listedFolders } from "../read/readCatalogue.js";
 import type { Signature } from "../read/signature.js";
 import { isSystemError } from "../util/errors.js";
-import { MANIFEST_EXTENSION, type ManifestRef } from "../validate/catalogueRules.js";
+import { MANIFEST_EXTENSION, MAX_SOURCE_BYTES, type ManifestRef } from "../validate/catalogueRules.js";
 import { validateLayout } from "../validate/layoutRules.js";
-import { isUnchanged, signatureUnchanged, statsAt, type BuildState } from "./buildState.js";
+import { digestIs, isUnchanged, signatureUnchanged, statsAt, type BuildState } from "./buildState.js";
+import { readSourceFile } from "../read/readCatalogue.js";
 import { sameStats, type HostStats } from "../catalogue/statsFile.js";
 import { knownFiles, packageFilesKept } from "./surveyPackageFiles.js";
 
 /** Which manifests a rebuild must read, and what it found without reading them. */
 export interface Survey {
-  /** Per host, a flag for each package of the last build that is still there with its signature. */
+  /**
+   * Per host, a flag for each package of the last build that is still there with its signature, or
+   * with the bytes it was built from.
+   */
   kept: Map<string, Uint8Array>;
+  /** Per host, the kept packages whose manifest moved but kept its bytes: their index, and their signature now. */
+  resigned: Map<string, Map<number, Signature>>;
   /** Manifests to read: changed ones, with their index in the last build, and new ones. */
   toRead: { ref: ManifestRef; index: number | undefined }[];
   /** Problems of the layout, and the warnings of kept manifests (reported again). */
@@ -87,21 +93,43 @@ function surveyOne(
   index: number | undefined,
   stats: Stats | undefined,
 ): void {
+  const host = state.packages[ref.host]!;
+  const known = index !== undefined && stats !== undefined && !moved(ref.host, index);
   if (
-    index !== undefined &&
-    stats &&
-    isUnchanged(stats, state.packages[ref.host]!, index, state.snapshotMs) &&
-    !moved(ref.host, index) &&
+    known &&
+    isUnchanged(stats, host, index, state.snapshotMs) &&
     packageFilesKept(dir, state, ref, survey.problems)
   ) {
     survey.kept.get(ref.host)![index] = 1;
     if (warnings.size > 0) survey.problems.push(...(warnings.get(ref.file) ?? []));
-  } else survey.toRead.push({ ref, index });
+    return;
+  }
+  // A manifest that moved but holds the bytes it was built from (a fresh clone, a checkout back and
+  // forth, a save without a change) is kept, known by its digest; a package with files is read
+  // again, for its files may have changed (the load knows them by content).
+  if (known && stats.isFile() && ref.files === undefined && !hadFiles(state, ref)) {
+    const source = readSourceFile(join(dir, ref.file), MAX_SOURCE_BYTES);
+    if ("bytes" in source && source.signature && digestIs(host, index, source.signature.digest!)) {
+      survey.kept.get(ref.host)![index] = 1;
+      let resigned = survey.resigned.get(ref.host);
+      if (!resigned) survey.resigned.set(ref.host, (resigned = new Map()));
+      resigned.set(index, source.signature);
+      if (warnings.size > 0) survey.problems.push(...(warnings.get(ref.file) ?? []));
+      return;
+    }
+  }
+  survey.toRead.push({ ref, index });
+}
+
+/** Whether the last build had package files for this package. */
+function hadFiles(state: BuildState, ref: ManifestRef): boolean {
+  return state.packageFilesMemo?.[`${ref.host}/${ref.name}`] !== undefined;
 }
 
 function emptySurvey(state: BuildState, folders: Signature[] | null): Survey {
   return {
     kept: new Map(state.hosts.map((h) => [h, new Uint8Array(state.packages[h]!.names.length)])),
+    resigned: new Map(),
     toRead: [],
     problems: [],
     folders,

@@ -134,7 +134,7 @@ function survey(state: BuildState, moved: Record<string, number[]> = {}) {
       return [host, flags] as const;
     }),
   );
-  return { kept, folders: state.folders };
+  return { kept, folders: state.folders, resigned: new Map() };
 }
 
 function inputs(state: BuildState, packages: RereadPackage[] = []) {
