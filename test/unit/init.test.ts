@@ -278,8 +278,8 @@ describe("a project made from a clone of shopfront (no registry has it yet)", ()
     const steps = workflow.jobs.build.steps.flatMap((step) => (step.run ? [step.run] : []));
     expect(steps).toEqual([
       "npm ci",
-      "npx shopfront validate --format github",
-      "npx shopfront build --target github-pages --format github",
+      "npx shopfront validate --strict --format github",
+      "npx shopfront build --target github-pages --strict --format github",
     ]);
     run(store, "npm", "ci", "--prefer-offline");
     expect(run(store, "npx", "shopfront", "new", "primary/hello")).toContain("catalogue/primary/hello.json");
