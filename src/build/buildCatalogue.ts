@@ -6,7 +6,7 @@
 // input again (a fresh clone with the last build restored), the full build compares its files with
 // the live output and writes only those that differ. It returns data; the CLI prints.
 import { existsSync, rmSync } from "node:fs";
-import type { Problem } from "../catalogue/problems.js";
+import { applyStrict, isError, type Problem } from "../catalogue/problems.js";
 import {
   buildKey,
   forgetState,
@@ -55,6 +55,8 @@ export interface BuildOptions {
   baseUrl?: string | undefined;
   /** The UTC day (days since 1970-01-01) whose featured app to pick; the day of the build when left out. */
   featuredDay?: number | undefined;
+  /** Every warning is an error (`build --strict`): a catalogue with one is not built. */
+  strict?: boolean;
 }
 
 export type BuildProgress = (phase: "reading" | "writing", done: number, total: number) => void;
@@ -129,6 +131,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
         now: options.now ?? Date.now,
         baseUrl: options.baseUrl,
         featuredDay: options.featuredDay,
+        strict: options.strict ?? false,
       },
       output,
       previous.state,
@@ -174,17 +177,15 @@ async function buildFully(
   // are moved into the spare slot, never copied twice; removed whatever happens (removeLeftovers too).
   const workDir = workFolder(output);
   try {
-    const { problems, catalogue, sources } = await loadCatalogue(
-      options.catalogueDir,
-      phase(options.onProgress, "reading"),
-      {
-        workDir,
-        store: true,
-        // `previous` names the live slot (usableState checked it), which holds their stored files.
-        ...(previous?.packageFilesMemo ? { reuse: packageFilesReuse(slotDir(output, output.live!), previous) } : {}),
-      },
-    );
-    if (!catalogue || !sources) return { problems };
+    const loaded = await loadCatalogue(options.catalogueDir, phase(options.onProgress, "reading"), {
+      workDir,
+      store: true,
+      // `previous` names the live slot (usableState checked it), which holds their stored files.
+      ...(previous?.packageFilesMemo ? { reuse: packageFilesReuse(slotDir(output, output.live!), previous) } : {}),
+    });
+    const { catalogue, sources } = loaded;
+    const problems = applyStrict(loaded.problems, options.strict);
+    if (!catalogue || !sources || problems.some(isError)) return { problems };
     return finishFullBuild(options, output, key, reason, dropped, previous, snapshotMs, problems, catalogue, sources);
   } finally {
     rmSync(workDir, { recursive: true, force: true });

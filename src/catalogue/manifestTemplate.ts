@@ -12,11 +12,26 @@ export const MANIFEST_PLACEHOLDERS = {
   version: "<version>",
 } as const satisfies Partial<Record<keyof Manifest, string>>;
 
+/** What to write in place of each manifest placeholder, as `validate` and `build` say it. */
+export const MANIFEST_PLACEHOLDER_HINTS = {
+  coder: "who made the package, as its meta.xml's <coder> says",
+  display_name: "the package's name as clients show it",
+  long_description: "what the package does and how to use it, or an empty string",
+  short_description: "one line about the package",
+  version: 'the version being published, such as "1.0"',
+} as const satisfies Record<keyof typeof MANIFEST_PLACEHOLDERS, string>;
+
 /** The hosts' text placeholders that `init` writes into hosts.json. */
 export const HOST_PLACEHOLDERS = {
   primaryName: "<name of the repository>",
   themesName: "<name of the themes repository>",
   description: "<what this repository offers>",
+} as const;
+
+/** What to write in place of a host placeholder, by the host field that holds it. */
+export const HOST_PLACEHOLDER_HINTS = {
+  name: "the repository's name as clients list it",
+  description: "a line on what the repository offers",
 } as const;
 
 /** The fields whose template values only stand in for the real ones. */

@@ -68,6 +68,8 @@ export const PROBLEM_CODES = {
   FILES_MISMATCH: "a manifest value that the package files contradict (zip_size, extracted, package_type)",
   HBB_VALUE_CUT:
     "a value cut to fit the Wii app's buffer in the Homebrew Browser's list or repository list (warning)",
+  PLACEHOLDER_TEXT:
+    "a manifest or hosts.json field still holding the placeholder text that init or new wrote, which would be published (warning)",
   HBB_LEFT_OUT:
     "a package (or host) the Homebrew Browser's lists leave out: no package files, a category the Wii app does not know, a full category (warning)",
 } as const;
@@ -97,6 +99,14 @@ export function inFile(file: string, findings: readonly Finding[]): Problem[] {
 
 export function isError(problem: Pick<Problem, "severity">): boolean {
   return problem.severity === "error";
+}
+
+/**
+ * The problems as `--strict` judges them: every warning an error, so that the one rule "an error
+ * fails the command and a build writes nothing" holds for both, and the CLI's exit code follows.
+ */
+export function applyStrict(problems: readonly Problem[], strict: boolean | undefined): Problem[] {
+  return strict ? problems.map((p) => (p.severity === "warning" ? { ...p, severity: "error" } : p)) : [...problems];
 }
 
 /** JSON pointer token for a key (RFC 6901: `~` becomes `~0`, `/` becomes `~1`). */

@@ -32,6 +32,11 @@ export function maxProblemsOption(): Option {
     .default(DEFAULT_MAX_PROBLEMS);
 }
 
+/** `validate --strict`, `build --strict`: the core makes every warning an error, so exit 1 follows from the one rule. */
+export function strictOption(): Option {
+  return new Option("--strict", "treat warnings as errors: exit 1 (and build writes nothing) when there is one");
+}
+
 export function catalogueOption(description = "the catalogue folder"): Option {
   return new Option("--catalogue <dir>", description).default("catalogue");
 }

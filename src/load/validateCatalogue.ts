@@ -1,5 +1,5 @@
 // `shopfront validate`: the load step and nothing after it; no file is written.
-import type { Problem } from "../catalogue/problems.js";
+import { applyStrict, isError, type Problem } from "../catalogue/problems.js";
 import { loadCatalogue } from "./loadCatalogue.js";
 
 export interface ValidationResult {
@@ -8,9 +8,15 @@ export interface ValidationResult {
   valid?: { hosts: number; packages: number };
 }
 
-export async function validateCatalogue(catalogueDir: string): Promise<ValidationResult> {
-  const { problems, catalogue } = await loadCatalogue(catalogueDir);
-  if (!catalogue) return { problems };
+/** With `strict` (`validate --strict`), every warning is an error. */
+export async function validateCatalogue(
+  catalogueDir: string,
+  options: { strict?: boolean } = {},
+): Promise<ValidationResult> {
+  const loaded = await loadCatalogue(catalogueDir);
+  const { catalogue } = loaded;
+  const problems = applyStrict(loaded.problems, options.strict);
+  if (!catalogue || problems.some(isError)) return { problems };
   let packages = 0;
   for (const list of catalogue.packages.values()) packages += list.length;
   return { problems, valid: { hosts: catalogue.hosts.length, packages } };

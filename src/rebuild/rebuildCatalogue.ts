@@ -4,7 +4,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadManifest, loadPackageFiles, type PackageFilesReuse } from "../load/loadCatalogue.js";
 import type { HostInfo, PackageStats } from "../catalogue/fields.js";
-import { isError, sortProblems, type Problem } from "../catalogue/problems.js";
+import { applyStrict, isError, sortProblems, type Problem } from "../catalogue/problems.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { readSourceFile } from "../read/readCatalogue.js";
 import { signatureOf, type Signature } from "../read/signature.js";
@@ -38,6 +38,8 @@ export interface RebuildOptions {
   baseUrl?: string | undefined;
   /** The UTC day whose featured app to pick; the day of the rebuild when left out. */
   featuredDay?: number | undefined;
+  /** Every warning is an error (`build --strict`): nothing is written when there is one. */
+  strict?: boolean;
 }
 
 /**
@@ -91,7 +93,10 @@ async function rebuildFrom(
     statsLookup(state, stats.entries),
     state.packageFiles === true ? { workDir, reuse: packageFilesReuse(liveDir, state), state } : undefined,
   );
-  const problems = sortProblems([...hostsFile.problems, ...stats.problems, ...survey.problems, ...manifests.problems]);
+  const problems = applyStrict(
+    sortProblems([...hostsFile.problems, ...stats.problems, ...survey.problems, ...manifests.problems]),
+    options.strict,
+  );
   if (problems.some(isError)) return { problems };
 
   const inputs = {
@@ -129,6 +134,10 @@ async function rebuildFrom(
     },
   );
   const plan = withSiteChanges(hbb, live, options.site, filesSource(hbb.state));
+  // The plan adds the warnings found only once the output is planned (stats of unknown packages, the
+  // Homebrew Browser's lists): --strict refuses them too, before anything is written.
+  const planned = applyStrict(plan.problems, options.strict);
+  if (planned.some(isError)) return { problems: planned };
   const home = output.layout.home;
   if (plan.writes.size > 0) {
     forgetState(home);

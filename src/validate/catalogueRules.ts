@@ -11,6 +11,7 @@ import type { Validators } from "../catalogue/schemas.js";
 import type { ValidateFunction } from "ajv";
 import { controllersOfPeripherals, peripheralsAgree } from "../catalogue/todayFields.js";
 import { STATS_FOLDER, statsFileOf, type StatsFile } from "../catalogue/statsFile.js";
+import { hostPlaceholderFindings, manifestPlaceholderFindings } from "./placeholderRules.js";
 
 export const HOSTS_FILE = "hosts.json";
 export const MANIFEST_EXTENSION = ".json";
@@ -115,6 +116,7 @@ export function validateHostsFile(source: SourceBytes | undefined, validators: V
       ),
     );
   }
+  findings.push(...hostPlaceholderFindings(raw));
   const problems = inFile(HOSTS_FILE, findings);
   const valid = !problems.some((p) => p.severity === "error");
   return { problems, ...(raw ? { declared } : {}), ...(valid ? { hostsFile: value as HostsFile } : {}) };
@@ -182,6 +184,7 @@ export function validateManifest(ref: ManifestRef, source: SourceBytes, validato
       ),
     );
   }
+  findings.push(...manifestPlaceholderFindings(raw));
   const problems = inFile(ref.file, findings);
   return problems.some((p) => p.severity === "error") ? { problems } : { manifest: value as Manifest, problems };
 }

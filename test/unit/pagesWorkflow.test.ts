@@ -69,9 +69,9 @@ describe(".github/workflows/pages.yml", () => {
 
   it("on a pull request, only validates: it cannot comment, and it fails with shopfront's exit code", () => {
     expect(validate!.if).toBe("github.event_name == 'pull_request'");
-    expect(runs(validate!)).toEqual(["npm ci", "npx shopfront validate --format github"]);
+    expect(runs(validate!)).toEqual(["npm ci", "npx shopfront validate --strict --format github"]);
     expect(uses(validate!)).toEqual(["actions/checkout@v4", "actions/setup-node@v4"]);
-    expect(publishing).toContain("On a pull request it runs only `npx shopfront validate --format github`");
+    expect(publishing).toContain("On a pull request it runs only `npx shopfront validate --strict --format github`");
   });
 
   it("on a push, runs the documented commands in order and uploads the output folder", () => {
@@ -79,8 +79,8 @@ describe(".github/workflows/pages.yml", () => {
     expect(runs(build!).map(withoutFormat)).toEqual(documentedCommands().map(withoutFormat));
     expect(runs(build!)).toEqual([
       "npm ci",
-      "npx shopfront validate --format github",
-      "npx shopfront build --target github-pages --format github",
+      "npx shopfront validate --strict --format github",
+      "npx shopfront build --target github-pages --strict --format github",
     ]);
     expect(build!.steps.at(-1)).toEqual({ uses: "actions/upload-pages-artifact@v4", with: { path: "dist" } });
   });

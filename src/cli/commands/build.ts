@@ -4,7 +4,14 @@ import type { TargetId } from "../../targets/target.js";
 import { catalogueSetting, fromConfig, outSetting, siteSetting } from "../applyConfig.js";
 import { EXIT, exits } from "../exit.js";
 import { formatBuildSummary, formatDroppedTargets } from "../formatBuild.js";
-import { catalogueOption, formatOption, maxProblemsOption, targetOption, type Format } from "../options.js";
+import {
+  catalogueOption,
+  formatOption,
+  maxProblemsOption,
+  strictOption,
+  targetOption,
+  type Format,
+} from "../options.js";
 import { progressBar } from "../progress.js";
 import { displayPath, printJson, reportProblems, seconds } from "../report.js";
 
@@ -17,6 +24,7 @@ interface BuildOptions {
   baseUrl?: string;
   maxProblems: number;
   quiet?: boolean;
+  strict?: boolean;
   format: Format;
 }
 
@@ -35,6 +43,7 @@ export function registerBuild(program: Command): void {
     )
     .addOption(maxProblemsOption())
     .option("--quiet", "print nothing but problems")
+    .addOption(strictOption())
     .addOption(formatOption("workflow commands that annotate the catalogue's files (and lines)"))
     .action(exits(build));
   fromConfig(command, {
@@ -55,6 +64,7 @@ async function build(options: BuildOptions) {
     targets: options.target ?? [],
     site: options.site,
     force: options.force ?? false,
+    strict: options.strict ?? false,
     ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
     ...(bar ? { onProgress: bar } : {}),
   });

@@ -3,13 +3,14 @@ import { validateCatalogue } from "../../load/validateCatalogue.js";
 import { catalogueSetting, fromConfig } from "../applyConfig.js";
 import { EXIT, exits } from "../exit.js";
 import { formatValidSummary } from "../formatBuild.js";
-import { catalogueOption, formatOption, maxProblemsOption, type Format } from "../options.js";
+import { catalogueOption, formatOption, maxProblemsOption, strictOption, type Format } from "../options.js";
 import { printJson, reportProblems, seconds } from "../report.js";
 
 interface ValidateOptions {
   catalogue: string;
   maxProblems: number;
   quiet?: boolean;
+  strict?: boolean;
   format: Format;
 }
 
@@ -20,6 +21,7 @@ export function registerValidate(program: Command): void {
     .addOption(catalogueOption())
     .addOption(maxProblemsOption())
     .option("--quiet", "print nothing but problems")
+    .addOption(strictOption())
     .addOption(formatOption("workflow commands that annotate the catalogue's files (and lines)"))
     .action(exits(validate));
   fromConfig(command, { catalogue: catalogueSetting });
@@ -27,7 +29,7 @@ export function registerValidate(program: Command): void {
 
 async function validate(options: ValidateOptions) {
   const started = performance.now();
-  const { problems, valid } = await validateCatalogue(options.catalogue);
+  const { problems, valid } = await validateCatalogue(options.catalogue, { strict: options.strict ?? false });
   const { format, maxProblems: limit } = options;
   const failed = (await reportProblems(problems, options.catalogue, { format, limit })) || !valid;
   const code = failed ? EXIT.invalid : EXIT.ok;
