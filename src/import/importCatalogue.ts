@@ -16,7 +16,7 @@ export interface ImportReport {
   /** Problems of the catalogue's hosts.json or stats files that stopped the import: nothing was written. */
   problems: Problem[];
   summary?: ImportSummary;
-  /** The catalogue validated after the import, and how long that took; absent when nothing was written. */
+  /** The catalogue validated after the import, and how long that took; absent when nothing was written (`summary.failed`). */
   validation?: ValidationResult & { ms: number };
 }
 
@@ -31,7 +31,7 @@ export interface ImportTarget {
 /** Writes what a reader found, then validates the catalogue. */
 export async function importSource(source: ImportSource, target: ImportTarget): Promise<ImportReport> {
   const { problems, summary } = await writeImport(source, target);
-  if (!summary) return { problems };
+  if (!summary || summary.failed) return { problems, ...(summary ? { summary } : {}) };
   const started = performance.now();
   const validation = await validateCatalogue(target.catalogueDir);
   return { problems, summary, validation: { ...validation, ms: performance.now() - started } };

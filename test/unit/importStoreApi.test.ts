@@ -665,3 +665,64 @@ describe("import api: which API", () => {
     expect(server.paths.slice(before)).toEqual(["/v1/hosts", "/v2/primary/packages", "/v1/primary/packages"]);
   });
 });
+
+/** Every entry under `dir`, hidden ones and folders included, with each file's bytes: a tree to compare byte for byte. */
+function snapshot(dir: string): Map<string, Buffer | "folder"> {
+  return new Map(
+    readdirSync(dir, { recursive: true, withFileTypes: true })
+      .map((e) => [join(e.parentPath, e.name).slice(dir.length + 1), e] as const)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([path, e]) => [path, e.isDirectory() ? "folder" : readFileSync(join(dir, path))]),
+  );
+}
+
+describe("import api: a failed import writes nothing", () => {
+  it("leaves an existing catalogue byte for byte as it was when every archive fails, hosts.json and stats included", async () => {
+    const store = await builtStore();
+    // Every archive answers 404: nothing can be imported.
+    const routes = Object.fromEntries(store.apps.map((a) => [`/hbb/${a.slug}/${a.slug}.zip`, NOT_FOUND]));
+    const server = await v4Store(store, routes);
+    // A catalogue with another host and its own stats, which the import would add a host to.
+    const catalogue = join(tempDir(), "catalogue");
+    fse.copySync(join(FIXTURES, "basic", "catalogue"), catalogue);
+    fse.outputJsonSync(join(catalogue, "stats", "primary.json"), { packages: { snake: { downloads: 3 } } });
+    const before = snapshot(catalogue);
+    for (const force of [false, true]) {
+      const report = await importApi({
+        url: server.url,
+        catalogueDir: catalogue,
+        force,
+        concurrency: 4,
+        timeoutSeconds: 5,
+        host: "imported",
+      });
+      expect(report.summary).toMatchObject({ written: [], archives: [], failed: true, hostsFile: "kept" });
+      expect(report.summary!.skipped).toHaveLength(3);
+      expect(report.validation).toBeUndefined();
+      expect(snapshot(catalogue)).toEqual(before);
+    }
+  });
+
+  it("does not make the catalogue folder, and says so with exit 1 (the binary)", async () => {
+    const store = await builtStore();
+    const routes = Object.fromEntries(store.apps.map((a) => [`/hbb/${a.slug}/${a.slug}.zip`, NOT_FOUND]));
+    const server = await v4Store(store, routes);
+    const root = tempDir();
+    const run = await shopfrontAsync(root, ["import", "api", server.url, "--catalogue", "new/catalogue"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^imported 0 packages into new\/catalogue; skipped 3\n/);
+    expect(run.stdout).toMatch(
+      /\nnothing was written: no package could be imported, and new\/catalogue is as it was\n$/,
+    );
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it("an import that succeeds leaves no staging folder behind", async () => {
+    const store = await builtStore();
+    const server = await v4Store(store);
+    const catalogue = join(tempDir(), "catalogue");
+    const report = await importFrom(server.url, catalogue);
+    expect(report.summary).toMatchObject({ failed: false, skipped: [] });
+    expect(readdirSync(catalogue).sort()).toEqual(["hosts.json", "primary", "stats"]);
+  });
+});
