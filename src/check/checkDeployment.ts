@@ -10,8 +10,14 @@ import type { Problem } from "../catalogue/problems.js";
 import type { Target } from "../targets/target.js";
 
 export interface CheckOptions {
+  /** Where the deployment is: the URL requests go to. */
   baseUrl: string;
   catalogueDir: string;
+  /**
+   * The base URL the build was made with (build --base-url, shopfront.json's baseUrl): the origin
+   * its v3 and v4 files name. The build's default (http://<default host>) when left out.
+   */
+  builtBaseUrl?: string;
   /** The host the API is deployed on: its known limits are reported as "cannot", not as failures. */
   target?: Target;
   /** Whether the build has the browse site (build --no-site leaves it out); on unless false. */
@@ -33,6 +39,15 @@ export interface ReportRow {
   reason?: string;
 }
 
+/** v3 and v4 files served as the build makes them but with their URLs at another origin. */
+export interface OtherBaseUrl {
+  /** The origin the catalogue's build names (the given base URL, or the default). */
+  expected: string;
+  /** The origin the deployment's files name (the first one found). */
+  served: string;
+  files: number;
+}
+
 /** Files of the build that the deployment serves as an older build would. */
 export interface OlderDeployment {
   /** Served with another body of the same shape. */
@@ -48,6 +63,8 @@ export interface CheckReport {
   ok: boolean;
   /** Set when the failures look like a deployment of an older build of the catalogue. */
   older?: OlderDeployment;
+  /** Set when the deployment was built with another base URL than the one checked against. */
+  baseUrl?: OtherBaseUrl;
 }
 
 export async function checkDeployment(options: CheckOptions): Promise<{ problems: Problem[]; report?: CheckReport }> {
@@ -64,7 +81,11 @@ export async function checkDeployment(options: CheckOptions): Promise<{ problems
   if (url.search || url.hash)
     throw new UsageError(`${options.baseUrl}: give the API's base URL, without a query or fragment`);
 
-  const { problems, api } = await expectedDeployment(options.catalogueDir, { site: options.site !== false });
+  const builtBaseUrl = options.builtBaseUrl === undefined ? undefined : originOf(options.builtBaseUrl);
+  const { problems, api } = await expectedDeployment(options.catalogueDir, {
+    site: options.site !== false,
+    baseUrl: builtBaseUrl,
+  });
   if (!api) return { problems };
   const cases = conformanceCases(api);
   const hosts = await reachDeployment(url);
@@ -85,8 +106,62 @@ export async function checkDeployment(options: CheckOptions): Promise<{ problems
     return failures.length > 0 ? { ...base, outcome: "fail", first: failures[0]! } : { ...base, outcome: "pass" };
   });
   const older = olderDeployment(hosts, result);
+  const otherBase = otherBaseUrlOf(api.baseUrl, result);
   const ok = rows.every((r) => r.outcome !== "fail");
-  return { problems, report: { rows, requests: cases.length, ok, ...(older && !ok ? { older } : {}) } };
+  return {
+    problems,
+    report: {
+      rows,
+      requests: cases.length,
+      ok,
+      ...(older && !ok ? { older } : {}),
+      ...(otherBase && !ok ? { baseUrl: otherBase } : {}),
+    },
+  };
+}
+
+/**
+ * The origin of a base URL the build was made with, as the build writes it (no trailing slash); a
+ * usage error for one that cannot be (shopfront.json's pattern: http or https, a host, a port).
+ */
+function originOf(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (
+    !url ||
+    (url.protocol !== "http:" && url.protocol !== "https:") ||
+    url.pathname !== "/" ||
+    url.search ||
+    url.hash ||
+    url.username ||
+    url.password
+  )
+    throw new UsageError(
+      `--base-url ${JSON.stringify(text)}: give the origin the build was made with, such as http://hbb1.example.org`,
+    );
+  return text.replace(/\/+$/, "");
+}
+
+/** The other base URL the deployment's v3 and v4 files name, when some were found so. */
+function otherBaseUrlOf(expected: string | undefined, result: RunResult): OtherBaseUrl | undefined {
+  const found = result.failures.filter((f) => f.baseUrl !== undefined);
+  if (expected === undefined || found.length === 0) return undefined;
+  return { expected, served: found[0]!.baseUrl!, files: new Set(found.map((f) => f.target)).size };
+}
+
+/** Whether a URL names this machine (a preview served by `serve`), by its host name. */
+export function isLocalUrl(text: string): boolean {
+  let hostname: string;
+  try {
+    hostname = new URL(text).hostname;
+  } catch {
+    return false;
+  }
+  return hostname === "localhost" || hostname === "[::1]" || /^127(?:\.\d{1,3}){3}$/.test(hostname);
 }
 
 /**

@@ -56,13 +56,17 @@ export interface PackageFacts {
 export interface ExpectedApi {
   files: ReadonlyMap<string, string>;
   packages: ReadonlyMap<string, readonly PackageFacts[]>;
+  /** The origin the v3 and v4 files name the package files at, without a trailing slash. */
+  baseUrl?: string;
 }
 
 export function expectedApi(
   files: readonly OutputFile[],
   packages: ReadonlyMap<string, readonly PackageFacts[]>,
+  baseUrl?: string,
 ): ExpectedApi {
   return {
+    ...(baseUrl !== undefined ? { baseUrl } : {}),
     files: new Map(files.map((f) => [f.path, contentText(f.content)])),
     packages: new Map(
       [...packages].map(([host, list]) => [host, list.map(({ name, category, coder }) => ({ name, category, coder }))]),

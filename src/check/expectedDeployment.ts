@@ -8,11 +8,14 @@ import { join } from "node:path";
 import type { Problem } from "../catalogue/problems.js";
 import { loadCatalogue } from "../load/loadCatalogue.js";
 import { renderOutput } from "../output/renderOutput.js";
+import { defaultBaseUrl } from "../render/renderToday.js";
 import { expectedApi, type ExpectedApi } from "./conformance.js";
 
 export interface ExpectedOptions {
   /** Whether the build has the browse site (build --no-site leaves it out). */
   site: boolean;
+  /** The base URL the build was made with (build --base-url); the build's default when left out. */
+  baseUrl?: string | undefined;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -25,8 +28,10 @@ export async function expectedDeployment(
   try {
     const { problems, catalogue } = await loadCatalogue(catalogueDir, options.onProgress, { workDir, store: true });
     if (!catalogue) return { problems };
+    const baseUrl = (options.baseUrl ?? defaultBaseUrl(catalogue.hosts, catalogue.hostsDefault)).replace(/\/+$/, "");
+    const files = renderOutput(catalogue, { site: options.site, baseUrl });
     // expectedApi reads each stored file's bytes before the scratch folder goes.
-    return { problems, api: expectedApi(renderOutput(catalogue, { site: options.site }), catalogue.packages) };
+    return { problems, api: expectedApi(files, catalogue.packages, baseUrl) };
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }

@@ -1,5 +1,5 @@
 // What `shopfront check` prints: the conformance report as a table, one line per row.
-import type { CheckReport, OlderDeployment } from "../check/checkDeployment.js";
+import type { CheckReport, OlderDeployment, OtherBaseUrl } from "../check/checkDeployment.js";
 import { plural } from "./formatProblems.js";
 
 /** The report as a table, one line per row. */
@@ -18,8 +18,14 @@ export function formatCheckReport(report: CheckReport, targetTitle?: string): st
   lines.push(
     `${report.requests} requests; ${failed === 0 ? "everything this host can serve is right" : `${failed} of ${report.rows.length} checks failed`}`,
   );
+  if (report.baseUrl) lines.push(formatOtherBaseUrl(report.baseUrl));
   if (report.older) lines.push(formatOlder(report.older));
   return lines;
+}
+
+/** The hint for a deployment built with another base URL: which, and what to pass. */
+function formatOtherBaseUrl(other: OtherBaseUrl): string {
+  return `hint: the base URL differs: ${plural(other.files, "v3/v4 file")} of the deployment name ${other.served} where this check expects ${other.expected}; if it was built so, check with --base-url ${other.served} (or set "baseUrl" in shopfront.json), else build again with the base URL it is served at`;
 }
 
 /** The hint for a deployment that looks like an older build: what points to it, and what to do. */

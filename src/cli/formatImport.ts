@@ -38,5 +38,6 @@ export function formatImportSummary(summary: ImportSummary, catalogue: string): 
     lines.push(`not carried over (the API has no such field): ${fields.join(", ")}`);
   }
   for (const note of summary.notes) lines.push(`note: ${printable(note)}`);
+  if (summary.failed) lines.push(`nothing was written: no package could be imported, and ${catalogue} is as it was`);
   return lines;
 }

@@ -8,11 +8,12 @@ import { displayPath, printLines, reportProblems, seconds } from "./report.js";
 /** Prints the report; 1 when nothing was imported, anything was skipped or the catalogue does not validate. */
 export async function printImport(report: ImportReport, catalogueDir: string): Promise<ExitCode> {
   const { summary, validation } = report;
-  if ((await reportProblems(report.problems, catalogueDir)) || !summary || !validation) {
+  if ((await reportProblems(report.problems, catalogueDir)) || !summary) {
     process.stderr.write("nothing was imported\n");
     return EXIT.invalid;
   }
   printLines(formatImportSummary(summary, displayPath(catalogueDir)));
+  if (!validation) return EXIT.invalid;
   const invalid = (await reportProblems(validation.problems, catalogueDir)) || !validation.valid;
   if (validation.valid && !invalid)
     process.stdout.write(

@@ -1,7 +1,7 @@
 // The packages' archives of an import, a few at once: each one that is already in the catalogue and
 // whole (the size and MD5 the API states) is left as it is, any other fetched by downloadArchive.
 // A failure is that package's, never the run's: the rest go on.
-import { lstat } from "node:fs/promises";
+import { lstat, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { forEachConcurrently } from "../util/forEachConcurrently.js";
 import {
@@ -46,13 +46,15 @@ async function isFolder(path: string): Promise<boolean> {
 }
 
 /**
- * The archive of each package (every one has `archive`; names and hosts have passed the name rule),
- * into `<catalogueDir>/<host>/<name>.zip`: an archive already there that differs from what the API
- * states is replaced only with `force`.
+ * The archive of each package (every one has `archive`; names and hosts have passed the name rule)
+ * that `<catalogueDir>/<host>/<name>.zip` does not hold whole, fetched into `<into>/<host>/<name>.zip`
+ * (the import's staging folder, moved into the catalogue when the import succeeds): an archive
+ * already there that differs from what the API states is replaced only with `force`.
  */
 export async function fetchArchives<T extends ArchiveJob>(
   packages: readonly T[],
   catalogueDir: string,
+  into: string,
   force: boolean,
   settings: DownloadSettings,
 ): Promise<Map<T, ArchiveOutcome>> {
@@ -78,7 +80,8 @@ export async function fetchArchives<T extends ArchiveJob>(
   settings.onProgress?.(done, toFetch.length, bytes);
   await forEachConcurrently(toFetch, settings.concurrency, async (pkg) => {
     const source = pkg.archive!;
-    const target = join(catalogueDir, pkg.host, `${pkg.name}${ARCHIVE_EXTENSION}`);
+    await mkdir(join(into, pkg.host), { recursive: true });
+    const target = join(into, pkg.host, `${pkg.name}${ARCHIVE_EXTENSION}`);
     const failed =
       "url" in source
         ? await downloadArchive(source, target, {

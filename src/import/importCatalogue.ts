@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { validateCatalogue, type ValidationResult } from "../load/validateCatalogue.js";
 import type { Problem } from "../catalogue/problems.js";
 import { UsageError } from "../util/errors.js";
+import { defaultImportHost } from "./defaultHost.js";
 import { fetchApi, readApiFiles, type ApiChoice } from "./fetchApi.js";
 import type { DownloadSettings } from "./fetchArchives.js";
 import { parseHbbList } from "./parseHbbList.js";
@@ -21,7 +22,7 @@ export interface ImportReport {
   /** Problems of the catalogue's hosts.json or stats files that stopped the import: nothing was written. */
   problems: Problem[];
   summary?: ImportSummary;
-  /** The catalogue validated after the import, and how long that took; absent when nothing was written. */
+  /** The catalogue validated after the import, and how long that took; absent when nothing was written (`summary.failed`). */
   validation?: ValidationResult & { ms: number };
 }
 
@@ -36,23 +37,27 @@ export interface ImportTarget {
 /** Writes what a reader found, then validates the catalogue. */
 export async function importSource(source: ImportSource, target: ImportTarget): Promise<ImportReport> {
   const { problems, summary } = await writeImport(source, target);
-  if (!summary) return { problems };
+  if (!summary || summary.failed) return { problems, ...(summary ? { summary } : {}) };
   const started = performance.now();
   const validation = await validateCatalogue(target.catalogueDir);
   return { problems, summary, validation: { ...validation, ms: performance.now() - started } };
 }
 
-/** `import hbb`: a Homebrew Browser list file, its packages put on `host`; with `files`, a mirror's archives. */
+/**
+ * `import hbb`: a Homebrew Browser list file, its packages put on `host` (defaultImportHost when
+ * left out); with `files`, a mirror's archives.
+ */
 export async function importHbbList(
-  options: ImportTarget & { file: string; host: string; files?: string },
+  options: ImportTarget & { file: string; host?: string; files?: string },
 ): Promise<ImportReport> {
+  const host = options.host ?? (await defaultImportHost(options.catalogueDir));
   let bytes: Buffer;
   try {
     bytes = readFileSync(options.file);
   } catch (e) {
     throw new UsageError(`cannot read the list ${options.file}: ${(e as Error).message}`);
   }
-  const source = parseHbbList(bytes, options.host);
+  const source = parseHbbList(bytes, host);
   return importSource(options.files !== undefined ? withMirrorFiles(source, options.files) : source, options);
 }
 
@@ -95,14 +100,19 @@ export async function importApi(options: ImportApiOptions): Promise<ImportReport
   });
 }
 
-export type ImportOscmetaOptions = ImportTarget & Omit<ReadOscmetaOptions, "catalogueDir">;
+export type ImportOscmetaOptions = ImportTarget &
+  Omit<ReadOscmetaOptions, "catalogueDir" | "host"> & {
+    /** The host the apps go on; defaultImportHost when left out. */
+    host?: string;
+  };
 
 /**
  * `import oscmeta`: an Open Shop Channel app repository's apps, with their package files from a
  * folder, put on `host`. An oscmeta file its schema refuses refuses the import: nothing is written.
  */
 export async function importOscmeta(options: ImportOscmetaOptions): Promise<ImportReport> {
-  const { source, problems } = await readOscmeta(options);
+  const host = options.host ?? (await defaultImportHost(options.catalogueDir));
+  const { source, problems } = await readOscmeta({ ...options, host });
   if (!source) return { problems };
   const report = await importSource(source, options);
   return { ...report, problems: [...problems, ...report.problems] };

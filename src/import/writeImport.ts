@@ -3,9 +3,21 @@
 // written catalogue validates; a package that cannot be written as it is, is skipped with the reasons,
 // never changed to fit. Nothing existing is overwritten without `force`. A package may bring its
 // files: an archive fetched or copied in (an API's, a mirror's), or files already checked (an oscmeta
-// repository's), copied beside its manifest.
-import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { join } from "node:path";
+// repository's), copied beside its manifest. Everything is written into a hidden staging folder in
+// the catalogue first and moved into place only when the import succeeds: an import that fails
+// (nothing could be imported, or an error on the way) leaves the catalogue as it was.
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
 import { NO_STATS, type HostInfo, type HostsFile, type PackageStats } from "../catalogue/fields.js";
 import { foldCase, isValidName, NAME_RULE } from "../catalogue/names.js";
 import { isError, type Problem } from "../catalogue/problems.js";
@@ -100,6 +112,8 @@ export interface ImportSummary {
   placeholderHosts: string[];
   /** Stats files written, relative to the catalogue folder. */
   statsFiles: string[];
+  /** True when no package could be imported and something was skipped: the import wrote nothing at all. */
+  failed: boolean;
 }
 
 export interface ImportResult {
@@ -267,74 +281,112 @@ export async function writeImport(source: ImportSource, options: ImportOptions):
     }
   }
 
-  for (const id of declared) mkdirSync(join(options.catalogueDir, id), { recursive: true });
-  // The archives before any manifest: a package whose archive cannot be had is not written at all,
-  // since its manifest leaves out what the archive gives.
-  const archives = await fetchArchives(
-    toWrite.filter((w) => w.pkg.archive).map((w) => w.pkg),
-    options.catalogueDir,
-    options.force,
-    options.downloads ?? DEFAULT_DOWNLOADS,
-  );
-  const alreadyThere: string[] = [];
-  for (let i = toWrite.length - 1; i >= 0; i--) {
-    const { pkg, file, same } = toWrite[i]!;
-    const outcome = archives.get(pkg);
-    if (outcome !== undefined && outcome !== "whole" && outcome !== "fetched") {
-      skipped.push({ source: pkg.source, host: pkg.host, name: pkg.name, reasons: [outcome] });
-      toWrite.splice(i, 1);
-    } else if (same && outcome !== "fetched") {
-      alreadyThere.unshift(file);
-      toWrite.splice(i, 1);
-    }
-  }
-  // Skipped packages in the order the source has them, whichever step refused them.
-  const order = new Map(source.packages.map((p, i) => [p.source, i]));
-  skipped.sort((a, b) => (order.get(a.source) ?? -1) - (order.get(b.source) ?? -1));
-
-  if (hosts.change !== "kept")
-    writeAtomically(join(options.catalogueDir, HOSTS_FILE), `${JSON.stringify(hosts.hosts, null, 2)}\n`);
-  for (const { pkg, file, same } of toWrite) {
-    if (pkg.files) copyPackageFiles(options.catalogueDir, pkg, pkg.files);
-    if (!same) writeAtomically(join(options.catalogueDir, file), manifestText(pkg.manifest));
-  }
-  const statsFiles: string[] = [];
-  for (const [host, file] of stats) {
-    const written = toWrite.filter((w) => w.pkg.host === host && w.pkg.stats);
-    if (written.length === 0) continue;
-    const packages = new Map(Object.entries(file.packages));
-    // Only the numbers that are not the default go in, as `stats count` writes them; a package at 0
-    // and "" has no entry, which says the same (and an entry it had goes).
-    for (const { pkg } of written) {
-      const entry = Object.fromEntries(
-        Object.entries(pkg.stats!).filter(([key, value]) => value !== NO_STATS[key as keyof PackageStats]),
-      );
-      if (Object.keys(entry).length === 0) packages.delete(pkg.name);
-      else packages.set(pkg.name, entry);
-    }
-    if (packages.size === 0 && !existsSync(join(options.catalogueDir, statsFileOf(host)))) continue;
-    writeAtomically(
-      join(options.catalogueDir, statsFileOf(host)),
-      serializeStats({ ...file, packages: Object.fromEntries(packages) }),
+  // The catalogue folder is made for the staging folder, and removed again if the import fails.
+  const madeCatalogue = mkdirSync(options.catalogueDir, { recursive: true });
+  const stage = mkdtempSync(join(options.catalogueDir, ".shopfront-import-"));
+  let committed = false;
+  try {
+    // The archives before any manifest: a package whose archive cannot be had is not written at all,
+    // since its manifest leaves out what the archive gives.
+    const archives = await fetchArchives(
+      toWrite.filter((w) => w.pkg.archive).map((w) => w.pkg),
+      options.catalogueDir,
+      stage,
+      options.force,
+      options.downloads ?? DEFAULT_DOWNLOADS,
     );
-    statsFiles.push(statsFileOf(host));
-  }
-  return {
-    problems: [],
-    summary: {
+    const alreadyThere: string[] = [];
+    for (let i = toWrite.length - 1; i >= 0; i--) {
+      const { pkg, file, same } = toWrite[i]!;
+      const outcome = archives.get(pkg);
+      if (outcome !== undefined && outcome !== "whole" && outcome !== "fetched") {
+        skipped.push({ source: pkg.source, host: pkg.host, name: pkg.name, reasons: [outcome] });
+        toWrite.splice(i, 1);
+      } else if (same && outcome !== "fetched") {
+        alreadyThere.unshift(file);
+        toWrite.splice(i, 1);
+      }
+    }
+    // Skipped packages in the order the source has them, whichever step refused them.
+    const order = new Map(source.packages.map((p, i) => [p.source, i]));
+    skipped.sort((a, b) => (order.get(a.source) ?? -1) - (order.get(b.source) ?? -1));
+    const fetched = source.packages
+      .filter((pkg) => archives.get(pkg) === "fetched")
+      .map((pkg) => `${pkg.host}/${pkg.name}${ARCHIVE_EXTENSION}`);
+
+    const summary: ImportSummary = {
       written: toWrite.filter((w) => !w.same).map((w) => w.file),
-      archives: source.packages
-        .filter((pkg) => archives.get(pkg) === "fetched")
-        .map((pkg) => `${pkg.host}/${pkg.name}${ARCHIVE_EXTENSION}`),
+      archives: fetched,
       alreadyThere,
       skipped,
       notCarriedOver: [...source.notCarriedOver].sort((a, b) => compareCodePoints(a[0], b[0])),
       notes: [...(source.notes ?? []), ...hostNotes(hosts.placeholders, source)],
       hostsFile: hosts.change,
       placeholderHosts: hosts.placeholders,
-      statsFiles,
-    },
-  };
+      statsFiles: [],
+      failed: false,
+    };
+    if (toWrite.length === 0 && skipped.length > 0)
+      return {
+        problems: [],
+        summary: { ...summary, archives: [], hostsFile: "kept", placeholderHosts: [], failed: true },
+      };
+
+    // Staged: hosts.json, the package files (fetched archives are there already), the manifests, the stats files.
+    const staged: string[] = [...fetched];
+    const stageFile = (file: string, text: string) => {
+      writeAtomically(join(stage, file), text);
+      staged.push(file);
+    };
+    if (hosts.change !== "kept") stageFile(HOSTS_FILE, `${JSON.stringify(hosts.hosts, null, 2)}\n`);
+    for (const { pkg, file, same } of toWrite) {
+      if (pkg.files) staged.push(stagePackageFiles(stage, pkg, pkg.files));
+      if (!same) stageFile(file, manifestText(pkg.manifest));
+    }
+    for (const [host, file] of stats) {
+      const written = toWrite.filter((w) => w.pkg.host === host && w.pkg.stats);
+      if (written.length === 0) continue;
+      const packages = new Map(Object.entries(file.packages));
+      // Only the numbers that are not the default go in, as `stats count` writes them; a package at 0
+      // and "" has no entry, which says the same (and an entry it had goes).
+      for (const { pkg } of written) {
+        const entry = Object.fromEntries(
+          Object.entries(pkg.stats!).filter(([key, value]) => value !== NO_STATS[key as keyof PackageStats]),
+        );
+        if (Object.keys(entry).length === 0) packages.delete(pkg.name);
+        else packages.set(pkg.name, entry);
+      }
+      if (packages.size === 0 && !existsSync(join(options.catalogueDir, statsFileOf(host)))) continue;
+      stageFile(statsFileOf(host), serializeStats({ ...file, packages: Object.fromEntries(packages) }));
+      summary.statsFiles.push(statsFileOf(host));
+    }
+
+    for (const id of declared) mkdirSync(join(options.catalogueDir, id), { recursive: true });
+    commitStaged(stage, options.catalogueDir, staged);
+    committed = true;
+    return { problems: [], summary };
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+    if (!committed && madeCatalogue !== undefined) rmSync(madeCatalogue, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Moves each staged file or folder (a path relative to both folders) to its place in the
+ * catalogue, each by one rename; a package's files replace both forms it may have had there.
+ */
+function commitStaged(stage: string, catalogueDir: string, staged: readonly string[]): void {
+  for (const file of staged) {
+    const target = join(catalogueDir, file.replace(/\/$/, ""));
+    mkdirSync(dirname(target), { recursive: true });
+    const packageFiles = /^([^/]+)\/([^/]+?)(?:\.zip|\/)$/.exec(file);
+    if (packageFiles) {
+      const [, host, name] = packageFiles;
+      for (const other of [join(catalogueDir, host!, name!), join(catalogueDir, host!, `${name}.zip`)])
+        rmSync(other, { recursive: true, force: true });
+    }
+    renameSync(join(stage, file.replace(/\/$/, "")), target);
+  }
 }
 
 /** For a placeholder host the source knew more of than its id: which values are the source's, not placeholders. */
@@ -360,22 +412,16 @@ function filesPaths(
 }
 
 /**
- * Copies a package's files beside its manifest: to a temporary name in the host folder, then renamed,
- * so a copy cut short is never taken for the package's files. What was there (`force`) goes first.
+ * Copies a package's already checked files into the staging folder, where its manifest will be
+ * (`<host>/<name>.zip` or `<host>/<name>/`), and returns that path relative to the staging folder.
  */
-function copyPackageFiles(
-  catalogueDir: string,
-  pkg: ImportedPackage,
-  files: NonNullable<ImportedPackage["files"]>,
-): void {
-  const paths = filesPaths(catalogueDir, pkg);
-  const target = paths.find((p) => p.kind === files.kind)!.path;
-  const temporary = join(catalogueDir, pkg.host, `.${pkg.name}.${process.pid}.tmp`);
-  rmSync(temporary, { recursive: true, force: true });
-  if (files.kind === "zip") copyFileSync(files.path, temporary);
-  else cpSync(files.path, temporary, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
-  for (const p of paths) rmSync(p.path, { recursive: true, force: true });
-  renameSync(temporary, target);
+function stagePackageFiles(stage: string, pkg: ImportedPackage, files: NonNullable<ImportedPackage["files"]>): string {
+  const file = files.kind === "zip" ? `${pkg.host}/${pkg.name}.zip` : `${pkg.host}/${pkg.name}/`;
+  const target = join(stage, pkg.host, files.kind === "zip" ? `${pkg.name}.zip` : pkg.name);
+  mkdirSync(dirname(target), { recursive: true });
+  if (files.kind === "zip") copyFileSync(files.path, target);
+  else cpSync(files.path, target, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
+  return file;
 }
 
 /** The names of a host's manifests there are, by their folded form. */

@@ -2,7 +2,10 @@
 // whenever the catalogue changes. A build that finds errors writes nothing, so the server keeps answering from the last
 // good build until the catalogue is fixed. Builds run one at a time: changes that arrive during a
 // build start one more build after it, never a second build beside it (both would want the
-// output's lock). It reports what happens through a callback and prints nothing.
+// output's lock). It reports what happens through a callback and prints nothing. The server listens
+// before the first build, so that the build's v3 and v4 URLs name the address it serves at (a
+// client of the preview, `import api` among them, fetches the package files from the preview
+// itself), unless a base URL is given.
 import { existsSync, watch, type FSWatcher } from "node:fs";
 import { buildCatalogue, type BuildResult, type BuildSummary } from "../build/buildCatalogue.js";
 import type { Problem } from "../catalogue/problems.js";
@@ -18,6 +21,8 @@ export interface WatchOptions {
   targets?: readonly TargetId[];
   /** Whether each build writes the browse site; on unless false. */
   site?: boolean;
+  /** The origin the v3 and v4 files name (shopfront.json's baseUrl); the preview's own address when left out. */
+  baseUrl?: string;
   /** How long the catalogue must stay still before a build starts: an editor's save or a checkout is a burst of changes. */
   quietMs?: number;
   onEvent: (event: WatchEvent) => void;
@@ -52,6 +57,7 @@ export const DEFAULT_QUIET_MS = 150;
  * reported as events, and watching goes on.
  */
 export async function watchCatalogue(options: WatchOptions): Promise<WatchHandle> {
+  let baseUrl = options.baseUrl;
   const build = async (): Promise<void> => {
     options.onEvent({ kind: "building" });
     const started = performance.now();
@@ -60,6 +66,7 @@ export async function watchCatalogue(options: WatchOptions): Promise<WatchHandle
       outDir: options.outDir,
       targets: options.targets ?? [],
       site: options.site ?? true,
+      baseUrl,
     });
     const ms = performance.now() - started;
     options.onEvent(
@@ -117,12 +124,8 @@ export async function watchCatalogue(options: WatchOptions): Promise<WatchHandle
     // The first build says better what is wrong with the folder (missing, not a folder).
     watchError = error;
   }
-  let server: PreviewServer;
+  let server: PreviewServer | undefined;
   try {
-    running = build();
-    await running;
-    running = undefined;
-    if (watchError !== undefined) throw watchError;
     server = await servePreview({
       dir: options.outDir,
       host: options.host,
@@ -130,18 +133,36 @@ export async function watchCatalogue(options: WatchOptions): Promise<WatchHandle
       beforeBuild: true,
       ...(options.log ? { log: options.log } : {}),
     });
+    baseUrl ??= previewOrigin(server.url);
+    running = build();
+    await running;
+    running = undefined;
+    if (watchError !== undefined) throw watchError;
   } catch (error) {
     stopWatching(watcher);
+    await server?.close();
     throw error;
   }
+  const listening = server;
   if (again) startBuild();
 
   return {
-    url: server.url,
+    url: listening.url,
     close: async () => {
       stopWatching(watcher);
       await running;
-      await server.close();
+      await listening.close();
     },
   };
+}
+
+/**
+ * The origin a client of the preview reaches it at: its URL, with the loopback address for an
+ * address that stands for every address of the machine (0.0.0.0, ::), which no client can ask for.
+ */
+export function previewOrigin(url: string): string {
+  const origin = new URL(url);
+  if (origin.hostname === "0.0.0.0") origin.hostname = "127.0.0.1";
+  else if (origin.hostname === "[::]") origin.hostname = "[::1]";
+  return origin.origin;
 }

@@ -18,6 +18,20 @@ export function isBot(userAgent: string): boolean {
 }
 
 /**
+ * Words by which tools that only check that URLs answer name themselves: `shopfront check`
+ * (`shopfront-check/<version>`, which fetches every archive at each of its URLs), LinkChecker,
+ * the W3C link checker (`W3C-checklink`) and the monitoring plugins' `check_http`. What they
+ * fetch goes to no one.
+ */
+export const CHECKER_WORDS = ["shopfront-check", "linkcheck", "checklink", "check_http"] as const;
+
+const checkerRegExp = new RegExp(CHECKER_WORDS.join("|"), "i");
+
+export function isChecker(userAgent: string): boolean {
+  return checkerRegExp.test(userAgent);
+}
+
+/**
  * Why a request was not counted, in the order they are tested: a request is reported under the
  * first that applies.
  */
@@ -27,6 +41,7 @@ export const SKIP_REASONS = {
   noMatch: "not a download path",
   unknownPackage: "unknown package",
   bot: "by bots",
+  checker: "by link checkers (shopfront check among them)",
   repeatedRange: "repeated 206 (same client and file)",
 } as const;
 
@@ -65,7 +80,7 @@ export function newTally(): Tally {
   return {
     lines: 0,
     downloads: new Map(),
-    skipped: { notGet: 0, status: 0, noMatch: 0, unknownPackage: 0, bot: 0, repeatedRange: 0 },
+    skipped: { notGet: 0, status: 0, noMatch: 0, unknownPackage: 0, bot: 0, checker: 0, repeatedRange: 0 },
     unknownNames: new Map(),
     bad: 0,
     badExamples: [],
@@ -120,6 +135,7 @@ function skipReason(tally: Tally, request: LogRequest, rules: CountRules): SkipR
     return "unknownPackage";
   }
   if (isBot(request.userAgent)) return "bot";
+  if (isChecker(request.userAgent)) return "checker";
   if (request.status === 206) {
     const key = `${request.client}\0${request.userAgent}\0${name}`;
     if (tally.ranges.has(key) || rules.countedRanges.has(key)) return "repeatedRange";

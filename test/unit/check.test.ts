@@ -1,14 +1,16 @@
 // shopfront check against deployments that are not what the catalogue builds to: one that cannot
 // be reached, one of an older build of the catalogue, and one whose routes are broken.
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { createServer as createHttpServer, type Server } from "node:http";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/build/buildCatalogue.js";
 import { checkDeployment } from "../../src/check/checkDeployment.js";
+import { CHECK_USER_AGENT } from "../../src/check/runConformance.js";
 import { formatCheckReport } from "../../src/cli/formatCheck.js";
+import { countLogs } from "../../src/stats/countLogs.js";
 import { servePreview, type PreviewServer } from "../../src/serve/servePreview.js";
 import { BIN, copyFixture, manifest, shopfrontAsync, writeFiles } from "../support/helpers.js";
 
@@ -170,5 +172,143 @@ describe("check against a deployment of a catalogue with package files", () => {
     } finally {
       writeFileSync(zip, bytes);
     }
+  });
+});
+
+/**
+ * A server in front of `upstream` that writes each request it passes on to `lines` as nginx's
+ * combined log format would (address, time, request line, status, bytes, referer, user agent).
+ */
+async function loggingProxy(upstream: string, lines: string[]): Promise<{ url: string; close: () => Promise<void> }> {
+  const target = new URL(upstream);
+  const proxy = createHttpServer((req, res) => {
+    const forward = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        let bytes = 0;
+        answer.on("data", (chunk: Buffer) => (bytes += chunk.length));
+        answer.pipe(res);
+        answer.on("end", () => {
+          const agent = JSON.stringify(String(req.headers["user-agent"] ?? "-"));
+          lines.push(
+            `127.0.0.1 - - [23/Nov/2026:21:00:00 +0000] "${req.method} ${req.url} HTTP/1.1" ${answer.statusCode} ${bytes} "-" ${agent}`,
+          );
+        });
+      },
+    );
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        proxy.close(() => resolve());
+        proxy.closeAllConnections();
+      }),
+  };
+}
+
+describe("check against a build made with a base URL", () => {
+  const BASE = "http://store.example.net:8080";
+  let p: { cwd: string; catalogue: string; dist: string };
+  let server: PreviewServer;
+  beforeAll(async () => {
+    const catalogue = copyFixture("package-files");
+    p = { cwd: join(catalogue, ".."), catalogue, dist: join(catalogue, "..", "dist") };
+    const result = await buildCatalogue({ catalogueDir: p.catalogue, outDir: p.dist, baseUrl: BASE });
+    if (!result.built) throw new Error(`the fixture did not build: ${JSON.stringify(result.problems)}`);
+    server = await servePreview({ dir: p.dist, host: "127.0.0.1", port: 0 });
+  });
+  afterAll(() => server?.close());
+
+  it("passes when given the base URL the build was made with", async () => {
+    const { report } = await checkDeployment({ baseUrl: server.url, catalogueDir: p.catalogue, builtBaseUrl: BASE });
+    expect(report!.rows.filter((r) => r.outcome !== "pass")).toEqual([]);
+    expect(report).toMatchObject({ ok: true });
+  });
+
+  it("without it, names the base URL as the cause and what to pass, not an older deployment", async () => {
+    const { report } = await checkDeployment({ baseUrl: server.url, catalogueDir: p.catalogue });
+    expect(report!.ok).toBe(false);
+    expect(report!.older).toBeUndefined();
+    expect(report!.baseUrl).toMatchObject({ expected: "http://hbb.example.org", served: BASE });
+    expect(report!.rows.filter((r) => r.outcome === "fail").map((r) => r.row)).toEqual(["today-v4", "today-v3"]);
+    const lines = formatCheckReport(report!);
+    expect(lines.join("\n")).toMatch(
+      /body is (hosts\/primary\/)?api\/v[34]\/\S+ with its URLs at http:\/\/store\.example\.net:8080, not at http:\/\/hbb\.example\.org/,
+    );
+    expect(lines.at(-1)).toMatch(
+      /^hint: the base URL differs: \d+ v3\/v4 files of the deployment name http:\/\/store\.example\.net:8080 where this check expects http:\/\/hbb\.example\.org; if it was built so, check with --base-url http:\/\/store\.example\.net:8080 /,
+    );
+  });
+
+  it("the binary reads baseUrl from shopfront.json, and judges a server on this machine by --target only", async () => {
+    // The project deploys to GitHub Pages; a preview on 127.0.0.1 is not GitHub Pages.
+    writeFileSync(
+      join(p.cwd, "shopfront.json"),
+      JSON.stringify({ catalogue: "catalogue", baseUrl: BASE, targets: ["github-pages"] }),
+    );
+    try {
+      const run = await shopfrontAsync(p.cwd, ["check", server.url]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).not.toMatch(/cannot on/);
+      const pages = await shopfrontAsync(p.cwd, ["check", server.url, "--target", "github-pages"]);
+      expect(pages.stdout).toMatch(/cannot on GitHub Pages/);
+      const other = await shopfrontAsync(p.cwd, ["check", server.url, "--base-url", "http://hbb.example.org"]);
+      expect(other.code).toBe(1);
+      expect(other.stdout).toMatch(/hint: the base URL differs/);
+      expect(other.stdout).not.toMatch(/older than the catalogue/);
+    } finally {
+      rmSync(join(p.cwd, "shopfront.json"));
+    }
+  });
+
+  it("three runs add no download to stats count: check names itself, and its User-Agent is left out", async () => {
+    const lines: string[] = [];
+    const proxy = await loggingProxy(server.url, lines);
+    try {
+      for (let run = 0; run < 3; run++) {
+        const { report } = await checkDeployment({ baseUrl: proxy.url, catalogueDir: p.catalogue, builtBaseUrl: BASE });
+        expect(report!.ok).toBe(true);
+      }
+    } finally {
+      await proxy.close();
+    }
+    const archiveGets = lines.filter((line) => /"GET \/(?:api\/(?:v[34]\/)?contents|hbb)\/(\w+)\/\1\.zip /.test(line));
+    // Each of 3 archives at its 4 URLs, three times, every one named shopfront-check/<version>.
+    expect(archiveGets.length).toBeGreaterThanOrEqual(3 * 4 * 3);
+    expect(archiveGets.every((line) => line.endsWith(`"${CHECK_USER_AGENT}"`))).toBe(true);
+    const count = async (name: string, text: string) => {
+      const log = join(p.cwd, name);
+      writeFileSync(log, text);
+      const { problems, summary } = await countLogs({
+        catalogueDir: p.catalogue,
+        host: "primary",
+        urlPatterns: [],
+        logs: [log],
+        format: "auto",
+        replace: false,
+      });
+      expect(problems).toEqual([]);
+      return summary!;
+    };
+    const served = archiveGets.filter((line) => / 200 \d+ "-" /.test(line)).length;
+    expect(served).toBe(3 * 4 * 3);
+    expect(await count("access.log", `${lines.join("\n")}\n`)).toMatchObject({
+      downloads: 0,
+      bad: 0,
+      skipped: { checker: served },
+    });
+    // The same requests from a client that does not name itself as a checker are downloads.
+    const asCurl = lines.map((line) => line.replace(`"${CHECK_USER_AGENT}"`, '"curl/8.5.0"'));
+    expect(await count("curl.log", `${asCurl.join("\n")}\n`)).toMatchObject({ downloads: served });
   });
 });

@@ -4,7 +4,10 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
+import { createProgram } from "../../src/cli/program.js";
+import { projectFiles } from "../../src/scaffold/initProject.js";
 import { ROOT } from "../support/helpers.js";
 
 const BIN = join(ROOT, "lib", "cli.js");
@@ -149,5 +152,147 @@ describe("the docs' links", () => {
 
   it("never point at ../shared, which a clone does not have", () => {
     for (const file of DOCS) expect(read(file), file).not.toMatch(/\]\([^)]*\.\.\/shared/);
+  });
+});
+
+/** Every command path, subcommands included (`["import", "api"]`), from the binary's help. */
+function allCommands(prefix: readonly string[] = []): string[][] {
+  return commandsOf(prefix).flatMap((c) => {
+    const command = [...prefix, c];
+    const subcommands = allCommands(command);
+    return subcommands.length > 0 ? [command, ...subcommands] : [command];
+  });
+}
+
+/** The help's option entries, each as one string (commander wraps an entry over several lines). */
+function optionEntries(text: string): string[] {
+  const at = text.indexOf("\nOptions:\n");
+  if (at < 0) return [];
+  const block = text.slice(at + "\nOptions:\n".length).split(/\n\n|\nCommands:\n/)[0]!;
+  return block.split(/\n(?= {2}-)/).map((entry) => entry.replace(/\s+/g, " ").trim());
+}
+
+/** The synopsis of docs/cli.md: its first command block, one line per command form. */
+function synopsis(): { line: string; words: string[] }[] {
+  const text = read("docs/cli.md");
+  const block = /```\n([\s\S]*?)```/.exec(text)![1]!;
+  return block
+    .split("\n")
+    .filter((line) => line.startsWith("npx shopfront "))
+    .map((line) => ({ line, words: line.slice("npx shopfront ".length).trim().split(/\s+/) }));
+}
+
+/** A value a placeholder of the synopsis stands for, by the option (or argument) it follows. */
+const SAMPLES: Record<string, string> = {
+  "--port": "8080",
+  "--concurrency": "4",
+  "--max-problems": "10",
+  "--timeout": "30",
+  "--target": "netlify",
+  "--format": "json",
+  "--log-format": "combined",
+  "--api": "v4",
+  "--listen": "127.0.0.1:8080",
+  "--base-url": "http://127.0.0.1:8080",
+  "<target>": "nginx",
+  "<url>": "http://127.0.0.1:8080",
+};
+
+/**
+ * A synopsis line as one command a user could type: brackets dropped, repetition (`T...`) once,
+ * the first of two alternatives (`URL | --from-files DIR`), and each placeholder a sample value.
+ */
+function exampleOf(words: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (words[i] === "|") {
+      // Skip the other alternative: an option and its value.
+      i += words[i + 2] !== undefined && !words[i + 2]!.startsWith("[") ? 2 : 1;
+      continue;
+    }
+    const word = words[i]!.replace(/[[\]]/g, "").replace(/\.\.\.$/, "");
+    const previous = out.at(-1);
+    const sample = word.startsWith("-")
+      ? undefined
+      : previous?.startsWith("--")
+        ? SAMPLES[words[i - 1]!.replace(/[[\]]/g, "")]
+        : SAMPLES[word];
+    out.push(sample ?? word);
+  }
+  return out;
+}
+
+/** The program with every action stubbed: parsing checks arguments, choices and conflicts, and runs nothing. */
+function parsingOnly(): Command {
+  const program = createProgram();
+  const stub = (command: Command) => {
+    command.exitOverride();
+    command.configureOutput({ writeOut: () => {}, writeErr: () => {} });
+    if (command.commands.length === 0) command.action(() => {});
+    command.commands.forEach(stub);
+  };
+  stub(program);
+  return program;
+}
+
+describe("each command's --help (the compiled binary)", () => {
+  const commands = allCommands();
+
+  it("runs for every command and subcommand", () => {
+    expect(commands.map((c) => c.join(" "))).toEqual(
+      expect.arrayContaining(["build", "check", "import hbb", "import api", "import oscmeta", "stats count"]),
+    );
+    for (const command of commands) expect(help(command), command.join(" ")).toMatch(/^Usage: shopfront /);
+  });
+
+  it("gives each option's default once", () => {
+    const twice = commands.flatMap((command) =>
+      optionEntries(help(command))
+        .filter((entry) => (entry.match(/default:/g) ?? []).length > 1)
+        .map((entry) => `${command.join(" ")}: ${entry}`),
+    );
+    expect(twice).toEqual([]);
+  });
+
+  it("lists every option the docs/cli.md synopsis gives the command, and the synopsis every option it lists", () => {
+    const lines = synopsis();
+    const missing: string[] = [];
+    for (const command of commands) {
+      const forms = lines.filter((l) => l.words.slice(0, command.length).join(" ") === command.join(" "));
+      if (forms.length === 0) {
+        // A group (`import`, `stats`) has no line of its own.
+        if (commandsOf(command).length === 0) missing.push(`docs/cli.md has no synopsis of ${command.join(" ")}`);
+        continue;
+      }
+      const documented = new Set(forms.flatMap((f) => [...f.line.matchAll(/--[a-z][a-z-]*/g)].map((m) => m[0])));
+      for (const option of optionsOf(command))
+        if (option !== "--help" && !documented.has(option))
+          missing.push(`docs/cli.md's synopsis of ${command.join(" ")} lacks ${option}`);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("of import names each kind of source, and of init each file it writes and what to run next", () => {
+    for (const kind of commandsOf(["import"])) expect(help(["import"])).toMatch(new RegExp(`\\(${kind}\\)`));
+    const init = help(["init"]).replace(/\s+/g, " ");
+    for (const file of projectFiles({ version: "0", nowSeconds: 0, workflow: "" }))
+      expect(init, file.path).toContain(file.path);
+    expect(init).toContain("vendor/shopfront-<version>.tgz");
+    expect(init).toMatch(/Next: .*npm install, npm run build/);
+  });
+});
+
+describe("docs/cli.md's synopsis", () => {
+  it("parses, each line as a user would type it, by the CLI's own parser (no command runs)", async () => {
+    const failures: string[] = [];
+    for (const { line, words } of synopsis()) {
+      const example = exampleOf(words);
+      try {
+        await parsingOnly().parseAsync(example, { from: "user" });
+      } catch (error) {
+        failures.push(`${line}\n  as ${example.join(" ")}: ${(error as Error).message}`);
+      }
+    }
+    expect(failures).toEqual([]);
   });
 });

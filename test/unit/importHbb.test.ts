@@ -10,6 +10,7 @@ import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { parseHbbList } from "../../src/import/parseHbbList.js";
 import { writeImport, type ImportSource } from "../../src/import/writeImport.js";
 import { importHbbList } from "../../src/import/importCatalogue.js";
+import { defaultImportHost } from "../../src/import/defaultHost.js";
 import { UsageError } from "../../src/util/errors.js";
 import { FIXTURES, readJson, ROOT, tempDir, writeFiles } from "../support/helpers.js";
 
@@ -520,6 +521,40 @@ describe("importHbbList (one call: read, write, validate)", () => {
     await expect(
       importHbbList({ file: join(cwd, "missing.txt"), host: "primary", catalogueDir, force: false }),
     ).rejects.toThrow(UsageError);
+  });
+});
+
+describe("the host an import puts packages on without --host", () => {
+  const hostsJson = (ids: string[]) => ({
+    default: ids[0],
+    hosts: ids.map((id) => ({ id, name: id, host: `${id}.example.org`, description: "" })),
+  });
+
+  it("is primary when hosts.json declares it or there is none, else the only host; several without primary: a usage error", async () => {
+    const catalogue = (ids?: string[]) => {
+      const dir = join(tempDir(), "catalogue");
+      mkdirSync(dir);
+      if (ids) writeFileSync(join(dir, "hosts.json"), JSON.stringify(hostsJson(ids)));
+      return dir;
+    };
+    expect(await defaultImportHost(catalogue())).toBe("primary");
+    expect(await defaultImportHost(catalogue(["themes", "primary"]))).toBe("primary");
+    expect(await defaultImportHost(catalogue(["themes"]))).toBe("themes");
+    await expect(defaultImportHost(catalogue(["themes", "games"]))).rejects.toThrow(
+      new UsageError(
+        "give --host: hosts.json declares themes, games and no host primary, so the packages could go on any of them",
+      ),
+    );
+  });
+
+  it("is used by import hbb: the packages of a list go on the catalogue's only host", async () => {
+    const cwd = tempDir();
+    const catalogueDir = join(cwd, "catalogue");
+    mkdirSync(catalogueDir);
+    writeFileSync(join(catalogueDir, "hosts.json"), JSON.stringify(hostsJson(["themes"])));
+    writeFileSync(join(cwd, "list.txt"), list(entry("one"), "=Games="));
+    const report = await importHbbList({ file: join(cwd, "list.txt"), catalogueDir, force: false });
+    expect(report.summary).toMatchObject({ written: ["themes/one.json"], skipped: [], hostsFile: "kept" });
   });
 });
 

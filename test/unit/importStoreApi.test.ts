@@ -16,6 +16,7 @@ import { formatImportSummary } from "../../src/cli/formatImport.js";
 import { fetchApi } from "../../src/import/fetchApi.js";
 import { parseContents } from "../../src/import/parseStoreApi.js";
 import { servePreview } from "../../src/serve/servePreview.js";
+import { previewOrigin, watchCatalogue } from "../../src/serve/watchCatalogue.js";
 import { importApi } from "../../src/import/importCatalogue.js";
 import { FailureError } from "../../src/util/errors.js";
 import { FIXTURES, readJson, readTree, shopfrontAsync, tempDir } from "../support/helpers.js";
@@ -663,5 +664,129 @@ describe("import api: which API", () => {
     expect(v2.stdout).not.toContain("archives fetched");
     // This plain file server has no v2 route: v1 answers, as for any such server.
     expect(server.paths.slice(before)).toEqual(["/v1/hosts", "/v2/primary/packages", "/v1/primary/packages"]);
+  });
+});
+
+/** Every entry under `dir`, hidden ones and folders included, with each file's bytes: a tree to compare byte for byte. */
+function snapshot(dir: string): Map<string, Buffer | "folder"> {
+  return new Map(
+    readdirSync(dir, { recursive: true, withFileTypes: true })
+      .map((e) => [join(e.parentPath, e.name).slice(dir.length + 1), e] as const)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([path, e]) => [path, e.isDirectory() ? "folder" : readFileSync(join(dir, path))]),
+  );
+}
+
+describe("import api: a failed import writes nothing", () => {
+  it("leaves an existing catalogue byte for byte as it was when every archive fails, hosts.json and stats included", async () => {
+    const store = await builtStore();
+    // Every archive answers 404: nothing can be imported.
+    const routes = Object.fromEntries(store.apps.map((a) => [`/hbb/${a.slug}/${a.slug}.zip`, NOT_FOUND]));
+    const server = await v4Store(store, routes);
+    // A catalogue with another host and its own stats, which the import would add a host to.
+    const catalogue = join(tempDir(), "catalogue");
+    fse.copySync(join(FIXTURES, "basic", "catalogue"), catalogue);
+    fse.outputJsonSync(join(catalogue, "stats", "primary.json"), { packages: { snake: { downloads: 3 } } });
+    const before = snapshot(catalogue);
+    for (const force of [false, true]) {
+      const report = await importApi({
+        url: server.url,
+        catalogueDir: catalogue,
+        force,
+        concurrency: 4,
+        timeoutSeconds: 5,
+        host: "imported",
+      });
+      expect(report.summary).toMatchObject({ written: [], archives: [], failed: true, hostsFile: "kept" });
+      expect(report.summary!.skipped).toHaveLength(3);
+      expect(report.validation).toBeUndefined();
+      expect(snapshot(catalogue)).toEqual(before);
+    }
+  });
+
+  it("does not make the catalogue folder, and says so with exit 1 (the binary)", async () => {
+    const store = await builtStore();
+    const routes = Object.fromEntries(store.apps.map((a) => [`/hbb/${a.slug}/${a.slug}.zip`, NOT_FOUND]));
+    const server = await v4Store(store, routes);
+    const root = tempDir();
+    const run = await shopfrontAsync(root, ["import", "api", server.url, "--catalogue", "new/catalogue"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^imported 0 packages into new\/catalogue; skipped 3\n/);
+    expect(run.stdout).toMatch(
+      /\nnothing was written: no package could be imported, and new\/catalogue is as it was\n$/,
+    );
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it("an import that succeeds leaves no staging folder behind", async () => {
+    const store = await builtStore();
+    const server = await v4Store(store);
+    const catalogue = join(tempDir(), "catalogue");
+    const report = await importFrom(server.url, catalogue);
+    expect(report.summary).toMatchObject({ failed: false, skipped: [] });
+    expect(readdirSync(catalogue).sort()).toEqual(["hosts.json", "primary", "stats"]);
+  });
+});
+
+describe("import api from a serve --watch preview", () => {
+  it("round-trips byte for byte: the preview's v4 URLs name the address it serves at", async () => {
+    const root = tempDir();
+    const catalogue = join(root, "catalogue");
+    fse.copySync(join(FIXTURES, "package-files", "catalogue"), catalogue);
+    const dist = join(root, "dist");
+    // No base URL given: the fixture's hosts.json names hbb.example.org, which a client cannot reach.
+    const handle = await watchCatalogue({
+      catalogueDir: catalogue,
+      outDir: dist,
+      host: "127.0.0.1",
+      port: 0,
+      onEvent: () => {},
+    });
+    closers.push(() => handle.close());
+    const contents = readJson(join(dist, "api", "v4", "contents")) as { assets: { archive: { url: string } } }[];
+    for (const app of contents) expect(app.assets.archive.url.startsWith(`${handle.url}/`)).toBe(true);
+
+    const imported = join(root, "imported");
+    const report = await importFrom(handle.url, imported);
+    expect(report.summary).toMatchObject({
+      archives: ["primary/pong.zip", "primary/snake.zip", "primary/tetris.zip"],
+      skipped: [],
+      failed: false,
+    });
+    // Each archive is the preview's, byte for byte; built at the same base URL, the import gives the same output.
+    for (const name of ["pong", "snake", "tetris"])
+      expect(readFileSync(join(imported, "primary", `${name}.zip`)), name).toEqual(
+        readFileSync(join(dist, "hbb", name, `${name}.zip`)),
+      );
+    const again = join(root, "again");
+    const rebuilt = await buildCatalogue({ catalogueDir: imported, outDir: again, baseUrl: handle.url });
+    expect(rebuilt.problems.filter((p) => p.severity === "error")).toEqual([]);
+    const before = readTree(dist);
+    const after = readTree(again);
+    expect([...after.keys()]).toEqual([...before.keys()]);
+    for (const [path, bytes] of before) expect(after.get(path), path).toEqual(bytes);
+  });
+
+  it("names a configured base URL instead, and the address an every-address listen is reached at", async () => {
+    const root = tempDir();
+    const catalogue = join(root, "catalogue");
+    fse.copySync(join(FIXTURES, "package-files", "catalogue"), catalogue);
+    const dist = join(root, "dist");
+    const handle = await watchCatalogue({
+      catalogueDir: catalogue,
+      outDir: dist,
+      host: "127.0.0.1",
+      port: 0,
+      baseUrl: "http://store.example.net",
+      onEvent: () => {},
+    });
+    closers.push(() => handle.close());
+    const contents = readJson(join(dist, "api", "v4", "contents")) as { assets: { archive: { url: string } } }[];
+    expect(contents.map((app) => app.assets.archive.url.split("/hbb/")[0])).toEqual(
+      contents.map(() => "http://store.example.net"),
+    );
+    expect(previewOrigin("http://0.0.0.0:8080")).toBe("http://127.0.0.1:8080");
+    expect(previewOrigin("http://[::]:8080")).toBe("http://[::1]:8080");
+    expect(previewOrigin("http://127.0.0.1:43210")).toBe("http://127.0.0.1:43210");
   });
 });

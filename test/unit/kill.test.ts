@@ -51,13 +51,17 @@ function run(catalogue: string, out: string): Promise<{ code: number | null; std
   return new Promise((resolve) => child.once("close", (code) => resolve({ code, stderr })));
 }
 
-/** Starts a build, kills it after `ms` and says whether the kill landed before it finished. */
+/**
+ * Starts a build and kills it after `ms`: whether the kill landed before it finished, and, when it did
+ * not, how long the build took.
+ */
 async function killedBuild(
   catalogue: string,
   out: string,
   ms: number,
   targets: readonly string[] = [],
-): Promise<boolean> {
+): Promise<{ landed: boolean; elapsed: number }> {
+  const started = performance.now();
   const child = spawn(
     process.execPath,
     [BIN, "build", "--quiet", "--no-site", "--catalogue", catalogue, "--out", out, ...targetArgs(targets)],
@@ -68,11 +72,36 @@ async function killedBuild(
   const timer = setTimeout(() => child.kill("SIGKILL"), ms);
   const signal = await new Promise<string | null>((r) => child.once("close", (_, s) => r(s)));
   clearTimeout(timer);
-  return signal === "SIGKILL";
+  return { landed: signal === "SIGKILL", elapsed: performance.now() - started };
 }
 
-const moments = (duration: number, count = MOMENTS) =>
-  Array.from({ length: count }, (_, i) => Math.round(((i + 0.5) / count) * duration));
+/**
+ * The moments to kill builds at, spread over a build's duration. The duration is an estimate from
+ * one build, and a machine under load runs the next ones faster or slower: a build that finishes
+ * before its kill shows the estimate was long, and the moments after it are spread over the time
+ * that build took (`shorter`). A single estimate left every later moment past the end of builds
+ * that ran faster, and too few kills landed ("expected 3 to be greater than 3").
+ */
+function moments(
+  duration: number,
+  count = MOMENTS,
+): { [Symbol.iterator](): Iterator<number>; shorter(ms: number): void } {
+  let estimate = duration;
+  return {
+    *[Symbol.iterator]() {
+      for (let i = 0; i < count; i++) yield Math.round(((i + 0.5) / count) * estimate);
+    },
+    shorter(ms: number) {
+      estimate = Math.min(estimate, ms);
+    },
+  };
+}
+
+/** Counts a kill that landed; one that did not tells the moments how long the build took. */
+function tally(result: { landed: boolean; elapsed: number }, at: ReturnType<typeof moments>): number {
+  if (!result.landed) at.shorter(result.elapsed);
+  return result.landed ? 1 : 0;
+}
 
 let a: string;
 let b: string;
@@ -125,9 +154,10 @@ describe("a killed build", () => {
     const duration = build(b, out);
     let from = b;
     let landed = 0;
-    for (const ms of moments(duration)) {
+    const at = moments(duration);
+    for (const ms of at) {
       const to = from === a ? b : a;
-      if (await killedBuild(to, out, ms)) landed++;
+      landed += tally(await killedBuild(to, out, ms), at);
       expect([digests.get(from), digests.get(to)], `killed after ${ms} ms`).toContain(digest(out));
       build(to, out);
       expect(digest(out)).toBe(digests.get(to));
@@ -145,10 +175,11 @@ describe("a killed build", () => {
     const duration = build(catalogue, out);
     let from = b;
     let landed = 0;
-    for (const ms of moments(duration)) {
+    const at = moments(duration);
+    for (const ms of at) {
       const to = from === a ? b : a;
       become(catalogue, to);
-      if (await killedBuild(catalogue, out, ms)) landed++;
+      landed += tally(await killedBuild(catalogue, out, ms), at);
       expect([digests.get(from), digests.get(to)], `killed after ${ms} ms`).toContain(digest(out));
       build(catalogue, out);
       expect(digest(out)).toBe(digests.get(to));
@@ -224,10 +255,11 @@ describe("a killed build by content", () => {
       expect(line).toContain("files written; compared with the last build by content");
       let from = d;
       let landed = 0;
-      for (const ms of moments(duration, COUNT)) {
+      const at = moments(duration, COUNT);
+      for (const ms of at) {
         const to = from === c ? d : c;
         cloneInto(catalogue, to);
-        if (await killedBuild(catalogue, out, ms)) landed++;
+        landed += tally(await killedBuild(catalogue, out, ms), at);
         expect([digests.get(from), digests.get(to)], `killed after ${ms} ms`).toContain(digest(out));
         build(catalogue, out);
         expect(digest(out)).toBe(digests.get(to));
@@ -322,10 +354,11 @@ describe("a killed build with package files", () => {
     expect(digest(out)).toBe(digests.get(withTargets(f, targets)));
     let from = f;
     let landed = 0;
-    for (const ms of moments(duration, COUNT)) {
+    const at = moments(duration, COUNT);
+    for (const ms of at) {
       const to = from === e ? f : e;
       becomeWithFiles(catalogue, to);
-      if (await killedBuild(catalogue, out, ms, targets)) landed++;
+      landed += tally(await killedBuild(catalogue, out, ms, targets), at);
       expect(
         [digests.get(withTargets(from, targets)), digests.get(withTargets(to, targets))],
         `killed after ${ms} ms`,

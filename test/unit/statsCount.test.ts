@@ -74,7 +74,7 @@ describe("stats count", () => {
       lines: 24,
       downloads: 7,
       packages: 4,
-      skipped: { notGet: 4, status: 3, noMatch: 4, unknownPackage: 1, bot: 2, repeatedRange: 1 },
+      skipped: { notGet: 4, status: 3, noMatch: 4, unknownPackage: 1, bot: 2, checker: 0, repeatedRange: 1 },
       unknownNames: { top: [["unknown-app", 1]], distinct: 1 },
       bad: 2,
       badExamples: [
@@ -115,7 +115,15 @@ describe("stats count", () => {
       ["cloudfront", 9, 4],
       ["combined", 4, 3],
     ]);
-    expect(summary.skipped).toEqual({ notGet: 5, status: 2, noMatch: 0, unknownPackage: 0, bot: 3, repeatedRange: 2 });
+    expect(summary.skipped).toEqual({
+      notGet: 5,
+      status: 2,
+      noMatch: 0,
+      unknownPackage: 0,
+      bot: 3,
+      checker: 0,
+      repeatedRange: 2,
+    });
     expect(summary.bad).toBe(2);
     expect(downloadsIn(catalogue)).toEqual({ snake: 5, "snake-deluxe": 3, ZapShot: 3 });
   });

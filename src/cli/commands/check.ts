@@ -11,6 +11,7 @@ interface CheckCliOptions {
   catalogue: string;
   target?: TargetId;
   site: boolean;
+  baseUrl?: string;
   concurrency: number;
   format: Format;
 }
@@ -19,12 +20,19 @@ export function registerCheck(program: Command): void {
   const command = program
     .command("check")
     .description("run the conformance suite against a deployed API and print a table per route form")
-    .argument("<base-url>", "the API's base URL, such as https://api.example.org")
+    .argument("<url>", "where the API is deployed, such as https://api.example.org")
     .addOption(catalogueOption("the catalogue the deployment was built from"))
     .addOption(
-      targetOption("--target <target>", "the host it is deployed on: what that host cannot do is reported, not failed"),
+      targetOption(
+        "--target <target>",
+        "the host it is deployed on: what that host cannot do is reported, not failed (shopfront.json's one target is not used for a URL on this machine)",
+      ),
     )
     .option("--no-site", "the deployment was built without the browse site (build --no-site)")
+    .option(
+      "--base-url <url>",
+      "the base URL the deployment was built with (build --base-url; default: shopfront.json's baseUrl, else http://<default host>)",
+    )
     .option("--concurrency <n>", "requests in flight at once", integer(1, 256), 16)
     .addOption(
       // A failed row is about a route, not a file: its command has no file, so GitHub shows it on the run.
@@ -36,17 +44,21 @@ export function registerCheck(program: Command): void {
     // check is about one host: the setting names it only when it lists one.
     target: (config) => (config.targets?.length === 1 ? config.targets[0] : undefined),
     site: siteSetting,
+    baseUrl: (config) => config.baseUrl,
   });
 }
 
-async function check(baseUrl: string, options: CheckCliOptions) {
-  const target = options.target ? targetById(options.target) : undefined;
+async function check(url: string, options: CheckCliOptions, command: Command) {
+  const { checkDeployment, isLocalUrl } = await import("../../check/checkDeployment.js");
+  // A server on this machine is a preview (serve), not the host shopfront.json deploys to.
+  const fromConfigOnly = command.getOptionValueSource("target") === "config";
+  const target = options.target && !(fromConfigOnly && isLocalUrl(url)) ? targetById(options.target) : undefined;
   const onProgress = options.format === "text" ? progressLine("checked") : undefined;
-  const { checkDeployment } = await import("../../check/checkDeployment.js");
   const { formatCheckReport } = await import("../formatCheck.js");
   const { problems, report } = await checkDeployment({
-    baseUrl,
+    baseUrl: url,
     catalogueDir: options.catalogue,
+    ...(options.baseUrl !== undefined ? { builtBaseUrl: options.baseUrl } : {}),
     site: options.site,
     concurrency: options.concurrency,
     ...(target ? { target } : {}),
@@ -60,6 +72,7 @@ async function check(baseUrl: string, options: CheckCliOptions) {
       failed: report.rows.filter((r) => r.outcome === "fail").length,
       rows: report.rows.length,
       ...(report.older ? { older: report.older } : {}),
+      ...(report.baseUrl ? { baseUrl: report.baseUrl } : {}),
     };
     const rows = report?.rows ?? [];
     await printJson({ ok: !failed && report.ok, problems, summary: summary ?? null, rows }, options.catalogue);

@@ -11,7 +11,7 @@ function hostId(value: string): string {
 }
 
 interface ImportHbbOptions {
-  host: string;
+  host?: string;
   files?: string;
   catalogue: string;
   force?: boolean;
@@ -24,9 +24,10 @@ export function registerImportHbb(importer: Command): void {
     .description("write a host's manifests and stats from a Homebrew Browser list (listv036.txt, listv035.txt)")
     .argument("<file>", "the list file")
     .addOption(
-      new Option("--host <id>", "the host the packages belong to (declared in hosts.json if it is not yet)")
-        .argParser(hostId)
-        .makeOptionMandatory(),
+      new Option(
+        "--host <id>",
+        "the host the packages belong to, declared in hosts.json if it is not yet (default: primary when hosts.json has it or there is none yet, else its only host)",
+      ).argParser(hostId),
     )
     .addOption(catalogueOption())
     .option("--files <dir>", "a mirror's folder holding hbb/<name>/<name>.zip: copy each archive in as package files")
@@ -39,7 +40,7 @@ async function importHbb(file: string, options: ImportHbbOptions) {
   const { importHbbList } = await import("../../import/importCatalogue.js");
   const report = await importHbbList({
     file,
-    host: options.host,
+    ...(options.host !== undefined ? { host: options.host } : {}),
     ...(options.files !== undefined ? { files: options.files } : {}),
     catalogueDir: options.catalogue,
     force: !!options.force,

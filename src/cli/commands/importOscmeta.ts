@@ -11,7 +11,7 @@ function hostId(value: string): string {
 }
 
 interface ImportOscmetaCliOptions {
-  host: string;
+  host?: string;
   files?: string;
   catalogue: string;
   force?: boolean;
@@ -26,9 +26,10 @@ export function registerImportOscmeta(importer: Command): void {
     )
     .argument("<dir>", "the repository: its contents/ folder and repository.json")
     .addOption(
-      new Option("--host <id>", "the host the apps belong to (declared in hosts.json if it is not yet)")
-        .argParser(hostId)
-        .makeOptionMandatory(),
+      new Option(
+        "--host <id>",
+        "the host the apps belong to, declared in hosts.json if it is not yet (default: primary when hosts.json has it or there is none yet, else its only host)",
+      ).argParser(hostId),
     )
     .option(
       "--files <dir>",
@@ -44,7 +45,7 @@ async function importOscmetaCommand(dir: string, options: ImportOscmetaCliOption
   const { importOscmeta } = await import("../../import/importCatalogue.js");
   const report = await importOscmeta({
     dir,
-    host: options.host,
+    ...(options.host !== undefined ? { host: options.host } : {}),
     ...(options.files !== undefined ? { filesDir: options.files } : {}),
     catalogueDir: options.catalogue,
     force: !!options.force,

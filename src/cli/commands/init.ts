@@ -8,6 +8,20 @@ export function registerInit(program: Command): void {
     .command("init")
     .description("write a new catalogue repository that builds at once; files that exist are kept")
     .argument("[dir]", "the project folder (made if missing)", ".")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "It writes shopfront.json, catalogue/hosts.json, catalogue/primary/example.json,",
+        "catalogue/themes/.gitkeep, .gitignore, .github/workflows/pages.yml (GitHub Pages),",
+        ".vscode/settings.json (the schemas for editors), package.json, and",
+        "vendor/shopfront-<version>.tgz: this shopfront packed, which package.json depends on",
+        "(shopfront is in no registry yet); commit vendor/ with the rest.",
+        "",
+        "Next: cd DIR, npm install, npm run build; fill in catalogue/hosts.json and the example manifest,",
+        "and add packages with `npx shopfront new HOST/NAME` (or `npx shopfront import ...`).",
+      ].join("\n"),
+    )
     .action(exits(init));
 }
 

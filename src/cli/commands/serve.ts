@@ -15,6 +15,7 @@ interface ServeOptions {
   catalogue: string;
   out: string;
   site: boolean;
+  baseUrl?: string;
 }
 
 // --catalogue, --out and --no-site describe the build that --watch makes, so they imply it; --dir
@@ -34,9 +35,21 @@ export function registerServe(program: Command): void {
       new Option("--out <dir>", "the output folder (implies --watch)").default("dist").implies({ watch: true }),
     )
     .addOption(new Option("--no-site", "build without the browse site (implies --watch)").implies({ watch: true }))
+    .addOption(
+      new Option(
+        "--base-url <url>",
+        "the origin the v3/v4 URLs of the build name (implies --watch; default: shopfront.json's baseUrl, else the address it serves at)",
+      ).implies({ watch: true }),
+    )
     .action(exits(serve));
   deprecatedAlias(command, new Option("--host <address>"), "--listen");
-  fromConfig(command, { dir: outSetting, catalogue: catalogueSetting, out: outSetting, site: siteSetting });
+  fromConfig(command, {
+    dir: outSetting,
+    catalogue: catalogueSetting,
+    out: outSetting,
+    site: siteSetting,
+    baseUrl: (config) => config.baseUrl,
+  });
 }
 
 async function serve(options: ServeOptions) {
@@ -85,6 +98,7 @@ async function serveWatched(options: ServeOptions) {
     catalogueDir: options.catalogue,
     outDir: options.out,
     site: options.site,
+    ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
     host: options.listen,
     port: options.port,
     log: (line) => process.stdout.write(`${line}\n`),

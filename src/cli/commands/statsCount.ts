@@ -8,7 +8,7 @@ import { displayPath, printLines, reportProblems } from "../report.js";
 
 interface CountOptions {
   host: string;
-  urlPattern: string[];
+  urlPattern?: string[];
   catalogue: string;
   logFormat: LogFormat | "auto";
   replace?: boolean;
@@ -26,8 +26,7 @@ export function registerStatsCount(stats: Command): void {
     .option(
       "--url-pattern <pattern>",
       "the path of a download, {name} standing for the package name; repeat it for more (default: every URL the build serves the host's archives at)",
-      (value: string, previous: string[]) => [...previous, value],
-      [] as string[],
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .addOption(catalogueOption())
     .addOption(
@@ -48,7 +47,7 @@ async function countCommand(logs: string[], options: CountOptions) {
   const { problems, summary } = await countLogs({
     catalogueDir: options.catalogue,
     host: options.host,
-    urlPatterns: options.urlPattern,
+    urlPatterns: options.urlPattern ?? [],
     logs,
     format: options.logFormat,
     replace: options.replace ?? false,
