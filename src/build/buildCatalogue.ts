@@ -7,6 +7,7 @@
 // the live output and writes only those that differ. It returns data; the CLI prints.
 import { existsSync, rmSync } from "node:fs";
 import type { Problem } from "../catalogue/problems.js";
+import type { SiteIndex } from "../site/siteIndex.js";
 import { buildKey, forgetState, hostStateOf, readState, writeState, type BuildState } from "../rebuild/buildState.js";
 import { memoOf, packageFilesReuse } from "../rebuild/planPackageFiles.js";
 import { rebuildCatalogue } from "../rebuild/rebuildCatalogue.js";
@@ -195,12 +196,14 @@ function finishFullBuild(
   catalogue: RenderedCatalogue,
   sources: CatalogueSources,
 ): BuildResult {
+  let site: SiteIndex | undefined;
   const files = [
     ...renderOutput(catalogue, {
       site: options.site !== false,
       targets: options.targets ?? [],
       baseUrl: options.baseUrl,
       nowMs: featuredMs(options, snapshotMs),
+      siteIndex: (index) => (site = index),
     }),
   ];
   const written = writeBuild(output, files, previous, phase(options.onProgress, "writing"));
@@ -229,6 +232,7 @@ function finishFullBuild(
     warnings: problems,
     files: files.length,
     ...packageFilesState(catalogue),
+    ...(site ? { site } : {}),
   });
   let packages = 0;
   for (const list of catalogue.packages.values()) packages += list.length;

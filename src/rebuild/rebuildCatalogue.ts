@@ -136,7 +136,8 @@ async function rebuildFrom(
       return files ? readFileSync(files.icon.file) : live.bytes(at);
     },
   );
-  const plan = withSiteChanges(hbb, live, options.site, filesSource(hbb.state));
+  const plan = withSiteChanges(hbb, live, options.site, hostsFile.hosts, filesSource(hbb.state));
+  if ("fullBuild" in plan) return plan;
   const home = output.layout.home;
   if (plan.writes.size > 0) {
     forgetState(home);

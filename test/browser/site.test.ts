@@ -78,7 +78,7 @@ async function addPackageFiles(catalogueDir: string, out: string): Promise<void>
       list.map((p) => (host === "primary" && WITH_FILES[p.name] ? { ...p, files: WITH_FILES[p.name] } : p)),
     ]),
   );
-  for (const file of renderSite({ ...loaded, packages, defaultHost: "primary" })) {
+  for (const file of renderSite({ ...loaded, packages, defaultHost: "primary" }).files) {
     mkdirSync(dirname(join(out, file.path)), { recursive: true });
     writeFileSync(join(out, file.path), contentText(file.content), "latin1");
   }
