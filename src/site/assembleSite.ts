@@ -313,40 +313,45 @@ function assembleHost(
   out.put(searchIndex(host.id), searchManifest(host.id, entries, shards));
 
   // The category and coder listings that a changed package was or is in (every one, in a full build).
-  const touched = new Set<string>();
-  const fresh = entries.filter((e) => e.pkg);
-  const keyOf = (kind: string, value: string) => `${kind}\n${value}`;
-  for (const e of fresh) touched.add(keyOf("category", e.category)).add(keyOf("coder", e.coder));
-  const oldColumns = old?.columns;
-  const keptOld = new Set(entries.flatMap((e) => (e.old === undefined ? [] : [e.old])));
-  for (let i = 0; i < oldNames.length; i++) {
-    if (keptOld.has(i)) continue;
-    touched.add(keyOf("category", old!.values[oldColumns![i * SITE_COLUMNS + CATEGORY]!]!));
-    touched.add(keyOf("coder", old!.values[oldColumns![i * SITE_COLUMNS + CODER]!]!));
-  }
-  const members = new Map<string, number[]>();
-  const add = (map: Map<string, number[]>, key: string, i: number) => {
-    if (!touched.has(key)) return;
-    let list = map.get(key);
-    if (!list) map.set(key, (list = []));
-    list.push(i);
+  const touched = { category: new Map<string, Members>(), coder: new Map<string, Members>() };
+  const touch = (kind: keyof typeof touched, value: string) => {
+    if (!touched[kind].has(value)) touched[kind].set(value, { now: [], before: [] });
   };
-  entries.forEach((e, i) => {
-    add(members, keyOf("category", e.category), i);
-    add(members, keyOf("coder", e.coder), i);
-  });
-  const oldMembers = new Map<string, number[]>();
+  for (const e of entries) {
+    if (!e.pkg) continue;
+    touch("category", e.category);
+    touch("coder", e.coder);
+  }
+  const kept = new Uint8Array(oldNames.length);
+  for (const e of entries) if (e.old !== undefined) kept[e.old] = 1;
+  const oldValue = (i: number, column: number) => old!.values[old!.columns[i * SITE_COLUMNS + column]!]!;
   for (let i = 0; i < oldNames.length; i++) {
-    add(oldMembers, keyOf("category", old!.values[oldColumns![i * SITE_COLUMNS + CATEGORY]!]!), i);
-    add(oldMembers, keyOf("coder", old!.values[oldColumns![i * SITE_COLUMNS + CODER]!]!), i);
+    if (kept[i]) continue;
+    touch("category", oldValue(i, CATEGORY));
+    touch("coder", oldValue(i, CODER));
   }
-  for (const key of touched) {
-    const [kind, value] = key.split("\n") as ["category" | "coder", string];
-    const listing: Listing =
-      kind === "category" ? { kind, host: host.id, category: value } : { kind, host: host.id, coder: value };
-    assembleListing(host, listing, entries, members.get(key) ?? [], oldNames, oldMembers.get(key) ?? [], card, out);
+  entries.forEach((e, i) => {
+    touched.category.get(e.category)?.now.push(i);
+    touched.coder.get(e.coder)?.now.push(i);
+  });
+  // The previous index's values, each once: a lookup per package by its interned index, not its string.
+  const oldLists = (kind: keyof typeof touched) => old?.values.map((v) => touched[kind].get(v)) ?? [];
+  const [oldCategories, oldCoders] = [oldLists("category"), oldLists("coder")];
+  for (let i = 0; i < oldNames.length; i++) {
+    oldCategories[old!.columns[i * SITE_COLUMNS + CATEGORY]!]?.before.push(i);
+    oldCoders[old!.columns[i * SITE_COLUMNS + CODER]!]?.before.push(i);
   }
+  for (const [category, { now, before }] of touched.category)
+    assembleListing(host, { kind: "category", host: host.id, category }, entries, now, oldNames, before, card, out);
+  for (const [coder, { now, before }] of touched.coder)
+    assembleListing(host, { kind: "coder", host: host.id, coder }, entries, now, oldNames, before, card, out);
   return shards;
+}
+
+/** A listing's members now (indices into the entries) and in the previous index, in reading order. */
+interface Members {
+  now: number[];
+  before: number[];
 }
 
 /** A page of a listing as assembled: its members (indices into the entries), and the old page it equals. */
