@@ -1,5 +1,6 @@
 // The search box of a host's list page (progressive enhancement: without this script the page is a
-// complete paged list). On first use it fetches the host's search.json and, as one types or picks a
+// complete paged list). On first use it fetches the host's search.json, a manifest naming its
+// shards (one per page of the list, each named by its hash), and the shards; as one types or picks a
 // category or coder, shows the matching packages in place of the paged list, each with its icon as
 // the lists show it. Manifest text only ever reaches the page as textContent, never as markup.
 const MAX_SHOWN = 100;
@@ -31,11 +32,13 @@ function enhance(form) {
   for (const control of [input, category, coder]) control.addEventListener("input", () => load().then(update));
 
   function load() {
-    loading ??= fetch(indexUrl)
-      .then((response) => {
-        if (!response.ok) throw new Error(`${response.status}`);
-        return response.json();
-      })
+    loading ??= fetchJson(indexUrl)
+      .then((manifest) =>
+        Promise.all(manifest.shards.map((shard) => fetchJson(new URL(shard, indexUrl)))).then((shards) => ({
+          ...manifest,
+          packages: shards.flat(),
+        })),
+      )
       .then((data) => {
         index = prepare(data);
         fill(
@@ -128,6 +131,13 @@ function enhance(form) {
   }
 }
 
+function fetchJson(url) {
+  return fetch(url).then((response) => {
+    if (!response.ok) throw new Error(`${response.status}`);
+    return response.json();
+  });
+}
+
 function span(className, text) {
   const s = document.createElement("span");
   s.className = className;
@@ -139,19 +149,21 @@ function fill(select, options) {
   for (const [value, label] of options) select.append(new Option(label, value));
 }
 
-/** Each package with its searchable text lowercased once. */
+/** Each package with its coder and category as indices into the menus' lists, and its searchable text lowercased once. */
 function prepare(data) {
+  const coderAt = new Map(data.coders.map(([name], i) => [name, i]));
+  const categoryAt = new Map(data.categories.map((name, i) => [name, i]));
   return {
     categories: data.categories,
     coders: data.coders,
     packages: data.packages.map(([name, display, coder, category, short, icon]) => ({
       name,
       display,
-      coder,
-      category,
+      coder: coderAt.get(coder),
+      category: categoryAt.get(category),
       short,
       icon,
-      text: [name, display, data.coders[coder][0], short].join("\n").toLowerCase(),
+      text: [name, display, coder, short].join("\n").toLowerCase(),
     })),
   };
 }

@@ -16,6 +16,7 @@ import {
   type BuildState,
   type TodayRecord,
 } from "../rebuild/buildState.js";
+import type { SiteIndex } from "../site/siteIndex.js";
 import { memoOf, packageFilesReuse } from "../rebuild/planPackageFiles.js";
 import { rebuildCatalogue } from "../rebuild/rebuildCatalogue.js";
 import { targetById } from "../targets/index.js";
@@ -205,12 +206,14 @@ function finishFullBuild(
   catalogue: RenderedCatalogue,
   sources: CatalogueSources,
 ): BuildResult {
+  let site: SiteIndex | undefined;
   const files = [
     ...renderOutput(catalogue, {
       site: options.site !== false,
       targets: options.targets ?? [],
       baseUrl: options.baseUrl,
       nowMs: featuredMs(options, snapshotMs),
+      siteIndex: (index) => (site = index),
     }),
   ];
   const written = writeBuild(output, files, previous, phase(options.onProgress, "writing"));
@@ -243,6 +246,7 @@ function finishFullBuild(
     warnings: problems,
     files: files.length,
     ...packageFilesState(catalogue),
+    ...(site ? { site } : {}),
   });
   let packages = 0;
   for (const list of catalogue.packages.values()) packages += list.length;

@@ -12,6 +12,7 @@ import { packageFilePaths } from "../routes/packageFileLayout.js";
 import { aliasFilesOf, OPENAPI_FILE } from "../routes/routeTable.js";
 import { renderHbb } from "../render/renderHbb.js";
 import { renderSite } from "../site/renderSite.js";
+import type { SiteIndex } from "../site/siteIndex.js";
 import type { TargetId } from "../targets/target.js";
 import { targetById } from "../targets/index.js";
 import { targetFiles } from "./targetFiles.js";
@@ -24,6 +25,8 @@ export interface OutputOptions {
   baseUrl?: string | undefined;
   /** The build's time (its UTC day picks the featured app); now when left out. */
   nowMs?: number;
+  /** Told the browse site's index, which the build's state keeps for the next build. */
+  siteIndex?: (index: SiteIndex) => void;
 }
 
 /**
@@ -71,7 +74,13 @@ export function renderOutput(catalogue: RenderedCatalogue, options: OutputOption
     ...(needsAliasFiles(targets) ? aliasFiles(stored) : []),
     ...renderHbb(catalogue),
     { path: OPENAPI_FILE, content: renderOpenApi() },
-    ...(options.site ? renderSite(catalogue) : []),
+    ...(options.site ? siteFiles(catalogue, options) : []),
     ...(targets.length > 0 ? targetFiles(targets, catalogueNames(catalogue)) : []),
   ];
+}
+
+function siteFiles(catalogue: RenderedCatalogue, options: OutputOptions): OutputFile[] {
+  const site = renderSite(catalogue);
+  options.siteIndex?.(site.index);
+  return site.files;
 }

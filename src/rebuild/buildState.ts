@@ -13,6 +13,7 @@ import type { Signature } from "../read/signature.js";
 import type { PackageFilesMemo, RenderedPackage } from "../render/renderApi.js";
 import { schemaTexts } from "../catalogue/schemas.js";
 import { siteAssets } from "../site/renderSite.js";
+import { parseSiteIndex, siteColumns, siteHeader, type SiteIndex } from "../site/siteIndex.js";
 import { VERSION } from "../util/version.js";
 import type { Slot } from "../write/writeOutput.js";
 import type { TargetId } from "../targets/target.js";
@@ -213,6 +214,8 @@ export interface BuildState {
    * stores them. A build reuses a package's entry while its files keep their signatures.
    */
   packageFilesMemo?: Record<string, PackageFilesMemo>;
+  /** With the browse site: what its next rebuild needs of every package (site/siteIndex.ts). */
+  site?: SiteIndex;
 }
 
 const STATE_FILE = "state";
@@ -257,13 +260,16 @@ export function signatureUnchanged(now: StatsLike, then: Signature, snapshotMs: 
  * by newlines, which names cannot contain) and then every host's numbers as 64-bit floats, so a
  * catalogue of 100,000 packages loads without parsing half a million numbers.
  */
-type Header = Omit<BuildState, "packages"> & {
+type Header = Omit<BuildState, "packages" | "site"> & {
   packages: { host: string; names: string; values: string[]; orphans: [string, PackageStats][]; count: number }[];
+  site?: ReturnType<typeof siteHeader>;
 };
 
 export function serializeState(state: BuildState): Buffer {
+  const { site, ...rest } = state;
   const header: Header = {
-    ...state,
+    ...rest,
+    ...(site ? { site: siteHeader(site) } : {}),
     packages: state.hosts.map((host) => ({
       host,
       names: state.packages[host]!.names.join("\n"),
@@ -279,7 +285,9 @@ export function serializeState(state: BuildState): Buffer {
     const c = state.packages[host]!.columns;
     return Buffer.from(c.buffer, c.byteOffset, c.byteLength);
   });
-  return Buffer.concat([start, json, padding, ...columns]);
+  // The site index's columns follow the hosts' (site/siteIndex.ts).
+  const siteBytes = (site ? siteColumns(site) : []).map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength));
+  return Buffer.concat([start, json, padding, ...columns, ...siteBytes]);
 }
 
 export function parseState(bytes: Buffer): BuildState | undefined {
@@ -299,7 +307,10 @@ export function parseState(bytes: Buffer): BuildState | undefined {
     packages[host] = { names: count === 0 ? [] : names.split("\n"), columns, values, orphans };
     at += size;
   }
-  return at === bytes.length ? { ...header, packages } : undefined;
+  const { site: siteHead, ...rest } = header;
+  if (!siteHead) return at === bytes.length ? { ...rest, packages } : undefined;
+  const site = parseSiteIndex(siteHead, bytes, at);
+  return site?.at === bytes.length ? { ...rest, packages, site: site.index } : undefined;
 }
 
 /** The state in `home`, if it exists and parses (its key says whether a build can use it); anything else is no state. */

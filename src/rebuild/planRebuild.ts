@@ -158,7 +158,7 @@ export function planRebuild(
       old,
       planned,
       hostPlan.list,
-      hostPlan.listChanged,
+      hostPlan.membersChanged,
       live,
     );
     for (const [path, content] of today.writes) changes.writes.set(path, content);
@@ -264,8 +264,8 @@ interface Entry extends TodayEntry {
 interface HostPlan {
   next: HostState;
   list?: Entry[];
-  /** Whether the list's content changed (a package removed, added or changed), not only read again. */
-  listChanged: boolean;
+  /** Whether the list's members changed (a package removed or added): every list of the host is written. */
+  membersChanged: boolean;
 }
 
 /**
@@ -288,12 +288,14 @@ function planHost(
   const touched = touchedLists(host);
   const touch = touched.touch;
   let listChanged = false;
+  let removedAny = false;
   for (let i = 0; i < old.names.length; i++) {
     if (kept.flags[i] || again.has(i)) continue;
     changes.writes.set(path(old.names[i]!), null);
     changes.removed.push({ host, name: old.names[i]!, stats: statsAt(old, i) });
     touch(filtersAt(old, i));
     listChanged = true;
+    removedAny = true;
   }
   for (const [index, { pkg, filesMoved }] of again) {
     if (live.text(path(pkg.name)) === pkg.json && filesMoved !== true) continue;
@@ -310,10 +312,10 @@ function planHost(
     listChanged = true;
   }
   if (!listChanged && again.size === 0) {
-    if (!kept.resigned) return { next: old, listChanged };
+    if (!kept.resigned) return { next: old, membersChanged: false };
     const next = { ...old, columns: old.columns.slice() };
     for (const [i, signature] of kept.resigned) setSignature(next, i, signature);
-    return { next, listChanged };
+    return { next, membersChanged: false };
   }
 
   // The last build's packages that are still here (in name order already), then the new ones.
@@ -360,7 +362,7 @@ function planHost(
       const signature = e.fresh ? undefined : kept.resigned!.get(e.old!);
       if (signature) setSignature(next, i, signature);
     });
-  return { next, list, listChanged };
+  return { next, list, membersChanged: added.length > 0 || removedAny };
 }
 
 /**

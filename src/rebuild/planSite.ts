@@ -1,23 +1,58 @@
-// The browse site's part of a rebuild plan: the pages that the plan's API writes touch
-// (site/siteChanges.ts), merged into the plan's writes and counts.
-import type { FilesSource } from "../site/renderSite.js";
-import { siteChanges } from "../site/siteChanges.js";
+// The browse site's part of a rebuild plan: the packages the plan removed, changed or added, handed
+// to the site's assembler (site/assembleSite.ts) with the last build's site index, and its pages
+// merged into the plan's writes, counts and state. Nothing is learned from the live output: the
+// hosts come from hosts.json or the index, the packages from the plan.
+import type { HostInfo, Package } from "../catalogue/fields.js";
+import { contentText } from "../render/renderApi.js";
+import { fileFor } from "../routes/routeTable.js";
+import { assembleSite } from "../site/assembleSite.js";
+import type { SitePackage } from "../site/renderPages.js";
+import { siteHosts, type FilesSource } from "../site/renderSite.js";
+import { sitePackage } from "../site/sitePackage.js";
 import type { LiveFiles, RebuildPlan } from "./planRebuild.js";
 
 /**
  * The plan with the site's changes added to its writes, and its counts of files brought up to date;
- * `files` says which packages have files once the plan is carried out.
+ * `hosts` are hosts.json's when it was read again, `files` says which packages have files once the
+ * plan is carried out. A host's new name or description is on every page: that takes a full build.
  */
-export function withSiteChanges(plan: RebuildPlan, live: LiveFiles, site: boolean, files?: FilesSource): RebuildPlan {
+export function withSiteChanges(
+  plan: RebuildPlan,
+  live: LiveFiles,
+  site: boolean,
+  hosts: readonly HostInfo[] | undefined,
+  files?: FilesSource,
+): RebuildPlan | { fullBuild: string } {
   if (!site) return plan;
-  const packageCount = (host: string) => plan.state.packages[host]?.names.length ?? 0;
-  const pages = siteChanges({ ...plan, packageCount, ...(files ? { files } : {}) }, live);
-  if (pages.writes.size === 0 && pages.added === 0) return plan;
+  const index = plan.state.site;
+  if (!index) return { fullBuild: "the last build kept no index of its browse site" };
+  if (hosts && JSON.stringify(siteHosts(hosts)) !== JSON.stringify(index.hosts))
+    return { fullBuild: "a host's name or description changed, which every page of the browse site shows" };
+  const source = files ?? { defaultHost: index.hosts[0]?.id ?? "", of: () => undefined };
+  const fresh = new Map<string, SitePackage[]>();
+  const gone = new Map<string, Set<string>>();
+  for (const { host, name } of [...plan.removed, ...plan.changed]) {
+    let names = gone.get(host);
+    if (!names) gone.set(host, (names = new Set()));
+    names.add(name);
+  }
+  for (const { host, name } of [...plan.changed, ...plan.added]) {
+    const json = plan.writes.get(fileFor("package", { host, name }));
+    if (json === undefined || json === null) throw new Error(`internal: no package object for ${host}/${name}`);
+    let list = fresh.get(host);
+    if (!list) fresh.set(host, (list = []));
+    list.push(sitePackage(host, JSON.parse(contentText(json)) as Package, source));
+  }
+  if (fresh.size === 0 && gone.size === 0) return plan;
+  const pages = assembleSite(
+    { hosts: index.hosts, fresh, gone, files: source, hbb: files !== undefined },
+    { index, live: { bytes: (path) => (live.exists(path) ? live.bytes(path) : undefined) } },
+  );
   const all = new Map([...plan.writes, ...pages.writes]);
   return {
     ...plan,
     writes: all,
-    state: { ...plan.state, files: plan.state.files + pages.added },
+    state: { ...plan.state, site: pages.index, files: plan.state.files + pages.added },
     summary: {
       ...plan.summary,
       files: plan.summary.files + pages.added,

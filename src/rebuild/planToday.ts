@@ -63,7 +63,7 @@ export function planTodayHost(
   old: HostState,
   next: HostState,
   list: readonly TodayEntry[] | undefined,
-  listChanged: boolean,
+  membersChanged: boolean,
   live: LiveLists,
 ): TodayWrites {
   const files = todayFiles(context.hostNow.id, context.defaultHost);
@@ -88,13 +88,17 @@ export function planTodayHost(
     return Buffer.from(liveList(kind).subarray(start, start + lengthAt(old, i, kind))).toString("latin1");
   };
 
-  // A package read again may have changed only its files (a hash, not a size), which v1 does not show.
-  const contentsMoved =
-    list !== undefined &&
-    (listChanged ||
-      list.some((e) => e.fragments !== undefined && e.old !== undefined && e.fragments.v4 !== oldObject("v4", e.old)));
-  if (list && contentsMoved) {
+  // A package read again may have changed only its files (a hash, not a size), which v1 does not
+  // show; its downloads move its v4 object and not its v3 one. Each contents file is written when
+  // one of its objects moved.
+  if (list) {
     for (const kind of ["v4", "v3"] as const) {
+      const moved =
+        membersChanged ||
+        list.some(
+          (e) => e.fragments !== undefined && e.old !== undefined && e.fragments[kind] !== oldObject(kind, e.old),
+        );
+      if (!moved) continue;
       const elements = list.map((e) => (e.fragments ? e.fragments[kind] : e.old!));
       writes.set(files[kind].contents, { jsonArray: spliceList(liveList(kind), old, elements, offsetsOf(kind), kind) });
     }
@@ -114,13 +118,13 @@ export function planTodayHost(
     const entry = list?.[pickedNow!];
     return entry?.fragments ? entry.fragments[kind] : oldObject(kind, entry ? entry.old! : pickedNow!);
   };
-  const v4Before = pickedBefore === undefined ? undefined : oldObject("v4", pickedBefore);
-  const v4Now = pickedNow === undefined ? undefined : featuredNow("v4");
-  if (v4Before !== v4Now) {
-    if (v4Before === undefined) added += 2;
-    if (v4Now === undefined) added -= 2;
-    writes.set(files.v4.featured, v4Now ?? null);
-    writes.set(files.v3.featured, v4Now === undefined ? null : featuredNow("v3"));
+  for (const kind of ["v4", "v3"] as const) {
+    const before = pickedBefore === undefined ? undefined : oldObject(kind, pickedBefore);
+    const now = pickedNow === undefined ? undefined : featuredNow(kind);
+    if (before === now) continue;
+    if (before === undefined) added++;
+    if (now === undefined) added--;
+    writes.set(files[kind].featured, now ?? null);
   }
   return { writes, added };
 }

@@ -6,11 +6,12 @@ import type { Package } from "../catalogue/fields.js";
 import type { PackageFilesInfo } from "../render/renderApi.js";
 import { fileFor, pathFor } from "../routes/routeTable.js";
 import { formatBytes } from "../util/formatBytes.js";
-import { markup, type Html, type HtmlValue } from "./html.js";
+import { Html, markup, type HtmlValue } from "./html.js";
 import { HBB_HOST_FILES, HBB_REPO_LIST } from "../routes/hbbRoutes.js";
 import {
   HOME_PAGE,
   linkTo,
+  listingBase,
   listingFolder,
   listingPage,
   OPENAPI_DOCUMENT,
@@ -55,10 +56,21 @@ interface Crumb {
   to?: string;
 }
 
-function layout(path: string, title: string, crumbs: readonly Crumb[], main: Html, script = false): string {
+/**
+ * The page frame. With `base` (a file of the tree) the page's links are written relative to that file
+ * and a `<base>` element makes the browser read them so; the skip link then names the page itself.
+ */
+function layout(
+  path: string,
+  title: string,
+  crumbs: readonly Crumb[],
+  main: Html,
+  script = false,
+  base = path,
+): string {
   // Every page passes here: the site is what grows most with the catalogue.
   checkMemory("rendering the browse site");
-  const link = (to: string) => linkTo(path, to);
+  const link = (to: string) => linkTo(base, to);
   const trail = crumbs.map((c, i) =>
     c.to === undefined || i === crumbs.length - 1
       ? markup`<li><span aria-current="page">${c.label}</span></li>`
@@ -69,12 +81,12 @@ function layout(path: string, title: string, crumbs: readonly Crumb[], main: Htm
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
+${base !== path && markup`<base href="${linkTo(path, base)}">\n`}<title>${title}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${link(STYLESHEET)}">
 ${script && markup`<script type="module" src="${link(SEARCH_SCRIPT)}"></script>\n`}</head>
 <body>
-<a class="skip" href="#main">Skip to content</a>
+<a class="skip" href="${base === path ? "" : link(path)}#main">Skip to content</a>
 <header>
 <nav aria-label="Breadcrumb"><ol>${trail}</ol></nav>
 </header>
@@ -89,11 +101,17 @@ ${main}</main>
 /** How many of each host's newest packages the home page shows. */
 export const HOME_NEWEST = 8;
 
+/** What the home page shows of a package: what the build's index keeps of every package. */
+export type NewestPackage = Pick<
+  SitePackage,
+  "internal_name" | "display_name" | "category" | "coder" | "release_date" | "files"
+>;
+
 /** A host on the home page: its package count and its newest releases (newest first). */
 export interface HomeHost {
   host: SiteHost;
   count: number;
-  newest: readonly SitePackage[];
+  newest: readonly NewestPackage[];
 }
 
 /**
@@ -104,7 +122,7 @@ export function renderHomePage(hosts: readonly HomeHost[], hbb = false): string 
   const path = HOME_PAGE;
   const link = (to: string) => linkTo(path, to);
   const sections = hosts.map(({ host, count: n, newest }) => {
-    const all = link(listingPage({ kind: "host", host: host.id }, 1));
+    const all = link(listingPage({ kind: "host", host: host.id }));
     return markup`<section aria-labelledby="host-${host.id}" class="host">
 <div class="host-head"><h2 id="host-${host.id}"><a href="${all}">${host.name}</a></h2>
 <p>${host.description}</p></div>
@@ -112,7 +130,7 @@ ${
   newest.length > 0
     ? markup`<h3>Newest releases</h3>
 <ul class="apps">
-${newest.map((p) => appItem(path, host.id, p))}</ul>
+${newest.map((p) => newestItem(path, host.id, p))}</ul>
 `
     : markup`<p>No packages yet.</p>
 `
@@ -146,56 +164,86 @@ function listingTitle(listing: Listing, host: SiteHost): string {
 }
 
 /**
- * Page `n` of a listing whose packages (all of them, in name order) are `packages`, `size` per
- * page. A host's own listing (given its summary) also has its filters and the search box.
+ * One page of a listing: its packages' rows as renderCard made them, and the pages before and after
+ * it. Only the first page counts the listing's packages (and, on a host's, has its filters): every
+ * other page depends on its own packages and its neighbours' first names only.
  */
-export function renderListingPage(
-  host: SiteHost,
-  listing: Listing,
-  packages: readonly SitePackage[],
-  n: number,
-  size: number,
-  summary?: HostSummary,
-): string {
-  const path = listingPage(listing, n);
-  const pages = Math.max(1, Math.ceil(packages.length / size));
-  const shown = packages.slice((n - 1) * size, n * size);
+export interface ListingPage {
+  /** The first package of the page, undefined for the listing's first page. */
+  first: string | undefined;
+  /** The display names of its first and last packages. */
+  from: string;
+  to: string;
+  /** The rows, joined. */
+  cards: string;
+  /** The first packages of the pages before and after it (null: the listing's first page). */
+  previous?: string | null;
+  next?: string;
+  /** On the first page: how many packages the listing has, and a host's filters. */
+  count?: number;
+  summary?: HostSummary;
+}
+
+/**
+ * A page of a listing. Every link is relative to the host's folder (listingBase, through `<base>`),
+ * so a row is the same bytes on every page of every listing of the host.
+ */
+export function renderListingPage(host: SiteHost, listing: Listing, page: ListingPage): string {
+  const path = listingPage(listing, page.first);
+  const base = listingBase(host.id);
+  const link = (to: string) => linkTo(base, to);
   const title = listingTitle(listing, host);
-  // Downloads are shown only where a stats source gave some: without one every package reports 0.
-  const downloads = packages.some((p) => p.downloads > 0);
-  const first = (n - 1) * size + 1;
-  const range =
-    pages > 1 && markup`, ${count(first)}&#8211;${count(first + shown.length - 1)} on page ${n} of ${pages}`;
+  const folder = listingFolder(listing);
+  const many = page.first !== undefined || page.next !== undefined;
+  const lead =
+    page.count !== undefined
+      ? markup`${listing.kind === "host" && `${host.description} `}${count(page.count)} ${plural(page.count, "package")}.`
+      : markup`From ${page.from} to ${page.to}.`;
   const main = markup`<h1>${title}</h1>
-<p class="lead">${listing.kind === "host" && `${host.description} `}${count(packages.length)} ${plural(packages.length, "package")}${range}.</p>
-${summary && searchBox(path, host.id)}${summary && n === 1 && filterLinks(path, host.id, summary)}<section aria-labelledby="list" class="list" id="all">
-<h2 id="list">${pages > 1 ? `Packages, page ${n} of ${pages}` : "Packages"}</h2>
+<p class="lead">${lead}</p>
+${page.summary && searchBox(base, host.id)}${page.summary && filterLinks(base, host.id, page.summary)}<section aria-labelledby="list" class="list" id="all">
+<h2 id="list">${many ? markup`Packages from ${page.from} to ${page.to}` : "Packages"}</h2>
 <ul class="apps">
-${shown.map((p) => appItem(path, host.id, p, downloads))}</ul>
-${pagination(path, listingFolder(listing), n, pages)}</section>
+${new Html(page.cards)}</ul>
+${many && pagination(link, folder, page)}</section>
 `;
   const crumbs: Crumb[] = [
     { label: "Home", to: HOME_PAGE },
-    { label: host.name, to: listingPage({ kind: "host", host: host.id }, 1) },
+    { label: host.name, to: listingPage({ kind: "host", host: host.id }) },
   ];
-  if (listing.kind !== "host") crumbs.push({ label: title, to: listingPage(listing, 1) });
-  if (n > 1) crumbs.push({ label: `Page ${n}` });
-  const pageTitle = `${title}${n > 1 ? ` (page ${n})` : ""}${listing.kind === "host" ? "" : ` - ${host.name}`}`;
-  return layout(path, pageTitle, crumbs, main, summary !== undefined);
+  if (listing.kind !== "host") crumbs.push({ label: title, to: listingPage(listing) });
+  if (page.first !== undefined) crumbs.push({ label: `From ${page.from}` });
+  const pageTitle = `${title}${page.first !== undefined ? ` (from ${page.from})` : ""}${listing.kind === "host" ? "" : ` - ${host.name}`}`;
+  return layout(path, pageTitle, crumbs, main, page.summary !== undefined, base);
 }
 
-/** A package in a list: its icon, name, short description and what one checks before a download. */
-function appItem(path: string, host: string, p: SitePackage, downloads = false): Html {
+/**
+ * A package's row in every list of its host: its icon, name, short description and what one checks
+ * before a download (its downloads when it has some). Relative to listingBase: the same bytes on
+ * every page, which lets a rebuild copy it from the live page instead of rendering it again.
+ */
+export function renderCard(host: string, p: SitePackage): string {
+  const path = listingBase(host);
   const link = (to: string) => linkTo(path, to);
-  const category = link(listingPage({ kind: "category", host, category: p.category }, 1));
-  const coder = link(listingPage({ kind: "coder", host, coder: p.coder }, 1));
+  const category = link(listingPage({ kind: "category", host, category: p.category }));
+  const coder = link(listingPage({ kind: "coder", host, coder: p.coder }));
   return markup`<li class="app">${icon(path, p)}<div class="about"><a href="${link(packagePage(host, p.internal_name))}" class="name">${p.display_name}</a> <span class="version">${p.version}</span>
 <p class="short">${p.short_description}</p>
-<p class="meta"><a href="${category}">${categoryInWords(p.category)}</a> &#183; by <a href="${coder}">${p.coder}</a>${p.release_date > 0 && markup` &#183; ${dateTag(p.release_date)}`}${p.files && markup` &#183; ${formatBytes(p.files.zipSize)}`}${downloads && markup` &#183; ${count(p.downloads)} ${plural(p.downloads, "download")}`}</p></div></li>\n`;
+<p class="meta"><a href="${category}">${categoryInWords(p.category)}</a> &#183; by <a href="${coder}">${p.coder}</a>${p.release_date > 0 && markup` &#183; ${dateTag(p.release_date)}`}${p.files && markup` &#183; ${formatBytes(p.files.zipSize)}`}${p.downloads > 0 && markup` &#183; ${count(p.downloads)} ${plural(p.downloads, "download")}`}</p></div></li>\n`
+    .text;
+}
+
+/** A package among the newest on the home page: its icon, name, category, coder and release date. */
+function newestItem(path: string, host: string, p: NewestPackage): Html {
+  const link = (to: string) => linkTo(path, to);
+  const category = link(listingPage({ kind: "category", host, category: p.category }));
+  const coder = link(listingPage({ kind: "coder", host, coder: p.coder }));
+  return markup`<li class="app">${icon(path, p)}<div class="about"><a href="${link(packagePage(host, p.internal_name))}" class="name">${p.display_name}</a>
+<p class="meta"><a href="${category}">${categoryInWords(p.category)}</a> &#183; by <a href="${coder}">${p.coder}</a>${p.release_date > 0 && markup` &#183; ${dateTag(p.release_date)}`}${p.files && markup` &#183; ${formatBytes(p.files.zipSize)}`}</p></div></li>\n`;
 }
 
 /** A package's icon, 128x48: its stored icon when it has files, else the site's placeholder. Decorative: its name is beside it. */
-function icon(path: string, p: SitePackage): Html {
+function icon(path: string, p: Pick<SitePackage, "files">): Html {
   const src = linkTo(path, p.files ? p.files.iconFile : PLACEHOLDER_ICON);
   return markup`<img class="icon" src="${src}" width="128" height="48" alt="" loading="lazy">`;
 }
@@ -232,11 +280,11 @@ function filterLinks(path: string, host: string, summary: HostSummary): Html {
   const link = (to: string) => linkTo(path, to);
   const categories = summary.categories.map(
     (c) =>
-      markup`<li><a href="${link(listingPage({ kind: "category", host, category: c.category }, 1))}">${categoryInWords(c.category)}</a> <span class="count">${count(c.count)}</span></li>`,
+      markup`<li><a href="${link(listingPage({ kind: "category", host, category: c.category }))}">${categoryInWords(c.category)}</a> <span class="count">${count(c.count)}</span></li>`,
   );
   const coders = summary.topCoders.map(
     (c) =>
-      markup`<li><a href="${link(listingPage({ kind: "coder", host, coder: c.coder }, 1))}">${c.coder}</a> <span class="count">${count(c.count)}</span></li>`,
+      markup`<li><a href="${link(listingPage({ kind: "coder", host, coder: c.coder }))}">${c.coder}</a> <span class="count">${count(c.count)}</span></li>`,
   );
   const codersTitle =
     summary.coders > summary.topCoders.length
@@ -251,24 +299,16 @@ function filterLinks(path: string, host: string, summary: HostSummary): Html {
 `;
 }
 
-/** Previous, next, the first and last pages and those near this one. */
-function pagination(path: string, folder: string, n: number, pages: number): HtmlValue {
-  if (pages <= 1) return "";
-  const link = (k: number) => linkTo(path, pageIn(folder, k));
-  const near = [...new Set([1, n - 2, n - 1, n, n + 1, n + 2, pages])]
-    .filter((k) => k >= 1 && k <= pages)
-    .sort((a, b) => a - b);
+/** The first page (from a later one), the page before and the page after. */
+function pagination(link: (to: string) => string, folder: string, page: ListingPage): Html {
   const items: Html[] = [];
-  if (n > 1) items.push(markup`<li><a href="${link(n - 1)}" rel="prev">Previous</a></li>`);
-  near.forEach((k, i) => {
-    if (i > 0 && k > near[i - 1]! + 1) items.push(markup`<li class="gap" aria-hidden="true">&#8230;</li>`);
-    items.push(
-      k === n
-        ? markup`<li><span aria-current="page">${k}</span></li>`
-        : markup`<li><a href="${link(k)}" aria-label="Page ${k}">${k}</a></li>`,
-    );
-  });
-  if (n < pages) items.push(markup`<li><a href="${link(n + 1)}" rel="next">Next</a></li>`);
+  if (page.first !== undefined) items.push(markup`<li><a href="${link(pageIn(folder))}">First page</a></li>`);
+  if (page.previous !== undefined && page.previous !== null)
+    items.push(markup`<li><a href="${link(pageIn(folder, page.previous))}" rel="prev">Previous</a></li>`);
+  else if (page.previous === null)
+    items.push(markup`<li><a href="${link(pageIn(folder))}" rel="prev">Previous</a></li>`);
+  if (page.next !== undefined)
+    items.push(markup`<li><a href="${link(pageIn(folder, page.next))}" rel="next">Next</a></li>`);
   return markup`<nav aria-label="Pages" class="pages"><ul>${items}</ul></nav>\n`;
 }
 
@@ -284,7 +324,7 @@ export function renderPackagePage(host: SiteHost, p: SitePackage): string {
   const main = markup`<div class="package-head">${markup`<img class="icon" src="${link(p.files ? p.files.iconFile : PLACEHOLDER_ICON)}" width="128" height="48" alt="">`}
 <div><h1>${p.display_name}</h1>
 <p class="lead">${p.short_description}</p>
-<p class="by">by <a href="${link(listingPage({ kind: "coder", host: host.id, coder: p.coder }, 1))}">${p.coder}</a></p>
+<p class="by">by <a href="${link(listingPage({ kind: "coder", host: host.id, coder: p.coder }))}">${p.coder}</a></p>
 ${p.files && markup`<p><a class="button" href="${link(p.files.archive)}" download>Download &#183; ${formatBytes(p.files.zipSize)}</a></p>\n`}</div></div>
 <section aria-labelledby="description">
 <h2 id="description">Description</h2>
@@ -293,7 +333,7 @@ ${p.files && markup`<p><a class="button" href="${link(p.files.archive)}" downloa
 <section aria-labelledby="details">
 <h2 id="details">Details</h2>
 <dl class="details">
-${detail("Version", p.version)}${detail("Category", markup`<a href="${link(listingPage({ kind: "category", host: host.id, category: p.category }, 1))}">${categoryInWords(p.category)}</a>`)}${detail("Released", p.release_date > 0 ? dateTag(p.release_date) : "Unknown")}${p.updated > 0 && detail("Updated", dateTag(p.updated))}${detail("Controllers", controllers.length > 0 ? controllers.join(", ") : "None needed")}${detail("Size", `${formatBytes(p.files?.zipSize ?? p.zip_size)} download, ${formatBytes(p.extracted)} on the SD card`)}${p.contributors !== "" && detail("Contributors", p.contributors)}${p.downloads > 0 && detail("Downloads", count(p.downloads))}${p.rating !== "" && detail("Rating", p.rating)}${detail("Program", p.package_type === "" ? "Unknown" : `boot.${p.package_type}`)}${detail("Package name", markup`<code>${p.internal_name}</code>`)}</dl>
+${detail("Version", p.version)}${detail("Category", markup`<a href="${link(listingPage({ kind: "category", host: host.id, category: p.category }))}">${categoryInWords(p.category)}</a>`)}${detail("Released", p.release_date > 0 ? dateTag(p.release_date) : "Unknown")}${p.updated > 0 && detail("Updated", dateTag(p.updated))}${detail("Controllers", controllers.length > 0 ? controllers.join(", ") : "None needed")}${detail("Size", `${formatBytes(p.files?.zipSize ?? p.zip_size)} download, ${formatBytes(p.extracted)} on the SD card`)}${p.contributors !== "" && detail("Contributors", p.contributors)}${p.downloads > 0 && detail("Downloads", count(p.downloads))}${p.rating !== "" && detail("Rating", p.rating)}${detail("Program", p.package_type === "" ? "Unknown" : `boot.${p.package_type}`)}${detail("Package name", markup`<code>${p.internal_name}</code>`)}</dl>
 </section>
 <section aria-labelledby="api">
 <h2 id="api">In the API</h2>
@@ -305,7 +345,7 @@ ${detail("Version", p.version)}${detail("Category", markup`<a href="${link(listi
 `;
   const crumbs: Crumb[] = [
     { label: "Home", to: HOME_PAGE },
-    { label: host.name, to: listingPage({ kind: "host", host: host.id }, 1) },
+    { label: host.name, to: listingPage({ kind: "host", host: host.id }) },
     { label: p.display_name },
   ];
   return layout(path, `${p.display_name} - ${host.name}`, crumbs, main);

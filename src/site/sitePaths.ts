@@ -5,7 +5,11 @@
 import { assertValidName } from "../catalogue/names.js";
 import { coderKey, utf8Bytes } from "../routes/filterValue.js";
 
-/** Packages per page of a list: a host of 10,000 packages is 100 light pages, each under ~100 kB. */
+/**
+ * Packages per page of a list, on average: a page ends after a package whose name hashes to 0 modulo
+ * it, once it holds half as many, or at twice as many (see chunkEnds), so adding or removing a
+ * package moves the boundaries of its page only. A host of 10,000 packages is about 80 light pages.
+ */
 export const PAGE_SIZE = 100;
 
 export const HOME_PAGE = "index.html";
@@ -26,7 +30,7 @@ export function hostFolder(host: string): string {
   return `browse/${assertValidName(host, "host")}`;
 }
 
-/** The folder of a listing's first page; its page n (from 2) is in `page/n/` under it. */
+/** The folder of a listing's first page; each later page is in `page/{name}/` under it, named by its first package. */
 export function listingFolder(listing: Listing): string {
   const host = hostFolder(listing.host);
   switch (listing.kind) {
@@ -39,22 +43,38 @@ export function listingFolder(listing: Listing): string {
   }
 }
 
-/** The file of page `n` (1-based) of a listing. */
-export function listingPage(listing: Listing, n: number): string {
-  return pageIn(listingFolder(listing), n);
+/** The file of a listing's first page, or of its page whose first package is `first`. */
+export function listingPage(listing: Listing, first?: string): string {
+  return pageIn(listingFolder(listing), first);
 }
 
-/** The file of page `n` of the listing whose first page is in `folder`. */
-export function pageIn(folder: string, n: number): string {
-  return n === 1 ? `${folder}/index.html` : `${folder}/page/${n}/index.html`;
+/** The file of the first page of the listing whose folder is `folder`, or of its page starting at `first`. */
+export function pageIn(folder: string, first?: string): string {
+  return first === undefined
+    ? `${folder}/index.html`
+    : `${folder}/page/${assertValidName(first, "package")}/index.html`;
 }
 
 export function packagePage(host: string, name: string): string {
   return `${hostFolder(host)}/package/${assertValidName(name, "package")}/index.html`;
 }
 
+/** The host's search manifest: its categories, coders and shards. */
 export function searchIndex(host: string): string {
   return `${hostFolder(host)}/search.json`;
+}
+
+/** A shard of the host's search index, named by the hash of its bytes (so a cache may keep it forever). */
+export function searchShard(host: string, hash: string): string {
+  return `${hostFolder(host)}/search/${hash}.json`;
+}
+
+/**
+ * The file every link of a host's listing pages is relative to (their `<base>`): a package's row is
+ * then the same bytes on every page of the host, its own list's, its category's and its coder's.
+ */
+export function listingBase(host: string): string {
+  return `${hostFolder(host)}/index.html`;
 }
 
 /**

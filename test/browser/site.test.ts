@@ -78,7 +78,7 @@ async function addPackageFiles(catalogueDir: string, out: string): Promise<void>
       list.map((p) => (host === "primary" && WITH_FILES[p.name] ? { ...p, files: WITH_FILES[p.name] } : p)),
     ]),
   );
-  for (const file of renderSite({ ...loaded, packages, defaultHost: "primary" })) {
+  for (const file of renderSite({ ...loaded, packages, defaultHost: "primary" }).files) {
     mkdirSync(dirname(join(out, file.path)), { recursive: true });
     writeFileSync(join(out, file.path), contentText(file.content), "latin1");
   }
@@ -339,14 +339,18 @@ describe("the browse site in chromium", () => {
       bytes.set(new URL(r.url()).pathname, (await r.body()).length);
     });
     await page.goto(`${large.url}browse/${largeHost}/`);
-    expect(await page.locator("#all .app").count()).toBe(100);
+    // A page holds from 50 to 200 packages, cut where the names say (docs/site.md).
+    expect(await page.locator("#all .app").count()).toBeGreaterThanOrEqual(50);
+    expect(await page.locator("#all .app").count()).toBeLessThanOrEqual(200);
     const pageWeight = [...bytes.values()].reduce((a, b) => a + b, 0);
     const htmlBytes = bytes.get(`/browse/${largeHost}/`)!;
-    // The index is fetched on first use.
+    // The index (its manifest, then its shards) is fetched on first use.
     const index = page.waitForResponse((r) => r.url().endsWith("/search.json"));
     await page.getByLabel("Search packages").focus();
-    const indexBytes = (await (await index).body()).length;
+    await index;
     await expect.poll(() => page.locator("#coder option").count()).toBeGreaterThan(1);
+    const searchBytes = () =>
+      [...bytes].filter(([path]) => /\/search(?:\.json|\/)/.test(path)).reduce((a, [, n]) => a + n, 0);
     const shown = (await page.evaluate(
       async (queries: string[]) => {
         const input = document.getElementById("q");
@@ -375,7 +379,7 @@ describe("the browse site in chromium", () => {
       packages: 10_000,
       hostPageHtmlKB: +(htmlBytes / 1000).toFixed(1),
       hostPageTotalKB: +(pageWeight / 1000).toFixed(1),
-      searchIndexKB: +(indexBytes / 1000).toFixed(1),
+      searchIndexKB: +(searchBytes() / 1000).toFixed(1),
     };
     console.log(`site figures: ${JSON.stringify(figures)}`);
     expect(htmlBytes).toBeLessThan(200_000);

@@ -116,7 +116,8 @@ describe("incremental builds", () => {
                 ),
               },
             }),
-          "incremental",
+          // Every page of the browse site shows its host's description or name.
+          "compared",
         ],
         [
           "the order of the hosts",

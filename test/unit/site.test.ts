@@ -9,12 +9,12 @@ import { buildCatalogue, type BuildOptions } from "../../src/build/buildCatalogu
 import type { Package } from "../../src/catalogue/fields.js";
 import { NAME_PATTERN_BODY } from "../../src/catalogue/names.js";
 import { escapeHtml } from "../../src/site/html.js";
-import { renderListingPage, renderPackagePage } from "../../src/site/renderPages.js";
-import { renderSearchIndex, renderSite } from "../../src/site/renderSite.js";
-import { siteChanges } from "../../src/site/siteChanges.js";
+import { renderCard, renderListingPage, renderPackagePage } from "../../src/site/renderPages.js";
+import { renderSite } from "../../src/site/renderSite.js";
+import { assembleSite, searchRecord } from "../../src/site/assembleSite.js";
+import { sitePackage } from "../../src/site/sitePackage.js";
 import { categoryInWords, compareForReading, controllersInWords, dateInWords, isoDate } from "../../src/site/words.js";
 import { loadCatalogue } from "../../src/load/loadCatalogue.js";
-import { renderOutput } from "../../src/output/renderOutput.js";
 import { contentText, type PackageFilesInfo, type RenderedCatalogue } from "../../src/render/renderApi.js";
 import { linkTo } from "../../src/site/sitePaths.js";
 import {
@@ -45,7 +45,7 @@ function tagsOf(page: string): string[] {
 }
 
 const SAFE_TAGS = new Set(
-  "html head meta title link script body a header nav ol li span main h1 h2 p dl div dt dd section code ul footer form label input select option img time".split(
+  "html head meta base title link script body a header nav ol li span main h1 h2 p dl div dt dd section code ul footer form label input select option img time".split(
     " ",
   ),
 );
@@ -55,12 +55,33 @@ describe("the site's pages", () => {
     const host = { id: "primary", name: "<i>Host</i>", host: "h", description: "<script>x</script>" };
     const pages = [
       renderPackagePage(host, hostilePackage),
-      renderListingPage(host, { kind: "host", host: "primary" }, [hostilePackage], 1, 100, {
-        categories: [{ category: "utilities", count: 1 }],
-        topCoders: [{ coder: HOSTILE_TEXT.coder, count: 1 }],
-        coders: 1,
-      }),
-      renderListingPage(host, { kind: "coder", host: "primary", coder: HOSTILE_TEXT.coder }, [hostilePackage], 1, 100),
+      renderListingPage(
+        host,
+        { kind: "host", host: "primary" },
+        {
+          first: undefined,
+          from: hostilePackage.display_name,
+          to: hostilePackage.display_name,
+          cards: renderCard("primary", hostilePackage),
+          count: 1,
+          summary: {
+            categories: [{ category: "utilities", count: 1 }],
+            topCoders: [{ coder: HOSTILE_TEXT.coder, count: 1 }],
+            coders: 1,
+          },
+        },
+      ),
+      renderListingPage(
+        host,
+        { kind: "coder", host: "primary", coder: HOSTILE_TEXT.coder },
+        {
+          first: hostilePackage.internal_name,
+          from: hostilePackage.display_name,
+          to: hostilePackage.display_name,
+          cards: renderCard("primary", hostilePackage),
+          previous: null,
+        },
+      ),
     ];
     for (const page of pages) {
       expect(page).not.toMatch(/<svg|<i>|<b>|javascript:alert\(1\)">/i);
@@ -86,7 +107,7 @@ describe("the site's pages", () => {
   it("escape & < > \" ' and write everything beyond ASCII as references", () => {
     expect(escapeHtml(`&<>"'`)).toBe("&amp;&lt;&gt;&quot;&#39;");
     expect(escapeHtml("Ærø 日本 🎮\nx")).toBe("&#xC6;r&#xF8; &#x65E5;&#x672C; &#x1F3AE;\nx");
-    expect(renderSearchIndex("primary", [hostilePackage])).toMatch(/^[\x20-\x7e]*$/);
+    expect(searchRecord("primary", hostilePackage)).toMatch(/^[\x20-\x7e]*$/);
   });
 
   it("link relatively, directory-style", () => {
@@ -160,7 +181,7 @@ async function fixtureWithFiles(): Promise<{ catalogue: RenderedCatalogue; dir: 
 describe("the site with package files", () => {
   it("shows each package's stored icon and a download button, the placeholder and no button without files", async () => {
     const { catalogue } = await fixtureWithFiles();
-    const site = new Map(renderSite(catalogue).map((f) => [f.path, f.content as string]));
+    const site = new Map(renderSite(catalogue).files.map((f) => [f.path, f.content as string]));
     const snake = site.get("browse/primary/package/snake/index.html")!;
     expect(snake).toContain('<img class="icon" src="../../../../hbb/snake/icon.png" width="128" height="48" alt="">');
     expect(snake).toContain(
@@ -175,13 +196,7 @@ describe("the site with package files", () => {
       'href="../../../../hosts/themes/hbb/dark-blue/dark-blue.zip" download>Download &#183; 1.2 kB<',
     );
     // The search index gives the stored icon of a package with files (relative to it), nothing for the others.
-    const entries = (host: string) =>
-      new Map(
-        (JSON.parse(site.get(`browse/${host}/search.json`)!) as { packages: string[][] }).packages.map((e) => [
-          e[0],
-          e.slice(5),
-        ]),
-      );
+    const entries = (host: string) => new Map(searchEntries(site, host).map((e) => [e[0], e.slice(5)]));
     expect(entries("primary").get("snake")).toEqual(["../../hbb/snake/icon.png"]);
     expect(entries("primary").get("ZapShot")).toEqual([]);
     expect(entries("themes").get("dark-blue")).toEqual(["../../hosts/themes/hbb/dark-blue/icon.png"]);
@@ -202,7 +217,7 @@ describe("the site with package files", () => {
 
   it("lists packages by display name, the search index in the same order, and the home page shows apps then the API", async () => {
     const { catalogue } = await fixtureWithFiles();
-    const site = new Map(renderSite(catalogue).map((f) => [f.path, f.content as string]));
+    const site = new Map(renderSite(catalogue).files.map((f) => [f.path, f.content as string]));
     const list = site.get("browse/primary/index.html")!;
     const shown = [...list.matchAll(/class="name">([^<]*)</g)].map((m) => m[1]);
     expect(shown).toEqual([
@@ -216,8 +231,7 @@ describe("the site with package files", () => {
       "Tricky setup.php",
       "Zap Shot",
     ]);
-    const index = JSON.parse(site.get("browse/primary/search.json")!) as { packages: string[][] };
-    expect(index.packages.map((p) => p[0])).toEqual([
+    expect(searchEntries(site, "primary").map((p) => p[0])).toEqual([
       "240pTest",
       "snake",
       "snake-deluxe",
@@ -240,7 +254,7 @@ describe("the site with package files", () => {
 
   it("give the same pages in a rebuild as in a full build", async () => {
     const { catalogue } = await fixtureWithFiles();
-    const full = renderOutput(catalogue, { site: true });
+    const full = renderSite(catalogue);
     // The previous build: the same catalogue with snake's display name changed, which moves it in its lists.
     const before: RenderedCatalogue = {
       ...catalogue,
@@ -255,42 +269,48 @@ describe("the site with package files", () => {
         ]),
       ),
     };
-    const old = new Map(renderOutput(before, { site: true }).map((f) => [f.path, contentText(f.content)]));
-    const now = new Map(full.map((f) => [f.path, contentText(f.content)]));
-    const writes = new Map<string, string | null>();
-    // What changed besides the site: the API's files, and the Homebrew Browser's list (snake is in it).
-    for (const [path, text] of now) if (/^(v1|hbb)\//.test(path) && old.get(path) !== text) writes.set(path, text);
-    expect([...writes.keys()]).toEqual(expect.arrayContaining(["v1/primary/package/snake", "v1/primary/packages"]));
+    const previous = renderSite(before);
+    const old = new Map(previous.files.map((f) => [f.path, contentText(f.content)]));
+    const now = new Map(full.files.map((f) => [f.path, contentText(f.content)]));
     const files = {
       defaultHost: "primary",
       of: (host: string, name: string) => catalogue.packages.get(host)?.find((p) => p.name === name)?.files,
     };
-    const changes = siteChanges(
+    const snake = catalogue.packages.get("primary")!.find((p) => p.name === "snake")!;
+    const changes = assembleSite(
       {
-        writes,
-        removed: [],
-        added: [],
-        changed: [{ host: "primary", name: "snake" }],
-        packageCount: (host) => catalogue.packages.get(host)?.length ?? 0,
+        hosts: previous.index.hosts,
+        fresh: new Map([["primary", [sitePackage("primary", JSON.parse(snake.json) as Package, files)]]]),
+        gone: new Map([["primary", new Set(["snake"])]]),
         files,
+        hbb: true,
       },
-      { text: (path) => old.get(path), exists: (path) => old.has(path) },
+      {
+        index: previous.index,
+        live: { bytes: (path) => (old.has(path) ? Buffer.from(old.get(path)!, "latin1") : undefined) },
+      },
     );
     const after = new Map(old);
     for (const [path, content] of changes.writes)
       if (content === null) after.delete(path);
-      else after.set(path, contentText(content));
-    for (const [path, text] of writes) after.set(path, text!);
+      else after.set(path, content);
     const differs = [...new Set([...after.keys(), ...now.keys()])].filter((p) => after.get(p) !== now.get(p));
     expect(differs).toEqual([]);
     expect(changes.writes.has("browse/primary/index.html")).toBe(true);
+    expect(changes.index).toEqual(full.index);
   });
 });
 
+/** A host's search records, in the order of its manifest's shards. */
+function searchEntries(site: ReadonlyMap<string, string>, host: string): string[][] {
+  const manifest = JSON.parse(site.get(`browse/${host}/search.json`)!) as { shards: string[] };
+  return manifest.shards.flatMap((shard) => JSON.parse(site.get(`browse/${host}/${shard}`)!) as string[][]);
+}
+
 const N = NAME_PATTERN_BODY;
-const PAGE = "(?:page/[1-9][0-9]*/)?index\\.html";
+const PAGE = `(?:page/${N}/)?index\\.html`;
 const SITE_LAYOUT = new RegExp(
-  `^(?:index\\.html|assets/[a-z]+\\.(?:css|js|svg)|browse/${N}/(?:${PAGE}|search\\.json|package/${N}/index\\.html|category/${N}/${PAGE}|coder/[0-9a-f]+(?:/[0-9a-f]+)*/${PAGE}))$`,
+  `^(?:index\\.html|assets/[a-z]+\\.(?:css|js|svg)|browse/${N}/(?:${PAGE}|search\\.json|search/[0-9a-f]+\\.json|package/${N}/index\\.html|category/${N}/${PAGE}|coder/[0-9a-f]+(?:/[0-9a-f]+)*/${PAGE}))$`,
 );
 // v1, and today's API (api/v3, api/v4; another host's under hosts/<host>/api/).
 const API_FILE = /^(?:v1\/|api\/v[34]\/|hosts\/[^/]+\/api\/v[34]\/|404\.json$|openapi\.json$)/;
@@ -300,13 +320,18 @@ function brokenLinks(tree: ReadonlyMap<string, Buffer>): string[] {
   const broken: string[] = [];
   for (const [path, bytes] of tree) {
     if (!path.endsWith(".html")) continue;
-    for (const [, url] of bytes.toString("latin1").matchAll(/(?:href|src)="([^"]*)"/g)) {
-      if (url === "data:," || url!.startsWith("#")) continue;
+    const text = bytes.toString("latin1");
+    // A page with a <base> has its links read from there (the lists: see renderListingPage).
+    const base = /<base href="([^"]*)">/.exec(text)?.[1];
+    const from = base === undefined ? path : posix.join(posix.dirname(path), base, "index.html");
+    for (let [, url] of text.matchAll(/(?:href|src)="([^"]*)"/g)) {
+      if (url === "data:," || url!.startsWith("#") || url === base) continue;
+      url = url!.split("#")[0]!;
       if (/^[a-z]+:|^\//i.test(url!)) {
         broken.push(`${path}: ${url} is not relative`);
         continue;
       }
-      const [target] = posix.join(posix.dirname(path), url!.replace(/&amp;/g, "&")).split("?");
+      const [target] = posix.join(posix.dirname(from), url!.replace(/&amp;/g, "&")).split("?");
       const file = url!.endsWith("/") || url === "./" ? posix.join(target!, "index.html") : target!;
       // Served by the API's routes (v2's query form) or written by the OpenAPI step, not by the site.
       if (file === "openapi.json" || /^v2\/[^/]+\/packages$/.test(file)) continue;
@@ -427,6 +452,7 @@ describe("the site in a rebuild", () => {
             .forEach((n) => rmSync(file(n))),
       ],
       [
+        // Every page names its host: a full build, compared with the live output.
         "a host's name",
         () => {
           const hosts = readJson(join(catalogue, "hosts.json")) as { hosts: { name: string }[] };
@@ -442,7 +468,7 @@ describe("the site in a rebuild", () => {
       const after = readTree(out);
       const full = join(memoryTempDir(), "dist");
       await build(catalogue, full);
-      expect(built.mode.kind, what).toBe("incremental");
+      expect(built.mode.kind, what).toBe(what === "a host's name" ? "compared" : "incremental");
       expect(differing(after, readTree(full)), what).toEqual([]);
       expect(built.files, what).toBe(after.size);
       expect(built.filesWritten, what).toBe(differing(before, after).length);
