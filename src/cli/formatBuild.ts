@@ -1,5 +1,5 @@
 // What `shopfront build` and `shopfront validate` print on success: one summary line.
-import type { BuildSummary } from "../build/buildCatalogue.js";
+import type { BuildSummary } from "../engine/buildCatalogue.js";
 import { listed, plural } from "./formatProblems.js";
 import { CONFIG_FILE } from "../config/readConfig.js";
 

@@ -7,7 +7,7 @@
 // client of the preview, `import api` among them, fetches the package files from the preview
 // itself), unless a base URL is given.
 import { existsSync, watch, type FSWatcher } from "node:fs";
-import { buildCatalogue, type BuildResult, type BuildSummary } from "../build/buildCatalogue.js";
+import { buildCatalogue, type BuildResult, type BuildSummary } from "../engine/buildCatalogue.js";
 import type { Problem } from "../catalogue/problems.js";
 import type { TargetId } from "../targets/target.js";
 import { servePreview, type PreviewServer } from "./servePreview.js";

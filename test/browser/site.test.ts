@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { contentText, type PackageFilesInfo } from "../../src/render/renderApi.js";
 import { packageFilePaths } from "../../src/routes/packageFileLayout.js";

@@ -10,7 +10,7 @@ import { GetObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { parseAllHeaders } from "@netlify/headers-parser";
 import { parsePlain } from "netlify-redirector";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { sendRaw } from "../../src/check/runConformance.js";
 import { formatSummary } from "../../src/cli/formatDeploy.js";
 import { md5Hex } from "../../src/deploy/readBuild.js";

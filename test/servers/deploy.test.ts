@@ -12,7 +12,7 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { deployToS3, type DeployOptions, type DeployResult } from "../../src/deploy/deployToS3.js";
 import { showCloudFrontSetup } from "../../src/cli/formatDeploy.js";
 import { DEFAULT_CACHE_CONTROL, STATE_FILE } from "../../src/deploy/planDeploy.js";

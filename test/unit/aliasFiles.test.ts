@@ -5,9 +5,9 @@
 import { linkSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildCatalogue, type BuildSummary } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue, type BuildSummary } from "../../src/engine/buildCatalogue.js";
 import { aliasFiles, needsAliasFiles } from "../../src/output/renderOutput.js";
-import { RACY_MS } from "../../src/rebuild/buildState.js";
+import { RACY_MS } from "../../src/engine/buildState.js";
 import { aliasFilesOf, isPackageFile } from "../../src/routes/routeTable.js";
 import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { catalogueNames } from "../../src/render/catalogueNames.js";

@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { lstatSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { FailureError, UsageError } from "../../src/util/errors.js";
 import { PACKAGE_FIELDS } from "../../src/catalogue/fields.js";
 import { copyFixture, GEN_CATALOGUE, manifest, readJson, readTree, tempDir, writeFiles } from "../support/helpers.js";

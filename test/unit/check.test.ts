@@ -6,7 +6,7 @@ import { createServer as createHttpServer, request as httpRequest, type Server }
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { checkDeployment } from "../../src/check/checkDeployment.js";
 import { CHECK_USER_AGENT } from "../../src/check/runConformance.js";
 import { formatCheckReport } from "../../src/cli/formatCheck.js";

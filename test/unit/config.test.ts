@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { PACKAGE_FIELDS } from "../../src/catalogue/fields.js";
 import { readSchema, schemaValidators } from "../../src/catalogue/schemas.js";
 import { readConfig, validateConfig } from "../../src/config/readConfig.js";

@@ -9,7 +9,7 @@ import { isUtf8 } from "node:buffer";
 import { join } from "node:path";
 import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import type { Manifest, Package } from "../../src/catalogue/fields.js";
 import type { Problem } from "../../src/catalogue/problems.js";
 import { importHbbList } from "../../src/import/importCatalogue.js";

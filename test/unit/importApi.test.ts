@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import fse from "fs-extra";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { validateCatalogue } from "../../src/load/validateCatalogue.js";
 import { MANIFEST_FIELDS } from "../../src/catalogue/fields.js";
 import { schemaValidators } from "../../src/catalogue/schemas.js";

@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { parseHbbList } from "../../src/import/parseHbbList.js";
 import { writeImport, type ImportSource } from "../../src/import/writeImport.js";

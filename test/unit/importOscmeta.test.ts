@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symli
 import { join, relative } from "node:path";
 import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { importOscmeta } from "../../src/import/importCatalogue.js";
 import { NO_SHORT_DESCRIPTION, oscmetaManifest, UNKNOWN_VERSION, type Oscmeta } from "../../src/import/parseOscmeta.js";
 import type { MetaXml } from "../../src/packageFiles/parseMetaXml.js";

@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import fse from "fs-extra";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { formatImportSummary } from "../../src/cli/formatImport.js";
 import { fetchApi } from "../../src/import/fetchApi.js";
 import { parseContents } from "../../src/import/parseStoreApi.js";

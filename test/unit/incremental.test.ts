@@ -17,10 +17,10 @@ import {
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { buildCatalogue, type BuildOptions } from "../../src/build/buildCatalogue.js";
-import { surveyKnown } from "../../src/rebuild/surveyCatalogue.js";
+import { buildCatalogue, type BuildOptions } from "../../src/engine/buildCatalogue.js";
+import { surveyKnown } from "../../src/engine/surveyCatalogue.js";
 import { zipPackageFolder } from "../../src/packageFiles/zipPackageFolder.js";
-import { computeToolKey, parseState, serializeState, type BuildState } from "../../src/rebuild/buildState.js";
+import { computeToolKey, parseState, serializeState, type BuildState } from "../../src/engine/buildState.js";
 import {
   BIN,
   copyFixture,

@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { validateCatalogue } from "../../src/load/validateCatalogue.js";
 import { MANIFEST_FIELDS } from "../../src/catalogue/fields.js";
 import { CONFIG_FILE } from "../../src/config/readConfig.js";

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { fileRoutePath, openApiDocument, renderOpenApi } from "../../src/openapi/renderOpenApi.js";
 import { paramOf, segmentsOf } from "../../src/routes/routeSyntax.js";
 import {

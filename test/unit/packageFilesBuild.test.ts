@@ -19,7 +19,7 @@ import { unzipSync, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import yauzl from "yauzl";
 import { PLACEHOLDER_ICON } from "../../src/packageFiles/placeholderIcon.js";
-import { RACY_MS } from "../../src/rebuild/buildState.js";
+import { RACY_MS } from "../../src/engine/buildState.js";
 import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { copyFixture, FIXTURES, manifest, readJson, readTree, shopfront, writeFiles } from "../support/helpers.js";
 

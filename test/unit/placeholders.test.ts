@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { HOST_PLACEHOLDERS, MANIFEST_PLACEHOLDERS } from "../../src/catalogue/manifestTemplate.js";
 import { validateCatalogue } from "../../src/load/validateCatalogue.js";
 import { createManifest } from "../../src/scaffold/createManifest.js";

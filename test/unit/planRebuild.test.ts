@@ -8,8 +8,8 @@ import {
   lengthAt,
   type BuildState,
   type PackageFilters,
-} from "../../src/rebuild/buildState.js";
-import { planRebuild, type LiveFiles, type RereadPackage } from "../../src/rebuild/planRebuild.js";
+} from "../../src/engine/buildState.js";
+import { planRebuild, type LiveFiles, type RereadPackage } from "../../src/engine/planRebuild.js";
 import { contentText, filterKeys, renderFilteredLists } from "../../src/render/renderApi.js";
 import { fileFor } from "../../src/routes/routeTable.js";
 import {

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { MANIFEST_FIELDS, NO_STATS } from "../../src/catalogue/fields.js";
 import { isValidName, NAME_PATTERN } from "../../src/catalogue/names.js";
 import { readTree, ROOT, tempDir } from "../support/helpers.js";

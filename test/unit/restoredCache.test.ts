@@ -6,8 +6,8 @@ import { execFileSync } from "node:child_process";
 import { cpSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildCatalogue, type BuildSummary } from "../../src/build/buildCatalogue.js";
-import { parseState, RACY_MS, serializeState } from "../../src/rebuild/buildState.js";
+import { buildCatalogue, type BuildSummary } from "../../src/engine/buildCatalogue.js";
+import { parseState, RACY_MS, serializeState } from "../../src/engine/buildState.js";
 import { formatBuildSummary } from "../../src/cli/formatBuild.js";
 import { GEN_CATALOGUE, memoryTempDir, readTree } from "../support/helpers.js";
 

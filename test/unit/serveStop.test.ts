@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildCatalogue } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { copyFixture, ROOT, tempDir } from "../support/helpers.js";
 
 const DEADLINE_MS = 20_000;

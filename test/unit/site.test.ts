@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join, posix } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildCatalogue, type BuildOptions } from "../../src/build/buildCatalogue.js";
+import { buildCatalogue, type BuildOptions } from "../../src/engine/buildCatalogue.js";
 import type { Package } from "../../src/catalogue/fields.js";
 import { NAME_PATTERN_BODY } from "../../src/catalogue/names.js";
 import { escapeHtml } from "../../src/site/html.js";

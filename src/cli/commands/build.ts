@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { buildCatalogue } from "../../build/buildCatalogue.js";
+import { buildCatalogue } from "../../engine/buildCatalogue.js";
 import type { TargetId } from "../../targets/target.js";
 import { catalogueSetting, fromConfig, outSetting, siteSetting } from "../applyConfig.js";
 import { EXIT, exits } from "../exit.js";

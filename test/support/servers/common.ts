@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { buildCatalogue } from "../../../src/build/buildCatalogue.js";
+import { buildCatalogue } from "../../../src/engine/buildCatalogue.js";
 import { loadCatalogue } from "../../../src/load/loadCatalogue.js";
 import { catalogueNames } from "../../../src/render/catalogueNames.js";
 import type { CatalogueNames } from "../../../src/render/catalogueNames.js";

@@ -2,7 +2,7 @@
 // files' working folder, one function each around one shared summary.
 // The `build` command: load the catalogue, render it, write it into the spare slot, publish it and
 // remember what was built. When a previous build left a state this build can trust, the rebuild
-// (src/rebuild/) takes over and reads and writes only what changed; when it must read nearly every
+// (src/engine/) takes over and reads and writes only what changed; when it must read nearly every
 // input again (a fresh clone with the last build restored), the full build compares its files with
 // the live output and writes only those that differ. It returns data; the CLI prints.
 import { existsSync, rmSync } from "node:fs";
@@ -15,10 +15,10 @@ import {
   writeState,
   type BuildState,
   type TodayRecord,
-} from "../rebuild/buildState.js";
+} from "./buildState.js";
 import type { SiteIndex } from "../site/siteIndex.js";
-import { memoOf, packageFilesReuse } from "../rebuild/planPackageFiles.js";
-import { rebuildCatalogue } from "../rebuild/rebuildCatalogue.js";
+import { memoOf, packageFilesReuse } from "./planPackageFiles.js";
+import { rebuildCatalogue } from "./rebuildCatalogue.js";
 import { targetById } from "../targets/index.js";
 import type { TargetId } from "../targets/target.js";
 import type { OutputFile, PackageFilesMemo, RenderedCatalogue, RenderedPackage } from "../render/renderApi.js";
@@ -66,7 +66,7 @@ export type BuildProgress = (phase: "reading" | "writing", done: number, total: 
 export type BuildMode =
   /** Every input read and every file written: there was no usable previous build, or --force. */
   | { kind: "full"; reason: string }
-  /** The build after a build (src/rebuild/): only what changed was read, and its files written. */
+  /** The build after a build (src/engine/): only what changed was read, and its files written. */
   | { kind: "incremental" }
   /** As incremental, and nothing had changed: nothing was written. */
   | { kind: "unchanged" }
