@@ -90,12 +90,13 @@ describe("check against a deployment of an older build", () => {
     const { problems, report } = await checkDeployment({ baseUrl: server.url, catalogueDir: catalogue });
     expect(problems).toEqual([]);
     expect(report!.ok).toBe(false);
-    // The changed package and the lists it is in differ; the added package's file and page are missing.
-    expect(report!.older).toMatchObject({ missing: 2 });
+    // The changed package and the lists it is in differ; the added package's file and page are
+    // missing, and so is its host's new search shard (a shard is named by its content's hash).
+    expect(report!.older).toMatchObject({ missing: 3 });
     expect(report!.older!.different).toBeGreaterThanOrEqual(2);
     const lines = formatCheckReport(report!);
     expect(lines.at(-1)).toMatch(
-      /^hint: the deployment is likely older than the catalogue \(\d+ files of the build served with another body, 2 files missing where others of their route are served\): build and deploy again, or check against the catalogue it was built from$/,
+      /^hint: the deployment is likely older than the catalogue \(\d+ files of the build served with another body, 3 files missing where others of their route are served\): build and deploy again, or check against the catalogue it was built from$/,
     );
 
     const run = await shopfrontAsync(join(catalogue, ".."), ["check", server.url]);
