@@ -38,9 +38,9 @@ export interface TodayWrites {
   added: number;
 }
 
+/** Whether a package of the host is a theme: the information then lists the themes category. */
 function hasThemes(host: HostState): boolean {
-  const themes = host.values.indexOf("themes");
-  if (themes === -1) return false;
+  if (!host.values.includes("themes")) return false;
   for (let i = 0; i < host.names.length; i++) if (filtersAt(host, i).category === "themes") return true;
   return false;
 }

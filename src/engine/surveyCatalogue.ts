@@ -4,13 +4,12 @@
 import { lstatSync, statSync, type Stats } from "node:fs";
 import { join, sep } from "node:path";
 import type { Problem } from "../catalogue/problems.js";
-import { folderSignatures, listCatalogue, listedFolders } from "../read/readCatalogue.js";
+import { folderSignatures, listCatalogue, listedFolders, readSourceFile } from "../read/readCatalogue.js";
 import type { Signature } from "../read/signature.js";
 import { isSystemError } from "../util/errors.js";
 import { MANIFEST_EXTENSION, MAX_SOURCE_BYTES, type ManifestRef } from "../validate/catalogueRules.js";
 import { validateLayout } from "../validate/layoutRules.js";
 import { digestIs, isUnchanged, signatureUnchanged, statsAt, type BuildState } from "./buildState.js";
-import { readSourceFile } from "../read/readCatalogue.js";
 import { sameStats, type HostStats } from "../catalogue/statsFile.js";
 import { knownFiles, packageFilesKept } from "./surveyPackageFiles.js";
 
