@@ -1,7 +1,7 @@
-// `shopfront import hbb`, `import api` and `import oscmeta` as one call each: read the source, write what it holds
+// `shopfront import hbb`, `import api`, `import oscmeta` and `import apps` as one call each: read the source, write what it holds
 // into the catalogue, then validate the catalogue as it now is, so the report says whether the
 // result builds. Nothing here prints; the result says what happened.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { validateCatalogue, type ValidationResult } from "../load/validateCatalogue.js";
@@ -14,8 +14,6 @@ import { parseHbbList } from "./parseHbbList.js";
 import { readOscmeta, type ReadOscmetaOptions } from "./readOscmeta.js";
 import { withMirrorFiles } from "./mirrorFiles.js";
 import { readApps, type AppsRead } from "./readApps.js";
-import { readSourceFile } from "../read/readCatalogue.js";
-import { HOSTS_FILE, MAX_SOURCE_BYTES } from "../validate/catalogueRules.js";
 import { writeImport, type ImportSource, type ImportSummary } from "./writeImport.js";
 
 export interface ImportReport {
@@ -118,39 +116,16 @@ export async function importOscmeta(options: ImportOscmetaOptions): Promise<Impo
   return { ...report, problems: [...problems, ...report.problems] };
 }
 
-/**
- * The host an import puts packages on when none is given: `primary` when hosts.json declares it, else
- * its only (or first) host; `primary` when there is no hosts.json to read.
- */
-export function defaultHost(catalogueDir: string): string {
-  const path = join(catalogueDir, HOSTS_FILE);
-  if (!existsSync(path)) return "primary";
-  const source = readSourceFile(path, MAX_SOURCE_BYTES);
-  try {
-    const hosts =
-      "bytes" in source
-        ? (JSON.parse(Buffer.from(source.bytes).toString("utf8")) as { hosts?: unknown }).hosts
-        : undefined;
-    const ids = Array.isArray(hosts)
-      ? hosts.map((h) => (h as { id?: unknown }).id).filter((id) => typeof id === "string")
-      : [];
-    return ids.includes("primary") || ids.length === 0 ? "primary" : ids[0]!;
-  } catch {
-    // hosts.json's problems are the import's to report, by the catalogue's rules.
-    return "primary";
-  }
-}
-
 export type ImportAppsReport = ImportReport & Omit<AppsRead, "source"> & { host: string };
 
 /**
- * `import apps`: an SD card's apps as packages of `host` (by default `defaultHost`), each with its
+ * `import apps`: an SD card's apps as packages of `host` (by default defaultImportHost), each with its
  * files. Every app is read and staged before anything is written.
  */
 export async function importApps(
   options: ImportTarget & { dir: string; host?: string; now?: () => number },
 ): Promise<ImportAppsReport> {
-  const host = options.host ?? defaultHost(options.catalogueDir);
+  const host = options.host ?? (await defaultImportHost(options.catalogueDir));
   const stageDir = mkdtempSync(join(tmpdir(), "shopfront-apps-"));
   try {
     const { source, ...read } = await readApps({

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { proposeName } from "../../src/catalogue/names.js";
-import { defaultHost, importApps } from "../../src/import/importCatalogue.js";
+import { importApps } from "../../src/import/importCatalogue.js";
+import { defaultImportHost } from "../../src/import/defaultHost.js";
 import { guessReleaseDate } from "../../src/packageFiles/guessReleaseDate.js";
 import { createManifest } from "../../src/scaffold/createManifest.js";
 import { UsageError } from "../../src/util/errors.js";
@@ -156,14 +157,14 @@ describe("import apps", () => {
     expect(readTree(catalogue)).toEqual(before);
   });
 
-  it("puts apps on primary, else on hosts.json's only or first host", () => {
+  it("puts apps on primary, else on hosts.json's only host", async () => {
     const catalogue = copyFixture("basic");
-    expect(defaultHost(catalogue)).toBe("primary");
+    expect(await defaultImportHost(catalogue)).toBe("primary");
     writeFiles(catalogue, {
       "hosts.json": { default: "games", hosts: [{ id: "games", name: "G", host: "g.example.org", description: "d" }] },
     });
-    expect(defaultHost(catalogue)).toBe("games");
-    expect(defaultHost(join(tempDir(), "empty"))).toBe("primary");
+    expect(await defaultImportHost(catalogue)).toBe("games");
+    expect(await defaultImportHost(join(tempDir(), "empty"))).toBe("primary");
   });
 
   it("runs from the binary, showing the meta.xml it wrote", () => {

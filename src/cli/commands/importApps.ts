@@ -29,7 +29,7 @@ export function registerImportApps(importer: Command): void {
     .argument("<dir>", "the folder holding the apps")
     .option(
       "--host <id>",
-      "the host the apps belong to (default: primary, or hosts.json's only or first host; declared if it is not yet)",
+      "the host the apps belong to (default: primary, or hosts.json's only host; declared if it is not yet)",
       hostId,
     )
     .addOption(catalogueOption())
