@@ -5,7 +5,7 @@
 // (src/engine/) takes over and reads and writes only what changed; when it must read nearly every
 // input again (a fresh clone with the last build restored), the full build compares its files with
 // the live output and writes only those that differ. It returns data; the CLI prints.
-import { existsSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { applyStrict, isError, type Problem } from "../catalogue/problems.js";
 import {
   buildKey,
@@ -26,10 +26,10 @@ import { isFeaturedCandidate, todayFiles } from "../render/renderToday.js";
 import { fileFor } from "../routes/routeTable.js";
 import { diffOutput } from "../write/diffOutput.js";
 import {
+  applyInPlace,
   publish,
   slotDir,
   withOutput,
-  writeChanges,
   workFolder,
   writeFresh,
   type LockedOutput,
@@ -224,7 +224,6 @@ function finishFullBuild(
     key,
     targets: [...new Set(options.targets ?? [])],
     live: written.live,
-    spare: written.spare,
     snapshotMs,
     featuredMs: featuredMs(options, snapshotMs),
     hostInfos: [...catalogue.hosts],
@@ -292,22 +291,21 @@ function todayLengths(
   });
 }
 
-/** How a full build's files were written, and what the state records of the slots after it. */
+/** How a full build's files were written, and which slot is live after it. */
 interface Written {
   /** Whether the files were compared with the last build's, and only the changes written. */
   compared: boolean;
   /** The files written or deleted, when only the changes were. */
   changes?: ReadonlyMap<string, unknown>;
   live: Slot;
-  spare: string[] | null;
 }
 
 /**
  * Writes a full build's files into the spare slot and publishes it. Given the state of the live
  * output, first compares the files with the live ones by their bytes: when nothing differs, nothing
- * is written; when up to half of them differ, the spare slot is brought up to date with the live one
- * (hard links, or only the paths the state names) and takes only those. A fresh clone changes few,
- * and on a disk reading a small file costs far less than creating it (docs/speed.md).
+ * is written; when up to half of them differ, only those are written, into the live slot in place
+ * (applyInPlace). A fresh clone changes few, and on a disk reading a small file costs far less than
+ * creating it (docs/speed.md).
  */
 function writeBuild(
   output: LockedOutput,
@@ -318,19 +316,17 @@ function writeBuild(
   const home = output.layout.home;
   if (previous) {
     const changes = diffOutput(slotDir(output, output.live!), files);
-    if (changes.size === 0) return { compared: true, changes, live: output.live!, spare: previous.spare };
+    if (changes.size === 0) return { compared: true, changes, live: output.live! };
     if (changes.size * 2 <= files.length) {
       forgetState(home);
-      // A spare slot that is not there (a cache that kept only the live one) is remade from links.
-      writeChanges(output, existsSync(slotDir(output, output.spare)) ? previous.spare : null, changes);
-      publish(output);
-      return { compared: true, changes, live: output.spare, spare: [...changes.keys()] };
+      applyInPlace(output, changes);
+      return { compared: true, changes, live: output.live! };
     }
   }
   forgetState(home);
   writeFresh(output, files, onFile);
   publish(output);
-  return { compared: false, live: output.spare, spare: null };
+  return { compared: false, live: output.spare };
 }
 
 /** Packages whose file a build compared by content wrote or deleted. */

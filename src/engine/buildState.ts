@@ -1,7 +1,7 @@
 // Over 300 lines: the state file's one format (type, serializer, strict parser), which must change together.
 // What a build remembers for the next one, kept beside the slots in .dist.shopfront/state:
-// the signature of every input as built, each package's rendered length (to splice lists), the
-// warnings, and which paths of the spare slot differ from the live one. Any doubt (no state, another
+// the signature of every input as built, each package's rendered length (to splice lists) and the
+// warnings. Any doubt (no state, another
 // shopfront or schema, another catalogue or target list, a killed build) means a full build.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
@@ -180,8 +180,6 @@ export interface BuildState {
   targets: TargetId[];
   /** The slot the output link points to when this state is true. */
   live: Slot;
-  /** Output paths where the spare slot differs from the live one; null when the spare is unknown. */
-  spare: string[] | null;
   /** Wall-clock time just before the inputs were examined; files changed after it are re-read. */
   snapshotMs: number;
   /** The time whose UTC day picked the featured app (the build's, or `--featured-day`'s). */
@@ -219,7 +217,7 @@ export interface BuildState {
 }
 
 const STATE_FILE = "state";
-const MAGIC = "shopfront-state 8\n";
+const MAGIC = "shopfront-state 9\n";
 
 /** Clocks of files and of the process may disagree by a tick; inputs this close to the snapshot are re-read. */
 export const RACY_MS = 2000;

@@ -24,7 +24,7 @@ import {
   type PackageFilters,
 } from "./buildState.js";
 import { listOffsets, spliceList } from "./spliceList.js";
-import { planTodayHost, type TodayEntry } from "./planToday.js";
+import { dayMoved, planTodayHost, type TodayEntry } from "./planToday.js";
 import { renderTodayFragments, type TodayFragments, type TodayUrls } from "../render/renderToday.js";
 import type { RereadStats, Survey } from "./surveyCatalogue.js";
 import type { HostStats } from "../catalogue/statsFile.js";
@@ -196,7 +196,8 @@ export function planRebuild(
     state: {
       ...state,
       snapshotMs: inputs.snapshotMs,
-      featuredMs: inputs.today.featuredMs,
+      // Kept while its UTC day is the same, so a rebuild within the day that changes nothing writes nothing.
+      featuredMs: dayMoved(state.featuredMs, inputs.today.featuredMs) ? inputs.today.featuredMs : state.featuredMs,
       hostInfos: [...hostsNow],
       hostsFile: inputs.hostsFile,
       folders: survey.folders,
@@ -208,7 +209,7 @@ export function planRebuild(
     stateMoved:
       inputs.hosts !== undefined ||
       inputs.packages.length > 0 ||
-      inputs.today.featuredMs !== state.featuredMs ||
+      dayMoved(state.featuredMs, inputs.today.featuredMs) ||
       survey.resigned.size > 0 ||
       survey.folders !== state.folders ||
       inputs.stats.size > 0,

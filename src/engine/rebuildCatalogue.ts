@@ -1,5 +1,5 @@
 // The build after a build: the I/O around a pure plan. Survey which inputs moved, read those again,
-// plan, then write the plan into the spare slot, publish it and remember the new state.
+// plan, then write the plan into the live output in place and remember the new state.
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadManifest, loadPackageFiles, type PackageFilesReuse } from "../load/loadCatalogue.js";
@@ -20,7 +20,7 @@ import {
 import { hostStatsOf, statsFileOf, type HostStats } from "../catalogue/statsFile.js";
 import { withSiteChanges } from "./planSite.js";
 import { withHbbChanges } from "./planHbb.js";
-import { publish, slotDir, workFolder, writeChanges, type LockedOutput } from "../write/writeOutput.js";
+import { applyInPlace, slotDir, workFolder, type LockedOutput } from "../write/writeOutput.js";
 import { forgetState, signatureUnchanged, statsAt, writeState, type BuildState } from "./buildState.js";
 import { planRebuild, type LiveFiles, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
 import { todayUrlsOf } from "../render/renderToday.js";
@@ -66,7 +66,7 @@ export async function rebuildCatalogue(
   if (survey.toRead.length >= FULL_BUILD_READS && survey.toRead.length * 2 > packageCount(state))
     return { fullBuild: "most packages must be read again" };
   // Package folders read again are zipped and their served entries unpacked here, beside the slots,
-  // to be moved into the spare slot; removed whatever happens (removeLeftovers too).
+  // to be moved into the live slot; removed whatever happens (removeLeftovers too).
   const workDir = workFolder(output);
   try {
     return await rebuildFrom(options, output, state, snapshotMs, hostsFile, stats, survey, workDir);
@@ -142,9 +142,8 @@ async function rebuildFrom(
   const home = output.layout.home;
   if (plan.writes.size > 0) {
     forgetState(home);
-    writeChanges(output, state.spare, plan.writes);
-    publish(output);
-    writeState(home, { ...plan.state, live: output.spare, spare: [...plan.writes.keys()] });
+    applyInPlace(output, plan.writes);
+    writeState(home, plan.state);
   } else if (plan.stateMoved) {
     // Touched but unchanged inputs: remember their new signatures so they are not read again.
     writeState(home, plan.state);

@@ -1,15 +1,17 @@
-// Writes the rendered files so that the output folder changes atomically: a reader, a web server or
-// a killed build only ever sees the complete old tree or the complete new one.
+// Writes a build's files into the output, so that a reader, a web server or a killed build sees
+// either whole trees or whole files, never part of one.
 //
 // `dist` is a symbolic link to one of two slots in a hidden sibling folder, `.dist.shopfront/a` and
-// `.dist.shopfront/b`. A build writes the slot that is not live (the spare), then renames a new link
-// over `dist`: rename(2) replaces the link in one step. (Renaming two real folders would leave a
-// moment with no `dist` at all, and Node has no renameat2(RENAME_EXCHANGE).) The other slot keeps
-// the previous build, so the next build only has to bring it up to date: the paths that changed
-// in the last build and the ones that change now. Unchanged files of a freshly made spare are hard
-// links to the live ones; a file is never changed in place, only replaced by a rename, so the
-// slots never share a changed inode. Within a slot, a package file at an alias's path (SameAs) is a
-// hard link to the stored file: written after it, replaced with it.
+// `.dist.shopfront/b`. A full build writes the slot that is not live (the spare), then renames a new
+// link over `dist`: rename(2) replaces the link in one step, so the whole old tree is replaced by the
+// whole new one. (Renaming two real folders would leave a moment with no `dist` at all, and Node has
+// no renameat2(RENAME_EXCHANGE).) A rebuild changes a few files of the live slot in place, each
+// written beside it and renamed over it, in the order a deploy uploads them (applyInPlace): the
+// spare is not brought up to date, since linking a second tree of 300,000 files cost more than the
+// edit itself (docs/speed.md). A file is never changed in place, only replaced by a rename, so a
+// stored package file a full build linked from the live slot is never changed under the other slot.
+// Within a slot, a package file at an alias's path (SameAs) is a hard link to the stored file:
+// written after it, replaced with it.
 import {
   closeSync,
   copyFileSync,
@@ -30,6 +32,7 @@ import { UsageError } from "../util/errors.js";
 import { acquireLock } from "../util/fileLock.js";
 import type { OutputFile } from "../render/renderApi.js";
 import { checkMemory } from "../util/memory.js";
+import { phaseOf } from "../routes/publishOrder.js";
 
 export const SLOTS = ["a", "b"] as const;
 export type Slot = (typeof SLOTS)[number];
@@ -135,40 +138,35 @@ function linksLast<T extends { content: OutputFile["content"] | null | undefined
 }
 
 /**
- * Makes the spare slot equal the live one with `changes` applied (a null content deletes the path).
- * `pending` lists the paths where the spare differs from the live slot now; null means unknown, and
- * the spare is first rebuilt from hard links to the live files.
+ * Applies `changes` to the live slot in place (a null content deletes the path): each file written
+ * beside it and renamed over it, so a reader gets the old file or the new one, never part of one;
+ * the files in publishOrder.ts's phases, so none names a file not yet there, and the deletions last.
+ * A rebuild writes a few files of a large tree: making a whole second tree for it would cost more
+ * than the build (docs/speed.md). The caller forgets the state first, so a build killed here leaves
+ * the next one a full build.
  */
-export function writeChanges(
-  output: LockedOutput,
-  pending: readonly string[] | null,
-  changes: ReadonlyMap<string, OutputFile["content"] | null>,
-): void {
+export function applyInPlace(output: LockedOutput, changes: ReadonlyMap<string, OutputFile["content"] | null>): void {
   const live = slotDir(output, output.live!);
-  const spare = slotDir(output, output.spare);
-  if (pending === null) {
-    rmSync(spare, { recursive: true, force: true });
-    linkTree(live, spare);
-  }
   const temp = join(output.layout.home, `tmp-${process.pid}`);
-  const paths = [...new Set([...(pending ?? []), ...changes.keys()])].map((path) => ({
-    path,
-    content: changes.get(path),
-  }));
-  for (const { path, content: change } of linksLast(paths)) {
-    const target = join(spare, path);
-    const source = join(live, path);
-    if (change === null || (change === undefined && !exists(source))) {
-      rmSync(target, { force: true });
-      removeEmptyFolders(spare, dirname(path));
-      continue;
-    }
+  const writes: { path: string; content: OutputFile["content"] }[] = [];
+  const deletions: string[] = [];
+  for (const [path, content] of changes) {
+    if (content === null) deletions.push(path);
+    else writes.push({ path, content });
+  }
+  const phase = (path: string) => phaseOf(path) ?? 0;
+  writes.sort((a, b) => phase(a.path) - phase(b.path));
+  for (const { path, content } of linksLast(writes)) {
+    const target = join(live, path);
     mkdirSync(dirname(target), { recursive: true });
-    if (change === undefined) linkSync(source, temp);
-    else writeContent(temp, change, spare);
+    writeContent(temp, content, live);
     renameSync(temp, target);
-    // rename(2) of two links to one file does nothing: a link that the spare already had stays behind.
-    if (change === undefined || (typeof change === "object" && "sameAs" in change)) rmSync(temp, { force: true });
+    // rename(2) of two links to one file does nothing: the link made for it stays behind.
+    rmSync(temp, { force: true });
+  }
+  for (const path of deletions) {
+    rmSync(join(live, path), { force: true });
+    removeEmptyFolders(live, dirname(path));
   }
 }
 
@@ -195,23 +193,6 @@ function removeEmptyFolders(root: string, folder: string): void {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") continue;
       return;
     }
-  }
-}
-
-function exists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function linkTree(from: string, to: string): void {
-  mkdirSync(to);
-  for (const entry of readdirSync(from, { withFileTypes: true })) {
-    if (entry.isDirectory()) linkTree(join(from, entry.name), join(to, entry.name));
-    else linkSync(join(from, entry.name), join(to, entry.name));
   }
 }
 

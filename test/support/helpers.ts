@@ -1,6 +1,7 @@
 // Shared by the tests: temporary folders, fixture catalogues, and reading a built tree.
 import type { ConformanceRow } from "../../src/routes/conformanceRows.js";
 import type { RunResult } from "../../src/check/runConformance.js";
+import { phaseOf } from "../../src/routes/publishOrder.js";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -137,6 +138,33 @@ export function readTree(dir: string): Map<string, Buffer> {
     .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
     .sort();
   return new Map(files.map((f) => [f, readFileSync(join(dir, f))]));
+}
+
+/**
+ * What a rebuild killed while it wrote the live output in place may leave (src/write/writeOutput.ts's
+ * applyInPlace), as a problem, or undefined when it holds: every file is whole, the old one or the new
+ * one; the files were written in publishOrder.ts's phases, so no file is new while one of an earlier
+ * phase is still old or missing; and a file the build removes is gone only once every file is new.
+ */
+export function partlyRebuilt(
+  now: ReadonlyMap<string, Buffer>,
+  old: ReadonlyMap<string, Buffer>,
+  fresh: ReadonlyMap<string, Buffer>,
+): string | undefined {
+  for (const [path, bytes] of now)
+    if (!old.get(path)?.equals(bytes) && !fresh.get(path)?.equals(bytes))
+      return `${path} is neither the old nor the new file`;
+  const written = [...fresh].filter(([path, bytes]) => !old.get(path)?.equals(bytes));
+  const done = written.filter(([path, bytes]) => now.get(path)?.equals(bytes));
+  const pending = written.filter(([path, bytes]) => !now.get(path)?.equals(bytes));
+  const phase = (path: string) => phaseOf(path) ?? 0;
+  const lastDone = done.reduce((at, [path]) => Math.max(at, phase(path)), -1);
+  const early = pending.find(([path]) => phase(path) < lastDone);
+  if (early) return `${early[0]} is not written yet, but a file of a later phase is`;
+  const removed = [...old.keys()].filter((path) => !fresh.has(path));
+  if (pending.length > 0 && removed.some((path) => !now.has(path)))
+    return `a file is removed before ${pending[0]![0]} was written`;
+  return undefined;
 }
 
 /**

@@ -96,7 +96,6 @@ function lastBuild(): { state: BuildState; live: Map<string, string> } {
     key: "k",
     targets: [],
     live: "a",
-    spare: null,
     snapshotMs: 50_000,
     featuredMs: FEATURED_MS,
     hostInfos: HOSTS,
