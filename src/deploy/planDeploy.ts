@@ -26,23 +26,19 @@
 // do the same bytes at two keys: a package file to send whose bytes another object holds, or another
 // upload sends (the copies at the aliases' paths that a host that cannot rewrite needs, which the
 // build writes as hard links), is copied from that object on the store's side (copyWhereHeld).
-import { TODAY_ROUTES, type TodayRouteId } from "../routes/todayRoutes.js";
 import {
   aliasFilesOf,
   cacheControlOf,
   contentTypeOf,
   packageFileKind,
-  isSiteFile,
-  NOT_FOUND_FILE,
-  OPENAPI_FILE,
-  routeOfFile,
-  type RouteId,
+  SHORT_CACHE_CONTROL,
 } from "../routes/routeTable.js";
+import { PHASES, phaseOf } from "./deployPhases.js";
 import { keyPrefix, objectKey, type S3Location } from "./s3Location.js";
 import { compareCodePoints } from "../util/codePoints.js";
 
-/** As GitHub Pages and crates.io's index: clients see a deploy within ten minutes. */
-export const DEFAULT_CACHE_CONTROL = "public, max-age=600";
+/** The route table's lifetime of everything but the package files. */
+export const DEFAULT_CACHE_CONTROL = SHORT_CACHE_CONTROL;
 
 /** The record of the last deploy, under the prefix. No API file can have this name. */
 export const STATE_FILE = ".shopfront-deploy.json";
@@ -105,38 +101,6 @@ export interface Upload extends LocalFile {
   copyFrom?: string;
 }
 
-/**
- * Uploads go in phases, each finished before the next starts, so a reader during the deploy never
- * gets a list that names a package whose file is not there yet, or a host list naming a host
- * whose list is missing. The site comes after the API, whose URLs its pages name, and its home page
- * last of all.
- */
-export const PHASES = [
-  "package files, the 404 body and the OpenAPI document",
-  "package lists",
-  "host list",
-  "the browse site's assets and pages",
-  "the home page",
-] as const;
-
-const PHASE_OF_ROUTE: Record<RouteId, number> = {
-  package: 0,
-  "v2-package": 0,
-  packages: 1,
-  "v2-packages": 1,
-  category: 1,
-  coder: 1,
-  "category-coder": 1,
-  "v2-search": 1,
-  "v2-category-coder": 1,
-  "v2-coder": 1,
-  "v2-category": 1,
-  hosts: 2,
-  "v2-hosts": 2,
-  // Today's files name packages and their files, as the lists do.
-  ...(Object.fromEntries(TODAY_ROUTES.map((r) => [r.id, 1])) as Record<TodayRouteId, number>),
-};
-
 export interface PlanInput {
   location: S3Location;
   files: readonly LocalFile[];
@@ -149,7 +113,7 @@ export interface PlanInput {
 }
 
 export interface DeployPlan {
-  /** One list of uploads per phase, in the order of PHASES, each sorted by key. */
+  /** One list of uploads per phase, in the order of PHASES (deployPhases.ts), each sorted by key. */
   phases: Upload[][];
   /** Files already in the bucket as wanted, with the record to carry into the next one. */
   unchanged: { file: LocalFile; record: ObjectRecord }[];
@@ -159,16 +123,6 @@ export interface DeployPlan {
   kept: string[];
   /** Files of the build that are neither the API nor the site (other hosts' config files, such as `.nojekyll`). */
   skipped: string[];
-}
-
-/** The upload phase of a file of the build, or undefined for one that is neither the API nor the site. */
-export function phaseOf(path: string): number | undefined {
-  // The OpenAPI document names no package, list or host; a package file goes before the package naming it.
-  if (path === NOT_FOUND_FILE || path === OPENAPI_FILE || packageFileKind(path) !== undefined) return 0;
-  // A file in a site folder, then the home page.
-  if (isSiteFile(path)) return path.includes("/") ? 3 : 4;
-  const route = routeOfFile(path);
-  return route === undefined ? undefined : PHASE_OF_ROUTE[route];
 }
 
 /** ETags come quoted, and some stores differ in case. */
@@ -269,7 +223,7 @@ export function copiesLast(phase: readonly Upload[], written: ReadonlySet<string
   return [phase.filter((u) => !after(u)), phase.filter(after)];
 }
 
-function uploadReason(
+export function uploadReason(
   file: LocalFile,
   wanted: { contentType: string; cacheControl: string },
   remote: RemoteObject | undefined,

@@ -110,8 +110,8 @@ describe("the package files on each host", () => {
     expect(contentTypeOf("api/v4/contents/snake/icon.png")).toBe("image/png");
     expect(contentTypeOf("hosts/themes/unzipped_apps/a.b/apps/a.b/boot.elf")).toBe("application/octet-stream");
     expect(contentTypeOf("unzipped_apps/snake/apps/snake/meta.xml")).toBe("application/xml");
-    expect(cacheControlOf("hbb/snake/icon.png")).toBe("public, max-age=86400");
-    expect(cacheControlOf("hbb/snake/snake.zip")).toBe("public, max-age=14400");
+    expect(cacheControlOf("hbb/snake/icon.png")).toBe("public, max-age=86400, must-revalidate");
+    expect(cacheControlOf("hbb/snake/snake.zip")).toBe("public, max-age=14400, must-revalidate");
     for (const file of ["v1/primary/package/icon.png", "hbb/snake/other.zip", "unzipped_apps/a/apps/b/boot.dol"]) {
       expect(contentTypeOf(file), file).toBe("application/json");
       expect(cacheControlOf(file), file).toBeUndefined();

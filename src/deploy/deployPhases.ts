@@ -1,0 +1,67 @@
+// The order a deploy writes a build in, pure and shared by every deploy (S3, rclone): which phase
+// each file of the build belongs to. Each phase is finished before the next starts, so a reader
+// during the deploy never gets a file naming another that is not there yet: a list naming a
+// package whose file is missing, a host list naming a host whose list is missing, a page linking
+// to an API file not yet written, an index naming a list of the last build. Deletions come after
+// every phase.
+import { TODAY_ROUTES, type TodayRouteId } from "../routes/todayRoutes.js";
+import {
+  isSiteFile,
+  NOT_FOUND_FILE,
+  OPENAPI_FILE,
+  packageFileKind,
+  routeOfFile,
+  type RouteId,
+} from "../routes/routeTable.js";
+import { isIndexFile } from "../routes/indexFiles.js";
+
+export const PHASES = [
+  "package files, the 404 body and the OpenAPI document",
+  "package lists",
+  "host list",
+  "the browse site's assets and pages",
+  "the home page",
+  "the signed index (its shards, entry.json, its signature and key)",
+] as const;
+
+const PHASE_OF_ROUTE: Record<RouteId, number> = {
+  package: 0,
+  "v2-package": 0,
+  packages: 1,
+  "v2-packages": 1,
+  category: 1,
+  coder: 1,
+  "category-coder": 1,
+  "v2-search": 1,
+  "v2-category-coder": 1,
+  "v2-coder": 1,
+  "v2-category": 1,
+  hosts: 2,
+  "v2-hosts": 2,
+  // Today's files name packages and their files, as the lists do.
+  ...(Object.fromEntries(TODAY_ROUTES.map((r) => [r.id, 1])) as Record<TodayRouteId, number>),
+};
+
+/** The upload phase (an index of PHASES) of a file of the build, or undefined for one no deploy sends. */
+export function phaseOf(path: string): number | undefined {
+  // The OpenAPI document names no package, list or host; a package file goes before the package naming it.
+  if (path === NOT_FOUND_FILE || path === OPENAPI_FILE || packageFileKind(path) !== undefined) return 0;
+  // A file in a site folder, then the home page.
+  if (isSiteFile(path)) return path.includes("/") ? 3 : 4;
+  // The index names the lists and package files by their digests: last of all.
+  if (isIndexFile(path)) return 5;
+  const route = routeOfFile(path);
+  return route === undefined ? undefined : PHASE_OF_ROUTE[route];
+}
+
+/** The files of a build in their phases (each in the order given), and those no deploy sends. */
+export function phasesOf<T extends { path: string }>(files: readonly T[]): { phases: T[][]; skipped: T[] } {
+  const phases: T[][] = PHASES.map(() => []);
+  const skipped: T[] = [];
+  for (const file of files) {
+    const phase = phaseOf(file.path);
+    if (phase === undefined) skipped.push(file);
+    else phases[phase]!.push(file);
+  }
+  return { phases, skipped };
+}
