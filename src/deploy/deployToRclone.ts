@@ -128,11 +128,10 @@ async function rclone(what: string, args: readonly string[], env: NodeJS.Process
 }
 
 /** Every file under the location, with its MD5 where the remote has one; empty where the path does not exist yet. */
-async function listRemote(location: RcloneLocation, env: NodeJS.ProcessEnv, only?: readonly string[]) {
-  const args = ["lsjson", "-R", "--files-only", "--hash-type", "md5", rclonePath(location)];
+async function listRemote(location: RcloneLocation, env: NodeJS.ProcessEnv) {
   let run: RcloneRun;
   try {
-    run = await runRclone(only ? [...args, "--files-from-raw", "-"] : args, env, only?.join("\n"));
+    run = await runRclone(["lsjson", "-R", "--files-only", "--hash-type", "md5", rclonePath(location)], env);
   } catch (error) {
     if (error instanceof RcloneExit && error.code === EXIT_DIR_NOT_FOUND) return [];
     if (error instanceof RcloneExit)
@@ -245,15 +244,8 @@ export async function deployToRclone(options: RcloneDeployOptions): Promise<Rclo
   // The record: the unchanged files' as they were, each uploaded file's as the remote lists it now.
   const records = new Map<string, ObjectRecord>(plan.unchanged.map(({ file, record }) => [file.path, record]));
   if (uploads.length > 0) {
-    const listed = new Map(
-      (
-        await listRemote(
-          location,
-          env,
-          uploads.map((u) => u.path),
-        )
-      ).map((f) => [f.path, f]),
-    );
+    // The whole location: rclone 1.60's lsjson with --files-from misses files in some nested folders of S3.
+    const listed = new Map((await listRemote(location, env)).map((f) => [f.path, f]));
     for (const u of uploads) {
       const now = listed.get(u.path);
       if (now === undefined) throw new FailureError(`${where}: ${u.path} is not there after rclone copied it`);
@@ -296,6 +288,11 @@ export async function deployToRclone(options: RcloneDeployOptions): Promise<Rclo
     const deleted = eventsOf(run);
     result.log.push(...deleted);
     result.deleted = deleted.length;
+    const missed = plan.deletions.filter((path) => !deleted.some((e) => e.path === path));
+    if (missed.length > 0)
+      throw new FailureError(
+        `deleting under ${where}: rclone did not delete ${missed.length} of ${plan.deletions.length} files; the first, ${missed[0]}`,
+      );
     // Folders the deletions emptied (a removed package's); remotes without folders have none.
     await rclone(`removing empty folders under ${where}`, ["rmdirs", rclonePath(location), "--leave-root"], env);
     options.onProgress?.(total, total);

@@ -5,15 +5,17 @@
 // index, deletions last.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { HeadObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { deployToRclone, type RcloneDeployResult } from "../../src/deploy/deployToRclone.js";
 import { phaseOf, PHASES } from "../../src/deploy/deployPhases.js";
-import { STATE_FILE } from "../../src/deploy/planDeploy.js";
+import { DEFAULT_CACHE_CONTROL, STATE_FILE } from "../../src/deploy/planDeploy.js";
 import { isIndexFile } from "../../src/routes/indexFiles.js";
-import { packageFileKind } from "../../src/routes/routeTable.js";
+import { cacheControlOf, contentTypeOf, packageFileKind } from "../../src/routes/routeTable.js";
 import { copyConformanceWithFiles, readTree, shopfrontAsync, tempDir, writeFiles } from "../support/helpers.js";
 import { requireProgram, startOnPort, type RunningServer } from "../support/servers/common.js";
+import { S3_ENV, startS3Store, storeClient, TEST_BUCKET, type S3Store } from "../support/servers/s3.js";
 
 const RCLONE = requireProgram("rclone", "rclone");
 
@@ -174,5 +176,58 @@ describe("deploy rclone: to a WebDAV server (rclone serve webdav)", () => {
     const relative = await shopfrontAsync(p.catalogue, ["deploy", "rclone:site", "--dir", p.dist]);
     expect(relative.code).toBe(2);
     expect(relative.stderr).toMatch(/absolute path/);
+  });
+});
+
+describe("deploy rclone: to an S3 remote (s3rver), which keeps each file's headers", () => {
+  let store: S3Store;
+
+  beforeAll(async () => {
+    store = await startS3Store();
+  });
+
+  afterAll(async () => {
+    await store?.stop();
+  });
+
+  it("gives every object the route table's type and lifetime", async () => {
+    const p = await project();
+    const config = join(tempDir(), "rclone.conf");
+    writeFileSync(
+      config,
+      [
+        "[store]",
+        "type = s3",
+        "provider = Other",
+        `access_key_id = ${S3_ENV.AWS_ACCESS_KEY_ID}`,
+        `secret_access_key = ${S3_ENV.AWS_SECRET_ACCESS_KEY}`,
+        `endpoint = ${store.url}`,
+        `region = ${S3_ENV.AWS_REGION}`,
+        "",
+      ].join("\n"),
+    );
+    // The store speaks plain HTTP; a machine's AWS_CA_BUNDLE makes rclone's AWS SDK (1.60) fail before
+    // any request, as it swaps the HTTP transport rclone sets.
+    const env = { ...process.env, RCLONE_CONFIG: config, AWS_CA_BUNDLE: undefined };
+    const url = `rclone:store:${TEST_BUCKET}/rc`;
+    const first = await deployToRclone({ url, dir: p.dist, env });
+    expectPhasedOrder(first);
+    const client = storeClient(store.url);
+    try {
+      for (const path of readTree(p.dist).keys()) {
+        if (phaseOf(path) === undefined) continue;
+        const head = await client.send(new HeadObjectCommand({ Bucket: TEST_BUCKET, Key: `rc/${path}` }));
+        expect({ path, type: head.ContentType, cache: head.CacheControl }).toEqual({
+          path,
+          type: contentTypeOf(path),
+          cache: cacheControlOf(path) ?? DEFAULT_CACHE_CONTROL,
+        });
+      }
+    } finally {
+      client.destroy();
+    }
+    // S3 lists MD5s: rclone's listing alone shows nothing changed.
+    await rebuild(p);
+    expect((await deployToRclone({ url, dir: p.dist, env })).log).toEqual([]);
   });
 });
