@@ -405,6 +405,14 @@ export const SHORT_MAX_AGE = 600;
 /** The Cache-Control of every file that is not a package file (SHORT_MAX_AGE). */
 export const SHORT_CACHE_CONTROL = `public, max-age=${SHORT_MAX_AGE}`;
 
+/** The header every host config sends on every answer but a package file's (which sends its own), 404s included. */
+export const SHORT_CACHE_HEADERS = { "Cache-Control": SHORT_CACHE_CONTROL } as const;
+
+/** The Cache-Control every answer with a file of the build carries: a package file's lifetime, else the short one. */
+export function servedCacheControlOf(file: string): string {
+  return cacheControlOf(file) ?? SHORT_CACHE_CONTROL;
+}
+
 /** The Cache-Control a file of the build is served with where the host sets it: a package file's lifetime, else none. */
 export function cacheControlOf(file: string): string | undefined {
   const kind = packageFileKind(file);
