@@ -167,6 +167,12 @@ describe("deploy rclone: to a WebDAV server (rclone serve webdav)", () => {
 
   it("runs from the CLI, and refuses a target it cannot name", async () => {
     const p = await project();
+    const dry = await shopfrontAsync(p.catalogue, ["deploy", "rclone:dav:cli", "--dir", p.dist, "--dry-run"], {
+      RCLONE_CONFIG: env.RCLONE_CONFIG,
+    });
+    expect(dry.stdout).toMatch(/^package files, the 404 body and the OpenAPI document:\n {2}upload /m);
+    expect(dry.stdout).toMatch(/^dry run of .* to rclone:dav:cli: would upload \d+ .*nothing was changed$/m);
+    expect([...readTree(served).keys()].filter((path) => path.startsWith("cli/"))).toEqual([]);
     const ok = await shopfrontAsync(p.catalogue, ["deploy", "rclone:dav:cli", "--dir", p.dist], {
       RCLONE_CONFIG: env.RCLONE_CONFIG,
     });
