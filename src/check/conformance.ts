@@ -20,7 +20,7 @@ import {
 import { TODAY_ENDPOINTS } from "../routes/todayRoutes.js";
 import { appendAll } from "../util/appendAll.js";
 
-type FormRow = Exclude<ConformanceRow, "content-type" | "cors" | "error-body" | "package-cache">;
+type FormRow = Exclude<ConformanceRow, "content-type" | "cors" | "error-body" | "cache">;
 
 export type Expectation =
   /** 200 with exactly this file's bytes. */

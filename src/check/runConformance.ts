@@ -2,7 +2,7 @@
 // build, and counts per report row what was checked and what failed.
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { cacheControlOf, contentTypeOf, RESPONSE_HEADERS } from "../routes/routeTable.js";
+import { contentTypeOf, RESPONSE_HEADERS, servedCacheControlOf } from "../routes/routeTable.js";
 import { forEachConcurrently } from "../util/forEachConcurrently.js";
 import { VERSION } from "../util/version.js";
 import { CONFORMANCE_ROWS, type ConformanceRow } from "../routes/conformanceRows.js";
@@ -79,7 +79,7 @@ function describeBody(body: Buffer): string {
   return text.length > 60 ? `${JSON.stringify(text.slice(0, 57))}...` : JSON.stringify(text);
 }
 
-type HeaderCheck = "cors" | "content-type" | "error-body" | "package-cache";
+type HeaderCheck = "cors" | "content-type" | "error-body" | "cache";
 
 /**
  * What of an answer's headers and body is judged besides its status. A malformed or traversing
@@ -92,14 +92,13 @@ function headerChecksFor(c: ConformanceCase, status: number): HeaderCheck[] {
   const checks: HeaderCheck[] = ["cors"];
   if ((status === 200 || status === 404 || status === 405) && c.method !== "OPTIONS") checks.push("content-type");
   if (status === 404 && c.method !== "HEAD") checks.push("error-body");
-  if (status === 200 && c.expect.kind === "file" && cacheControlOf(c.expect.file) !== undefined)
-    checks.push("package-cache");
+  if (status === 200 && c.expect.kind === "file") checks.push("cache");
   return checks;
 }
 
 /** The row a header check of a case counts in: the site's, the package files' or the Homebrew Browser's own row for their URLs, else the check's. */
 function rowOf(c: ConformanceCase, check: HeaderCheck): ConformanceRow {
-  if (check === "package-cache") return check;
+  if (check === "cache") return check;
   return c.row === "site" || c.row === "package-files" || c.row === "hbb" ? c.row : check;
 }
 
@@ -186,14 +185,14 @@ export function judge(
       `Access-Control-Allow-Origin is ${res.headers["access-control-allow-origin"] === undefined ? "missing" : JSON.stringify(res.headers["access-control-allow-origin"])}`,
     );
   }
-  const cacheControl = expect.kind === "file" ? cacheControlOf(expect.file) : undefined;
+  const cacheControl = expect.kind === "file" ? servedCacheControlOf(expect.file) : undefined;
   if (
-    checks.includes("package-cache") &&
+    checks.includes("cache") &&
     cacheControl !== undefined &&
     maxAge(res.headers) !== maxAge({ "cache-control": cacheControl })
   )
     fail(
-      "package-cache",
+      "cache",
       `Cache-Control is ${res.headers["cache-control"] === undefined ? "missing" : JSON.stringify(res.headers["cache-control"])}, expected ${cacheControl}`,
     );
   if (checks.includes("error-body") && !isErrorBody(res.body))

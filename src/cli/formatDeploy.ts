@@ -4,7 +4,8 @@ import { formatBytes } from "../util/formatBytes.js";
 import { plural } from "./formatProblems.js";
 import { NOT_FOUND_FILE, RESPONSE_HEADERS } from "../routes/routeTable.js";
 import type { DeployResult } from "../deploy/deployToS3.js";
-import { PHASES, UPLOAD_REASONS } from "../deploy/planDeploy.js";
+import { PHASES } from "../routes/publishOrder.js";
+import { UPLOAD_REASONS } from "../deploy/planDeploy.js";
 import { formatS3Url, type S3Location } from "../deploy/s3Location.js";
 
 /** Every action of the plan in the order it runs, one line each. */

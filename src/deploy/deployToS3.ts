@@ -37,6 +37,7 @@ import {
   type Upload,
 } from "./planDeploy.js";
 import { readBuild } from "./readBuild.js";
+import { checkCacheControl } from "./checkCacheControl.js";
 import { formatS3Url, keyPrefix, objectKey, parseS3Url, type S3Location } from "./s3Location.js";
 
 export interface DeployOptions {
@@ -78,15 +79,6 @@ const CONCURRENCY = 16;
 const MAX_ATTEMPTS = 6;
 /** DeleteObjects takes at most 1,000 keys. */
 const DELETE_BATCH = 1000;
-
-function checkCacheControl(value: string): string {
-  if (!/^[\x20-\x7e]{1,1024}$/.test(value) || value.trim() === "") {
-    throw new UsageError(
-      `--cache-control ${JSON.stringify(value)}: expected a header value such as "${DEFAULT_CACHE_CONTROL}"`,
-    );
-  }
-  return value;
-}
 
 function checkEndpoint(value: string): string {
   let url: URL;

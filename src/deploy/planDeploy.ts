@@ -26,13 +26,19 @@
 // do the same bytes at two keys: a package file to send whose bytes another object holds, or another
 // upload sends (the copies at the aliases' paths that a host that cannot rewrite needs, which the
 // build writes as hard links), is copied from that object on the store's side (copyWhereHeld).
-import { aliasFilesOf, cacheControlOf, contentTypeOf, packageFileKind } from "../routes/routeTable.js";
-import { phaseOf, PHASES } from "../routes/publishOrder.js";
+import {
+  aliasFilesOf,
+  cacheControlOf,
+  contentTypeOf,
+  packageFileKind,
+  SHORT_CACHE_CONTROL,
+} from "../routes/routeTable.js";
+import { PHASES, phaseOf } from "../routes/publishOrder.js";
 import { keyPrefix, objectKey, type S3Location } from "./s3Location.js";
 import { compareCodePoints } from "../util/codePoints.js";
 
-/** As GitHub Pages and crates.io's index: clients see a deploy within ten minutes. */
-export const DEFAULT_CACHE_CONTROL = "public, max-age=600";
+/** The route table's lifetime of everything but the package files. */
+export const DEFAULT_CACHE_CONTROL = SHORT_CACHE_CONTROL;
 
 /** The record of the last deploy, under the prefix. No API file can have this name. */
 export const STATE_FILE = ".shopfront-deploy.json";
@@ -95,8 +101,6 @@ export interface Upload extends LocalFile {
   copyFrom?: string;
 }
 
-export { phaseOf, PHASES };
-
 export interface PlanInput {
   location: S3Location;
   files: readonly LocalFile[];
@@ -109,7 +113,7 @@ export interface PlanInput {
 }
 
 export interface DeployPlan {
-  /** One list of uploads per phase, in the order of PHASES, each sorted by key. */
+  /** One list of uploads per phase, in the order of PHASES (routes/publishOrder.ts), each sorted by key. */
   phases: Upload[][];
   /** Files already in the bucket as wanted, with the record to carry into the next one. */
   unchanged: { file: LocalFile; record: ObjectRecord }[];
@@ -219,7 +223,7 @@ export function copiesLast(phase: readonly Upload[], written: ReadonlySet<string
   return [phase.filter((u) => !after(u)), phase.filter(after)];
 }
 
-function uploadReason(
+export function uploadReason(
   file: LocalFile,
   wanted: { contentType: string; cacheControl: string },
   remote: RemoteObject | undefined,

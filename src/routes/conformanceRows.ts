@@ -28,7 +28,8 @@ export const CONFORMANCE_ROWS = {
   "error-body": "JSON error body on every 404 to a well-formed request",
   "package-files":
     "the package files (zip, icon, boot.dol/elf, meta.xml) at every URL clients and guides use, typed, byte for byte; 404 for a missing package or a mismatched pair",
-  "package-cache": "Cache-Control max-age on the package files: icons 1 day, the rest 4 hours",
+  cache:
+    "Cache-Control max-age from the route table: on a package file an icon 1 day, the rest 4 hours; on the API and the site 10 minutes",
   hbb: "the Homebrew Browser's files (repo_list.txt, each host's listv036.txt at both URLs, temp_files.zip) typed and byte for byte over plain HTTP, and its stubs whatever their query",
   site: "the browse site and the OpenAPI document: `/`, every page and asset, typed by extension; 404 for others",
 } as const;

@@ -1,22 +1,20 @@
-// The order files are published in, one phase after another, wherever a build's files reach readers
-// one by one: the deploys (src/deploy/) and a rebuild writing the live output in place
-// (src/write/writeOutput.ts). Each phase names only files of earlier phases, so a reader in the middle
-// never gets a file naming one that is not there yet; files gone from the build are removed last.
+// The order a build's files reach readers one by one, pure and shared by every deploy (S3, rclone)
+// and by a rebuild writing the live output in place (src/write/writeOutput.ts): which phase each
+// file belongs to. Each phase is finished before the next starts, so a reader in the middle never
+// gets a file naming another that is not there yet: a list naming a package whose file is missing,
+// a host list naming a host whose list is missing, a page linking to an API file not yet written, an
+// index naming a list of the last build. Deletions come after every phase.
 import { TODAY_ROUTES, type TodayRouteId } from "./todayRoutes.js";
 import { isSiteFile, NOT_FOUND_FILE, OPENAPI_FILE, packageFileKind, routeOfFile, type RouteId } from "./routeTable.js";
+import { isIndexFile } from "./indexFiles.js";
 
-/**
- * Files go in phases, each finished before the next starts, so a reader during a deploy or a rebuild never
- * gets a list that names a package whose file is not there yet, or a host list naming a host
- * whose list is missing. The site comes after the API, whose URLs its pages name, and its home page
- * last of all.
- */
 export const PHASES = [
   "package files, the 404 body and the OpenAPI document",
   "package lists",
   "host list",
   "the browse site's assets and pages",
   "the home page",
+  "the signed index (its shards, entry.json, its signature and key)",
 ] as const;
 
 const PHASE_OF_ROUTE: Record<RouteId, number> = {
@@ -37,12 +35,26 @@ const PHASE_OF_ROUTE: Record<RouteId, number> = {
   ...(Object.fromEntries(TODAY_ROUTES.map((r) => [r.id, 1])) as Record<TodayRouteId, number>),
 };
 
-/** The upload phase of a file of the build, or undefined for one that is neither the API nor the site. */
+/** The upload phase (an index of PHASES) of a file of the build, or undefined for one no deploy sends. */
 export function phaseOf(path: string): number | undefined {
   // The OpenAPI document names no package, list or host; a package file goes before the package naming it.
   if (path === NOT_FOUND_FILE || path === OPENAPI_FILE || packageFileKind(path) !== undefined) return 0;
   // A file in a site folder, then the home page.
   if (isSiteFile(path)) return path.includes("/") ? 3 : 4;
+  // The index names the lists and package files by their digests: last of all.
+  if (isIndexFile(path)) return 5;
   const route = routeOfFile(path);
   return route === undefined ? undefined : PHASE_OF_ROUTE[route];
+}
+
+/** The files of a build in their phases (each in the order given), and those no deploy sends. */
+export function phasesOf<T extends { path: string }>(files: readonly T[]): { phases: T[][]; skipped: T[] } {
+  const phases: T[][] = PHASES.map(() => []);
+  const skipped: T[] = [];
+  for (const file of files) {
+    const phase = phaseOf(file.path);
+    if (phase === undefined) skipped.push(file);
+    else phases[phase]!.push(file);
+  }
+  return { phases, skipped };
 }

@@ -10,6 +10,7 @@ import { escapeRegex, fillTemplate, filePathPattern, paramOf, paramsInOrder, seg
 import { HOST_FILES_PREFIX, PACKAGE_FILE_TEMPLATES } from "./packageFileLayout.js";
 import { TODAY_ROUTES, type TodayRouteId, type TodaySchema } from "./todayRoutes.js";
 import { HBB_ROUTES, type HbbFileKind } from "./hbbRoutes.js";
+import { indexContentType, isIndexFile } from "./indexFiles.js";
 
 export type RouteId =
   | "hosts"
@@ -385,9 +386,31 @@ function aliasesOf(file: string, keep: (route: FileRoute) => boolean): string[] 
 /** The first segments of every package file's URL (`hbb`, `unzipped_apps`, `api`, `hosts`). */
 export const FILE_ROUTE_ROOTS: readonly string[] = [...new Set(FILE_ROUTES.map((r) => segmentsOf(r.path)[0]!))];
 
-/** The Cache-Control of a kind of package file. */
+/**
+ * The Cache-Control of a kind of package file. `must-revalidate`: once its lifetime is over a cache
+ * asks again (a conditional request, answered 304 while the file is the same) rather than serve a
+ * stale package that a list no longer names.
+ */
 export function packageCacheControl(kind: PackageFileKind): string {
-  return `public, max-age=${PACKAGE_FILE_MAX_AGE[kind]}`;
+  return `public, max-age=${PACKAGE_FILE_MAX_AGE[kind]}, must-revalidate`;
+}
+
+/**
+ * How long a client or cache may keep every file that is not a package file: the API's lists and
+ * packages, the browse site and the signed index (entry.json, its signature, its shards) change with
+ * every build, so clients see a build within ten minutes, as GitHub Pages and crates.io's index do.
+ */
+export const SHORT_MAX_AGE = 600;
+
+/** The Cache-Control of every file that is not a package file (SHORT_MAX_AGE). */
+export const SHORT_CACHE_CONTROL = `public, max-age=${SHORT_MAX_AGE}`;
+
+/** The header every host config sends on every answer but a package file's (which sends its own), 404s included. */
+export const SHORT_CACHE_HEADERS = { "Cache-Control": SHORT_CACHE_CONTROL } as const;
+
+/** The Cache-Control every answer with a file of the build carries: a package file's lifetime, else the short one. */
+export function servedCacheControlOf(file: string): string {
+  return cacheControlOf(file) ?? SHORT_CACHE_CONTROL;
 }
 
 /** The Cache-Control a file of the build is served with where the host sets it: a package file's lifetime, else none. */
@@ -396,11 +419,12 @@ export function cacheControlOf(file: string): string | undefined {
   return kind === undefined ? undefined : packageCacheControl(kind);
 }
 
-/** The type a file of the build is served with: a package file's, a site file's by its extension, or the API's JSON. */
+/** The type a file of the build is served with: a package file's, a site file's by its extension, an index file's, or the API's JSON. */
 export function contentTypeOf(file: string): string {
   const kind = packageFileKind(file);
   if (kind !== undefined) return PACKAGE_FILE_TYPES[kind];
-  return isSiteFile(file) ? SITE_TYPES[extensionOf(file)!]! : RESPONSE_HEADERS["Content-Type"];
+  if (isSiteFile(file)) return SITE_TYPES[extensionOf(file)!]!;
+  return isIndexFile(file) ? indexContentType(file) : RESPONSE_HEADERS["Content-Type"];
 }
 
 /** Each file route's parameters in the path and in the file are the same, in the same order (checked at load). */

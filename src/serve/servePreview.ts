@@ -12,7 +12,6 @@ import { filterList } from "../routes/filterList.js";
 import { matchFileRequest, matchRequest } from "../routes/matchRequest.js";
 import { renderMethodNotAllowed, renderNotFound } from "../render/renderApi.js";
 import {
-  cacheControlOf,
   contentTypeOf,
   fileFor,
   NOT_FOUND_FILE,
@@ -20,6 +19,7 @@ import {
   PREFLIGHT_HEADERS,
   RESPONSE_HEADERS,
   SITE_HEADERS,
+  servedCacheControlOf,
 } from "../routes/routeTable.js";
 
 export interface PreviewOptions {
@@ -46,7 +46,7 @@ function setHeaders(res: ServerResponse, headers: Record<string, string>): void 
 /**
  * http-server's contentType option is broken in 14.1.1 and it guesses types from names (chart.js),
  * so every Content-Type it sets is replaced by the route table's for the file; so is its
- * Cache-Control (none, by `cache: -1`) for a file the table gives a lifetime.
+ * Cache-Control (none, by `cache: -1`), by the lifetime the hosts send (servedCacheControlOf).
  */
 function forceHeaders(res: ServerResponse, forced: Record<string, string>): void {
   const setHeader = res.setHeader.bind(res);
@@ -111,11 +111,7 @@ export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
     if (match.search !== undefined)
       return answer(req, res, 200, filterList(readFileSync(join(root, file), "latin1"), match.search));
     setHeaders(res, match.route === "site" || match.route === "file" ? SITE_HEADERS : RESPONSE_HEADERS);
-    const cacheControl = cacheControlOf(file);
-    forceHeaders(res, {
-      "Content-Type": contentTypeOf(file),
-      ...(cacheControl === undefined ? {} : { "Cache-Control": cacheControl }),
-    });
+    forceHeaders(res, { "Content-Type": contentTypeOf(file), "Cache-Control": servedCacheControlOf(file) });
     req.url = `/${file}`;
     union.emit("next");
   };

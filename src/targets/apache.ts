@@ -9,6 +9,7 @@ import {
   NOT_FOUND_FILE,
   PREFLIGHT_HEADERS,
   RESPONSE_HEADERS,
+  SHORT_CACHE_HEADERS,
   routePaths,
   SITE,
   SITE_TYPES,
@@ -134,7 +135,8 @@ function fileTypeRules(): string[] {
 function responseRules(): string[] {
   const preflight = `"expr=%{REQUEST_METHOD} == 'OPTIONS' || %{REQUEST_STATUS} == 405"`;
   const out = ["# Every response, 404s included."];
-  for (const [name, value] of Object.entries(headersExceptContentType()))
+  // The short lifetime; a package file's own replaces it below.
+  for (const [name, value] of Object.entries(headersExceptContentType({ ...RESPONSE_HEADERS, ...SHORT_CACHE_HEADERS })))
     out.push(`Header always set ${name} ${quote(value)}`);
   out.push("# The answer to OPTIONS (a CORS preflight) and to any method the API does not answer.");
   for (const [name, value] of Object.entries(PREFLIGHT_HEADERS))

@@ -13,6 +13,7 @@ import {
   packageCacheControl,
   PREFLIGHT_HEADERS,
   RESPONSE_HEADERS,
+  SHORT_CACHE_HEADERS,
   SITE_HEADERS,
   SITE_TYPES,
 } from "../routes/routeTable.js";
@@ -27,8 +28,8 @@ export function renderWorker(): string {
     "// Cloudflare Pages advanced mode: place it in the deploy root as _worker.js.",
     "",
     ...embedRouter({
-      HEADERS: RESPONSE_HEADERS,
-      SITE_HEADERS,
+      HEADERS: { ...RESPONSE_HEADERS, ...SHORT_CACHE_HEADERS },
+      SITE_HEADERS: { ...SITE_HEADERS, ...SHORT_CACHE_HEADERS },
       SITE_TYPES,
       FILE_HEADERS: fileHeadersByFile(),
       PREFLIGHT_HEADERS,

@@ -51,8 +51,8 @@ export const githubPages: Target = {
     methods: "Pages alone decides how OPTIONS and POST are answered: nothing configures a CORS preflight or a 405",
     "content-type":
       "Pages types files by extension only: the extensionless API files are application/octet-stream (every known client accepts it) and the 404 is text/html",
-    "package-cache":
-      "Pages sends Cache-Control: max-age=600 on every file, and nothing configures it: the package files are cached 10 minutes, not a day (icons) or four hours",
+    cache:
+      "Pages sends Cache-Control: max-age=600 on every file, and nothing configures it: the API and the site get their 10 minutes, but the package files are cached 10 minutes too, not a day (icons) or four hours",
   },
   config: pagesFiles,
   deployFiles: pagesFiles,

@@ -9,6 +9,7 @@ import {
   NOT_FOUND_FILE,
   PREFLIGHT_HEADERS,
   RESPONSE_HEADERS,
+  SHORT_CACHE_HEADERS,
   routePaths,
   SITE,
   SITE_TYPES,
@@ -240,7 +241,7 @@ export function renderNginx(options: ServerOptions, names: CatalogueNames): stri
     `    default_type ${RESPONSE_HEADERS["Content-Type"]};`,
   );
   for (const [header, value] of Object.entries(
-    headersExceptContentType({ ...RESPONSE_HEADERS, ...PREFLIGHT_HEADERS }),
+    headersExceptContentType({ ...RESPONSE_HEADERS, ...SHORT_CACHE_HEADERS, ...PREFLIGHT_HEADERS }),
   )) {
     out.push(`    add_header ${header} ${quote(value)} always;`);
   }

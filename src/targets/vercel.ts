@@ -33,6 +33,7 @@ import {
   routePaths,
   SITE,
   SITE_HEADERS,
+  SHORT_CACHE_HEADERS,
   SITE_TYPES,
   type Route,
   type RouteParams,
@@ -243,7 +244,8 @@ function vercelHeaders(): { source: string; headers: { key: string; value: strin
   const ownTyped = `(?:${atRoot.map(escapeRegex).join("|")})?$|${folders}/(?:.*/)?(?:[^/]+\\.(?:${own.join("|")}))?$`;
   const entries = (headers: Record<string, string>) => Object.entries(headers).map(([key, value]) => ({ key, value }));
   return [
-    { source: "/(.*)", headers: entries(SITE_HEADERS) },
+    // The short lifetime everywhere; the package files' rules below replace it.
+    { source: "/(.*)", headers: entries({ ...SITE_HEADERS, ...SHORT_CACHE_HEADERS }) },
     { source: `/((?!${ownTyped}).*)`, headers: entries({ "Content-Type": json }) },
     { source: `/(${folders}/(?:.*/)?[^/]+\\.js)`, headers: entries({ "Content-Type": SITE_TYPES.js! }) },
     // The package files at each URL, after the API's type, which they replace: their type and

@@ -25,7 +25,7 @@ import { conformanceCases, type ExpectedApi } from "../../src/check/conformance.
 import { judge } from "../../src/check/runConformance.js";
 import { renderNotFound } from "../../src/render/renderApi.js";
 import { coderKey, utf8Bytes } from "../../src/routes/filterValue.js";
-import { RESPONSE_HEADERS, SITE, SITE_TYPES } from "../../src/routes/routeTable.js";
+import { RESPONSE_HEADERS, SHORT_CACHE_HEADERS, SITE, SITE_TYPES } from "../../src/routes/routeTable.js";
 import { renderVercelConfig, vercel } from "../../src/targets/vercel.js";
 import { copyFixture } from "../support/helpers.js";
 import { fixtureApi, siteRequests } from "../support/site.js";
@@ -224,9 +224,11 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
     }
   });
 
-  it("sets the API's headers on every path", () => {
+  it("sets the API's headers and the short cache lifetime on every path", () => {
     expect(respond("/v1/hosts").headers).toEqual(
-      Object.fromEntries(Object.entries(RESPONSE_HEADERS).map(([k, v]) => [k.toLowerCase(), v])),
+      Object.fromEntries(
+        Object.entries({ ...RESPONSE_HEADERS, ...SHORT_CACHE_HEADERS }).map(([k, v]) => [k.toLowerCase(), v]),
+      ),
     );
   });
 });

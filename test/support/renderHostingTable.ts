@@ -55,13 +55,11 @@ function cannot(target: Target): string {
   return lines.length === 0 ? "nothing" : lines.join("<br>");
 }
 
-/** How the package files answer at their aliases' URLs, and whether with their cache lifetimes. */
+/** How the package files answer at their aliases' URLs. */
 function packageFiles(target: Target): string {
-  const how =
-    target.packageFiles === "rewrite"
-      ? "by rewrite"
-      : `from copies, which \`build --target ${target.id}\` writes (hard links: no extra disk), but not under /api/v3/contents/ and /api/v4/contents/, where today's contents lists stand`;
-  return "package-cache" in target.cannot ? `${how}; no cache lifetimes` : how;
+  return target.packageFiles === "rewrite"
+    ? "by rewrite"
+    : `from copies, which \`build --target ${target.id}\` writes (hard links: no extra disk), but not under /api/v3/contents/ and /api/v4/contents/, where today's contents lists stand`;
 }
 
 /**
@@ -74,11 +72,11 @@ function hbb(target: Target): string {
 
 export function renderHostingTable(): string {
   const lines = [
-    "| host | endpoints served | browse site | package files | Homebrew Browser (`/hbb/` over plain HTTP) | `Content-Type` (JSON for the API, the site's by extension) | `Access-Control-Allow-Origin: *` | cannot, and why | set up |",
-    "|---|---|---|---|---|---|---|---|---|",
+    "| host | endpoints served | browse site | package files | Homebrew Browser (`/hbb/` over plain HTTP) | `Content-Type` (JSON for the API, the site's by extension) | `Access-Control-Allow-Origin: *` | `Cache-Control` (the route table's: icons a day, other package files four hours, the rest ten minutes) | cannot, and why | set up |",
+    "|---|---|---|---|---|---|---|---|---|---|",
     ...TARGETS.map(
       (t) =>
-        `| ${text(t.title)} | ${endpoints(t)} | ${sends(t, "site")} | ${packageFiles(t)} | ${hbb(t)} | ${sends(t, "content-type")} | ${sends(t, "cors")} | ${cannot(t)} | ${t.usage} |`,
+        `| ${text(t.title)} | ${endpoints(t)} | ${sends(t, "site")} | ${packageFiles(t)} | ${hbb(t)} | ${sends(t, "content-type")} | ${sends(t, "cors")} | ${sends(t, "cache")} | ${cannot(t)} | ${t.usage} |`,
     ),
   ];
   return `${lines.join("\n")}\n`;

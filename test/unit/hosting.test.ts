@@ -28,12 +28,12 @@ describe("the hosting table of docs/hosting.md", () => {
     }
   });
 
-  it("shows a host's limits: GitHub Pages serves static v1 paths and today's API (v3, v4), the site and the package files from copies only, and cannot force the type", () => {
+  it("shows a host's limits: GitHub Pages serves static v1 paths and today's API (v3, v4), the site and the package files from copies only, and cannot force the type or the cache lifetimes", () => {
     const pages = renderHostingTable()
       .split("\n")
       .find((line) => line.startsWith("| GitHub Pages |"))!;
     expect(pages).toContain(
-      "| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt;<br>GET /v1/&lt;host&gt;/category/&lt;category&gt;/packages<br>GET /api/v4/information, /api/v4/contents, /api/v4/featured-app (another host under /hosts/&lt;host&gt;/); 404 for a featured app when none qualifies<br>GET /api/v3/information, /api/v3/contents, /api/v3/featured-app (another host under /hosts/&lt;host&gt;/) | yes | from copies, which `build --target github-pages` writes (hard links: no extra disk), but not under /api/v3/contents/ and /api/v4/contents/, where today's contents lists stand; no cache lifetimes | only on a custom domain with Enforce HTTPS off; a github.io address (and a custom domain with it on) redirects to HTTPS, which the Wii app does not follow (GitHub's documentation, not run here); hbb_download.php answers an empty 200 | no | yes |",
+      "| GET /v1/hosts<br>GET /v1/&lt;host&gt;/packages<br>GET /v1/&lt;host&gt;/package/&lt;name&gt;<br>GET /v1/&lt;host&gt;/category/&lt;category&gt;/packages<br>GET /api/v4/information, /api/v4/contents, /api/v4/featured-app (another host under /hosts/&lt;host&gt;/); 404 for a featured app when none qualifies<br>GET /api/v3/information, /api/v3/contents, /api/v3/featured-app (another host under /hosts/&lt;host&gt;/) | yes | from copies, which `build --target github-pages` writes (hard links: no extra disk), but not under /api/v3/contents/ and /api/v4/contents/, where today's contents lists stand | only on a custom domain with Enforce HTTPS off; a github.io address (and a custom domain with it on) redirects to HTTPS, which the Wii app does not follow (GitHub's documentation, not run here); hbb_download.php answers an empty 200 | no | yes | no |",
     );
     expect(pages).toContain("Cloudflare Worker or rule in front");
   });
@@ -110,8 +110,8 @@ describe("the package files on each host", () => {
     expect(contentTypeOf("api/v4/contents/snake/icon.png")).toBe("image/png");
     expect(contentTypeOf("hosts/themes/unzipped_apps/a.b/apps/a.b/boot.elf")).toBe("application/octet-stream");
     expect(contentTypeOf("unzipped_apps/snake/apps/snake/meta.xml")).toBe("application/xml");
-    expect(cacheControlOf("hbb/snake/icon.png")).toBe("public, max-age=86400");
-    expect(cacheControlOf("hbb/snake/snake.zip")).toBe("public, max-age=14400");
+    expect(cacheControlOf("hbb/snake/icon.png")).toBe("public, max-age=86400, must-revalidate");
+    expect(cacheControlOf("hbb/snake/snake.zip")).toBe("public, max-age=14400, must-revalidate");
     for (const file of ["v1/primary/package/icon.png", "hbb/snake/other.zip", "unzipped_apps/a/apps/b/boot.dol"]) {
       expect(contentTypeOf(file), file).toBe("application/json");
       expect(cacheControlOf(file), file).toBeUndefined();

@@ -5,7 +5,6 @@ import {
   copiesLast,
   DEFAULT_CACHE_CONTROL,
   parseDeployState,
-  phaseOf,
   planDeploy,
   renderDeployState,
   STATE_FILE,
@@ -15,6 +14,7 @@ import {
   type PlanInput,
   type RemoteObject,
 } from "../../src/deploy/planDeploy.js";
+import { phaseOf, phasesOf, PHASES } from "../../src/routes/publishOrder.js";
 import { formatS3Url, parseS3Url } from "../../src/deploy/s3Location.js";
 import { cacheControlOf, contentTypeOf } from "../../src/routes/routeTable.js";
 import { UsageError } from "../../src/util/errors.js";
@@ -82,7 +82,7 @@ function plan(input: Partial<PlanInput>) {
 const uploadKeys = (p: ReturnType<typeof plan>) => p.phases.map((phase) => phase.map((u) => u.key));
 
 describe("planDeploy", () => {
-  it("uploads per-package files, the 404 body and the OpenAPI document first, then the lists, then the host list, then the site and its home page, each phase sorted", () => {
+  it("uploads per-package files, the 404 body and the OpenAPI document first, then the lists, then the host list, then the site and its home page, then the signed index (none here), each phase sorted", () => {
     const p = plan({});
     expect(uploadKeys(p)).toEqual([
       [
@@ -96,6 +96,7 @@ describe("planDeploy", () => {
       ["api/v1/hosts"],
       ["api/assets/search.js", "api/assets/site.css", "api/browse/primary/package/snake/index.html"],
       ["api/index.html"],
+      [],
     ]);
     expect(p.phases.flat().every((u) => u.reason === "new" && u.cacheControl === DEFAULT_CACHE_CONTROL)).toBe(true);
   });
@@ -319,6 +320,24 @@ describe("phaseOf", () => {
     expect(phaseOf("index.html")).toBe(4);
   });
 
+  it("puts the signed index after everything it names, as the last phase", () => {
+    const last = PHASES.length - 1;
+    for (const path of ["entry.json", "entry.json.minisig", "minisign.pub", "index/primary/0", "index/ab/cd.json"])
+      expect(phaseOf(path)).toBe(last);
+    const { phases, skipped } = phasesOf(
+      ["entry.json", "v1/hosts", "hbb/snake/snake.zip", "index/0", "index.html", ".nojekyll"].map((path) => ({ path })),
+    );
+    expect(phases.map((files) => files.map((f) => f.path))).toEqual([
+      ["hbb/snake/snake.zip"],
+      [],
+      ["v1/hosts"],
+      [],
+      ["index.html"],
+      ["entry.json", "index/0"],
+    ]);
+    expect(skipped).toEqual([{ path: ".nojekyll" }]);
+  });
+
   it.each([
     "v1/primary/package/..",
     "v1/primary/package/con",
@@ -329,6 +348,8 @@ describe("phaseOf", () => {
     "assets/notes.txt",
     "browse/con/index.html",
     "other.html",
+    "entry.json.bak",
+    "indexes/0",
     STATE_FILE,
   ])("%s is neither an API file nor a site file", (path) => {
     expect(phaseOf(path)).toBeUndefined();

@@ -12,6 +12,8 @@
 //   before RFC 9239). Only in `assets/`, the site's own files: a rule matches its path with or
 //   without a trailing slash, so `*.js` in browse/ would also type the page of a package named
 //   chart.js (/browse/<host>/package/chart.js/). A missing script's 404 gets that type too.
+// - the short cache lifetime on the API's paths, its 404 body and the site's URLs (`/`, the root
+//   files, the site folders), none of which a package file's URL shape matches;
 // - each package file's type and cache lifetime on its URLs' shapes; a missing one's 404 gets them too.
 import {
   FILE_ROUTE_ROOTS,
@@ -21,7 +23,8 @@ import {
   packageCacheControl,
   RESPONSE_HEADERS,
   ROUTES,
-  type SITE,
+  SHORT_CACHE_HEADERS,
+  SITE,
   SITE_HEADERS,
   SITE_TYPES,
 } from "../../routes/routeTable.js";
@@ -32,7 +35,7 @@ const ASSETS: (typeof SITE.folders)[number] = "assets";
 
 /** The path rules of `_headers`, each with its headers, in the order they are written. */
 export function headerRules(): { path: string; headers: Record<string, string> }[] {
-  const json = { "Content-Type": RESPONSE_HEADERS["Content-Type"] };
+  const json = { "Content-Type": RESPONSE_HEADERS["Content-Type"], ...SHORT_CACHE_HEADERS };
   // A folder of the API whose first segment no package file's URL starts with, else the route's own path.
   const apiPaths = [
     ...new Set(
@@ -46,6 +49,11 @@ export function headerRules(): { path: string; headers: Record<string, string> }
     { path: "/*", headers: { ...SITE_HEADERS } },
     ...apiPaths.map((path) => ({ path, headers: json })),
     { path: `/${NOT_FOUND_FILE}`, headers: json },
+    ...[
+      "/",
+      ...[SITE.index, ...SITE.files].map((file) => `/${file}`),
+      ...SITE.folders.map((folder) => `/${folder}/*`),
+    ].map((path) => ({ path, headers: { ...SHORT_CACHE_HEADERS } })),
     { path: `/${ASSETS}/*.js`, headers: { "Content-Type": SITE_TYPES.js! } },
     // The package files at each URL (a copy at each alias's path): their type and lifetime. No API
     // or site path has these shapes (a name in place of each `*`). Where two match, the later wins:

@@ -10,14 +10,14 @@
 //   viewer as it is, with no custom error page ("Status code and body").
 // - S3 without s3:ListBucket: the object's bytes with the Content-Type it was uploaded with (the
 //   deploy sets contentTypeOf's: the API's JSON, a site file's type by its extension, a package
-//   file's) and, for a package file, the Cache-Control it was uploaded with (cacheControlOf's); 403 for a missing key.
+//   file's) and the Cache-Control it was uploaded with (servedCacheControlOf's: a package file's lifetime, else the deploy's default short one); 403 for a missing key.
 // - The distribution's CustomErrorResponses (CUSTOM_ERROR_RESPONSES): an origin 403 or 404 becomes
 //   the ResponsePagePath object, fetched from the origin, with the ResponseCode.
 // - The response headers policy (CORS-and-SecurityHeadersPolicy): Access-Control-Allow-Origin and
 //   X-Content-Type-Options on origin responses. Responses the function makes keep only its own headers.
 import type { IncomingMessage } from "node:http";
 import { createContext, runInContext } from "node:vm";
-import { cacheControlOf, contentTypeOf } from "../../../src/routes/routeTable.js";
+import { contentTypeOf, servedCacheControlOf } from "../../../src/routes/routeTable.js";
 import { CUSTOM_ERROR_RESPONSES } from "../../../src/targets/cloudfront.js";
 import { readTree } from "../helpers.js";
 import type { RunningServer, Site } from "../servers/common.js";
@@ -99,13 +99,12 @@ export function startCloudFront(site: Site, code: string): Promise<RunningServer
         headers: { "content-type": "application/xml" },
         body: Buffer.from("<Error><Code>AccessDenied</Code></Error>"),
       };
-    const cacheControl = cacheControlOf(key);
     return {
       status: 200,
       headers: {
         "content-type": contentTypeOf(key),
         "content-length": String(object.length),
-        ...(cacheControl === undefined ? {} : { "cache-control": cacheControl }),
+        "cache-control": servedCacheControlOf(key),
       },
       body: object,
     };
