@@ -210,6 +210,10 @@ export const SITE_TYPES: Readonly<Record<string, string>> = {
   js: "text/javascript",
   json: "application/json",
   svg: "image/svg+xml",
+  // Each host's feeds (site/renderFeeds.ts): the JSON Feed has an extension of its own, so that the
+  // type of every other JSON file of the site stays application/json.
+  atom: "application/atom+xml",
+  jsonfeed: "application/feed+json",
 };
 
 /** Headers of every site answer besides its type: the same as the API's. */

@@ -69,6 +69,16 @@ export function searchShard(host: string, hash: string): string {
   return `${hostFolder(host)}/search/${hash}.json`;
 }
 
+/** The host's Atom feed of its newest and updated packages (site/renderFeeds.ts). */
+export function atomFeed(host: string): string {
+  return `${hostFolder(host)}/feed.atom`;
+}
+
+/** The host's JSON Feed of the same entries: its own extension, which the route table types application/feed+json. */
+export function jsonFeed(host: string): string {
+  return `${hostFolder(host)}/feed.jsonfeed`;
+}
+
 /**
  * The file every link of a host's listing pages is relative to (their `<base>`): a package's row is
  * then the same bytes on every page of the host, its own list's, its category's and its coder's.
