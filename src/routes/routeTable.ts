@@ -216,6 +216,17 @@ export const SITE_TYPES: Readonly<Record<string, string>> = {
   jsonfeed: "application/feed+json",
 };
 
+/**
+ * Each host's feeds of its newest and updated packages (site/renderFeeds.ts), files of the site in its
+ * host's folder, typed by their extensions as every site file is. A host that types by its own
+ * table of extensions (Netlify, Cloudflare Pages, Vercel) is given a rule for each (`{host}` any one
+ * segment): the JSON Feed's extension is in no such table.
+ */
+export const SITE_FEEDS = {
+  atom: "browse/{host}/feed.atom",
+  json: "browse/{host}/feed.jsonfeed",
+} as const;
+
 /** Headers of every site answer besides its type: the same as the API's. */
 export const SITE_HEADERS = {
   "Access-Control-Allow-Origin": RESPONSE_HEADERS["Access-Control-Allow-Origin"],

@@ -12,6 +12,9 @@
 //   before RFC 9239). Only in `assets/`, the site's own files: a rule matches its path with or
 //   without a trailing slash, so `*.js` in browse/ would also type the page of a package named
 //   chart.js (/browse/<host>/package/chart.js/). A missing script's 404 gets that type too.
+// - each host's feeds' types (application/atom+xml, application/feed+json) at their paths. A `*` may
+//   span folders, so a package named feed.atom would have its page (`/browse/<host>/package/feed.atom/`)
+//   typed so too; a feed is the only file of its name in a host's folder.
 // - each package file's type and cache lifetime on its URLs' shapes; a missing one's 404 gets them too.
 import {
   FILE_ROUTE_ROOTS,
@@ -22,8 +25,10 @@ import {
   RESPONSE_HEADERS,
   ROUTES,
   type SITE,
+  SITE_FEEDS,
   SITE_HEADERS,
   SITE_TYPES,
+  extensionOf,
 } from "../../routes/routeTable.js";
 import { segmentsOf } from "../../routes/routeSyntax.js";
 
@@ -47,6 +52,11 @@ export function headerRules(): { path: string; headers: Record<string, string> }
     ...apiPaths.map((path) => ({ path, headers: json })),
     { path: `/${NOT_FOUND_FILE}`, headers: json },
     { path: `/${ASSETS}/*.js`, headers: { "Content-Type": SITE_TYPES.js! } },
+    // Each host's feeds, whose extensions neither host types so (a `*` here is the host's folder).
+    ...Object.values(SITE_FEEDS).map((file) => ({
+      path: `/${file.replace("{host}", "*")}`,
+      headers: { "Content-Type": SITE_TYPES[extensionOf(file)!]! },
+    })),
     // The package files at each URL (a copy at each alias's path): their type and lifetime. No API
     // or site path has these shapes (a name in place of each `*`). Where two match, the later wins:
     // in reverse, so the first of FILE_ROUTES does (the Homebrew Browser's temp_files.zip has the
