@@ -1,8 +1,9 @@
 // What a build remembers of the browse site, so that the next one rewrites only the pages an edit
 // touches without reading the catalogue back from its output: per host, its packages in reading
 // order with what the site needs of each (display name, category and coder interned, release and
-// update dates, which pick its feeds' newest entries) and the byte lengths of its row (renderCard) and of its search record, whose offsets in the live
-// pages and shards are prefix sums. 48 bytes a package beside its names.
+// update dates, which pick its feeds' newest entries) and the byte lengths of its row (renderCard)
+// and of its search record, whose offsets in the live pages and shards are prefix sums. 48 bytes a
+// package beside its names.
 import type { SiteHost } from "./renderPages.js";
 import { PAGE_SIZE } from "./sitePaths.js";
 
