@@ -3,6 +3,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { contentTypeOf, RESPONSE_HEADERS, servedCacheControlOf } from "../routes/routeTable.js";
+import { escapeRegex } from "../routes/routeSyntax.js";
 import { forEachConcurrently } from "../util/forEachConcurrently.js";
 import { VERSION } from "../util/version.js";
 import { CONFORMANCE_ROWS, type ConformanceRow } from "../routes/conformanceRows.js";
@@ -202,15 +203,19 @@ export function judge(
 
 /**
  * The origin `served` names where `wanted` names `baseUrl`, when that is the only difference
- * between them: a build of the same catalogue made with another base URL. Undefined otherwise.
+ * between them: a build of the same catalogue made with another base URL. Undefined otherwise. A URL
+ * of the build starts a JSON string or an XML attribute (after `"`), an XML element's text (after
+ * `>`) or a URL inside escaped HTML (after `&quot;` in the Atom feed, `\"` in the JSON Feed).
  */
 export function otherBaseUrl(wanted: string, served: string, baseUrl: string): string | undefined {
-  const quoted = `"${baseUrl}/`;
-  const at = wanted.indexOf(quoted);
-  if (at < 0 || served.slice(0, at + 1) !== wanted.slice(0, at + 1)) return undefined;
-  const other = /^https?:\/\/[^/"\\]+/.exec(served.slice(at + 1))?.[0];
+  const urls = new RegExp(`([">;])${escapeRegex(baseUrl)}/`, "g");
+  const first = urls.exec(wanted);
+  if (first === null) return undefined;
+  const at = first.index + 1;
+  if (served.slice(0, at) !== wanted.slice(0, at)) return undefined;
+  const other = /^https?:\/\/[^/"\\<&]+/.exec(served.slice(at))?.[0];
   if (other === undefined || other === baseUrl) return undefined;
-  return wanted.split(quoted).join(`"${other}/`) === served ? other : undefined;
+  return wanted.replace(urls, (_, before: string) => `${before}${other}/`) === served ? other : undefined;
 }
 
 const FEATURED_FILE = /api\/v[34]\/featured-app$/;

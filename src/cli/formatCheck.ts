@@ -25,7 +25,7 @@ export function formatCheckReport(report: CheckReport, targetTitle?: string): st
 
 /** The hint for a deployment built with another base URL: which, and what to pass. */
 function formatOtherBaseUrl(other: OtherBaseUrl): string {
-  return `hint: the base URL differs: ${plural(other.files, "v3/v4 file")} of the deployment name ${other.served} where this check expects ${other.expected}; if it was built so, check with --base-url ${other.served} (or set "baseUrl" in shopfront.json), else build again with the base URL it is served at`;
+  return `hint: the base URL differs: ${plural(other.files, "v3/v4 or feed file")} of the deployment name ${other.served} where this check expects ${other.expected}; if it was built so, check with --base-url ${other.served} (or set "baseUrl" in shopfront.json), else build again with the base URL it is served at`;
 }
 
 /** The hint for a deployment that looks like an older build: what points to it, and what to do. */

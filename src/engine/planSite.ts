@@ -5,6 +5,7 @@
 import type { HostInfo, Package } from "../catalogue/fields.js";
 import { contentText } from "../render/renderApi.js";
 import { fileFor } from "../routes/routeTable.js";
+import { assembleFeeds } from "../site/assembleFeeds.js";
 import { assembleSite } from "../site/assembleSite.js";
 import type { SitePackage } from "../site/renderPages.js";
 import { siteHosts, type FilesSource } from "../site/renderSite.js";
@@ -14,14 +15,16 @@ import type { LiveFiles, RebuildPlan } from "./planRebuild.js";
 /**
  * The plan with the site's changes added to its writes, and its counts of files brought up to date;
  * `hosts` are hosts.json's when it was read again, `files` says which packages have files once the
- * plan is carried out. A host's new name or description is on every page: that takes a full build.
+ * plan is carried out, `baseUrl` the origin its feeds' URLs are under. A host's new name or
+ * description is on every page: that takes a full build.
  */
 export function withSiteChanges(
   plan: RebuildPlan,
   live: LiveFiles,
   site: boolean,
   hosts: readonly HostInfo[] | undefined,
-  files?: FilesSource,
+  files: FilesSource | undefined,
+  baseUrl: string,
 ): RebuildPlan | { fullBuild: string } {
   if (!site) return plan;
   const index = plan.state.site;
@@ -48,14 +51,24 @@ export function withSiteChanges(
     { hosts: index.hosts, fresh, gone, files: source, hbb: files !== undefined },
     { index, live: { bytes: (path) => (live.exists(path) ? live.bytes(path) : undefined) } },
   );
-  const all = new Map([...plan.writes, ...pages.writes]);
+  // A package the feeds name and the plan did not render again: its API object as the live slot holds it.
+  const packageOf = (host: string, name: string) => {
+    const path = fileFor("package", { host, name });
+    return sitePackage(host, JSON.parse(Buffer.from(live.bytes(path)).toString("latin1")) as Package, source);
+  };
+  const feeds = assembleFeeds(
+    { hosts: index.hosts, index: pages.index, fresh, baseUrl },
+    { index, live: { bytes: (path) => (live.exists(path) ? live.bytes(path) : undefined) }, packageOf },
+  );
+  const added = pages.added + feeds.added;
+  const all = new Map([...plan.writes, ...pages.writes, ...feeds.writes]);
   return {
     ...plan,
     writes: all,
-    state: { ...plan.state, site: pages.index, files: plan.state.files + pages.added },
+    state: { ...plan.state, site: pages.index, files: plan.state.files + added },
     summary: {
       ...plan.summary,
-      files: plan.summary.files + pages.added,
+      files: plan.summary.files + added,
       filesWritten: all.size,
       mode: { kind: all.size === 0 ? "unchanged" : "incremental" },
     },

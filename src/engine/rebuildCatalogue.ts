@@ -133,7 +133,14 @@ async function rebuildFrom(
       return files ? readFileSync(files.icon.file) : live.bytes(at);
     },
   );
-  const plan = withSiteChanges(hbb, live, options.site, hostsFile.hosts, filesSource(hbb.state));
+  const plan = withSiteChanges(
+    hbb,
+    live,
+    options.site,
+    hostsFile.hosts,
+    filesSource(hbb.state),
+    inputs.today.urls.baseUrl,
+  );
   if ("fullBuild" in plan) return plan;
   // The plan adds the warnings found only once the output is planned (stats of unknown packages, the
   // Homebrew Browser's lists): --strict refuses them too, before anything is written.

@@ -21,7 +21,7 @@ export interface OutputOptions {
   site: boolean;
   /** The targets whose deploy files the output holds; none when left out. */
   targets?: readonly TargetId[];
-  /** The origin the build is deployed at, for the v3/v4 URLs (shopfront.json's baseUrl). */
+  /** The origin the build is deployed at, for the v3/v4 URLs and the site's feeds (shopfront.json's baseUrl). */
   baseUrl?: string | undefined;
   /** The build's time (its UTC day picks the featured app); now when left out. */
   nowMs?: number;
@@ -80,7 +80,7 @@ export function renderOutput(catalogue: RenderedCatalogue, options: OutputOption
 }
 
 function siteFiles(catalogue: RenderedCatalogue, options: OutputOptions): OutputFile[] {
-  const site = renderSite(catalogue);
+  const site = renderSite(catalogue, options.baseUrl);
   options.siteIndex?.(site.index);
   return site.files;
 }

@@ -211,7 +211,22 @@ export const SITE_TYPES: Readonly<Record<string, string>> = {
   js: "text/javascript",
   json: "application/json",
   svg: "image/svg+xml",
+  // Each host's feeds (site/renderFeeds.ts): the JSON Feed has an extension of its own, so that the
+  // type of every other JSON file of the site stays application/json.
+  atom: "application/atom+xml",
+  jsonfeed: "application/feed+json",
 };
+
+/**
+ * Each host's feeds of its newest and updated packages (site/renderFeeds.ts), files of the site in its
+ * host's folder, typed by their extensions as every site file is. A host that types by its own
+ * table of extensions (Netlify, Cloudflare Pages, Vercel) is given a rule for each (`{host}` any one
+ * segment): the JSON Feed's extension is in no such table.
+ */
+export const SITE_FEEDS = {
+  atom: "browse/{host}/feed.atom",
+  json: "browse/{host}/feed.jsonfeed",
+} as const;
 
 /** Headers of every site answer besides its type: the same as the API's. */
 export const SITE_HEADERS = {

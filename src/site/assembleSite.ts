@@ -31,6 +31,7 @@ import {
   RECORD,
   RELEASE,
   SITE_COLUMNS,
+  UPDATED,
   type SiteHostIndex,
   type SiteIndex,
 } from "./siteIndex.js";
@@ -70,6 +71,7 @@ interface Entry {
   category: string;
   coder: string;
   release: number;
+  updated: number;
   /** Its row's and its search record's lengths. */
   cardLength: number;
   recordLength: number;
@@ -136,6 +138,7 @@ function entriesOf(
         category: old.values[c[at + CATEGORY]!]!,
         coder: old.values[c[at + CODER]!]!,
         release: c[at + RELEASE]!,
+        updated: c[at + UPDATED]!,
         cardLength: c[at + CARD]!,
         recordLength: c[at + RECORD]!,
         old: i,
@@ -152,6 +155,7 @@ function entriesOf(
       category: p.category,
       coder: p.coder,
       release: p.release_date,
+      updated: p.updated,
       cardLength: card.length,
       recordLength: record.length,
       pkg: p,
@@ -191,6 +195,7 @@ function indexOf(entries: readonly Entry[], shards: string[]): SiteHostIndex {
     columns[c + CATEGORY] = intern(e.category);
     columns[c + CODER] = intern(e.coder);
     columns[c + RELEASE] = e.release;
+    columns[c + UPDATED] = e.updated;
     columns[c + CARD] = e.cardLength;
     columns[c + RECORD] = e.recordLength;
   });

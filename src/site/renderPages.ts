@@ -9,7 +9,9 @@ import { formatBytes } from "../util/formatBytes.js";
 import { Html, markup, type HtmlValue } from "./html.js";
 import { HBB_HOST_FILES, HBB_REPO_LIST } from "../routes/hbbRoutes.js";
 import {
+  atomFeed,
   HOME_PAGE,
+  jsonFeed,
   linkTo,
   listingBase,
   listingFolder,
@@ -59,12 +61,14 @@ interface Crumb {
 /**
  * The page frame. With `base` (a file of the tree) the page's links are written relative to that file
  * and a `<base>` element makes the browser read them so; the skip link then names the page itself.
+ * Its head announces the feeds of `feeds`, the hosts the page shows packages of.
  */
 function layout(
   path: string,
   title: string,
   crumbs: readonly Crumb[],
   main: Html,
+  feeds: readonly SiteHost[],
   script = false,
   base = path,
 ): string {
@@ -84,7 +88,7 @@ function layout(
 ${base !== path && markup`<base href="${linkTo(path, base)}">\n`}<title>${title}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${link(STYLESHEET)}">
-${script && markup`<script type="module" src="${link(SEARCH_SCRIPT)}"></script>\n`}</head>
+${feeds.map((host) => feedLinks(link, host))}${script && markup`<script type="module" src="${link(SEARCH_SCRIPT)}"></script>\n`}</head>
 <body>
 <a class="skip" href="${base === path ? "" : link(path)}#main">Skip to content</a>
 <header>
@@ -96,6 +100,14 @@ ${main}</main>
 </body>
 </html>
 `.text;
+}
+
+/** The head's links to a host's Atom feed and JSON Feed. */
+function feedLinks(link: (to: string) => string, host: SiteHost): Html {
+  const title = `${host.name}: new and updated apps`;
+  return markup`<link rel="alternate" type="application/atom+xml" href="${link(atomFeed(host.id))}" title="${title} (Atom)">
+<link rel="alternate" type="application/feed+json" href="${link(jsonFeed(host.id))}" title="${title} (JSON Feed)">
+`;
 }
 
 /** How many of each host's newest packages the home page shows. */
@@ -148,7 +160,13 @@ ${
 `
 }</section>
 `;
-  return layout(path, "Homebrew apps", [{ label: "Home" }], main);
+  return layout(
+    path,
+    "Homebrew apps",
+    [{ label: "Home" }],
+    main,
+    hosts.map(({ host }) => host),
+  );
 }
 
 /** The title of a listing, given its host. */
@@ -214,7 +232,7 @@ ${many && pagination(link, folder, page)}</section>
   if (listing.kind !== "host") crumbs.push({ label: title, to: listingPage(listing) });
   if (page.first !== undefined) crumbs.push({ label: `From ${page.from}` });
   const pageTitle = `${title}${page.first !== undefined ? ` (from ${page.from})` : ""}${listing.kind === "host" ? "" : ` - ${host.name}`}`;
-  return layout(path, pageTitle, crumbs, main, page.summary !== undefined, base);
+  return layout(path, pageTitle, crumbs, main, [host], page.summary !== undefined, base);
 }
 
 /**
@@ -348,7 +366,7 @@ ${detail("Version", p.version)}${detail("Category", markup`<a href="${link(listi
     { label: host.name, to: listingPage({ kind: "host", host: host.id }) },
     { label: p.display_name },
   ];
-  return layout(path, `${p.display_name} - ${host.name}`, crumbs, main);
+  return layout(path, `${p.display_name} - ${host.name}`, crumbs, main, [host]);
 }
 
 /** A count with thousands separators, the same on every machine. */

@@ -4,6 +4,8 @@
 import { readFileSync } from "node:fs";
 import type { HostInfo, Package } from "../catalogue/fields.js";
 import type { OutputFile, RenderedCatalogue } from "../render/renderApi.js";
+import { todayUrlsOf } from "../render/renderToday.js";
+import { assembleFeeds } from "./assembleFeeds.js";
 import { assembleSite } from "./assembleSite.js";
 import type { SiteHost } from "./renderPages.js";
 import { sitePackage, type FilesSource } from "./sitePackage.js";
@@ -23,8 +25,14 @@ export function siteAssets(): readonly OutputFile[] {
   return assets;
 }
 
-/** Every file of the site, in no particular order, and the index the next build starts from. */
-export function renderSite(catalogue: RenderedCatalogue): { files: OutputFile[]; index: SiteIndex } {
+/**
+ * Every file of the site, its hosts' feeds included, in no particular order, and the index the next
+ * build starts from. The feeds' URLs are under `baseUrl` (the v3 and v4 APIs' default when left out).
+ */
+export function renderSite(
+  catalogue: RenderedCatalogue,
+  baseUrl?: string | undefined,
+): { files: OutputFile[]; index: SiteIndex } {
   const hosts = siteHosts(catalogue.hosts);
   const files: FilesSource = {
     defaultHost: catalogue.defaultHost ?? hosts[0]?.id ?? "",
@@ -44,8 +52,18 @@ export function renderSite(catalogue: RenderedCatalogue): { files: OutputFile[];
   );
   // A build with package files has the Homebrew Browser's surface (render/renderHbb.ts).
   const site = assembleSite({ hosts, fresh, gone: new Map(), files, hbb: catalogue.defaultHost !== undefined });
+  const feeds = assembleFeeds({
+    hosts,
+    index: site.index,
+    fresh,
+    baseUrl: todayUrlsOf(catalogue.hosts, catalogue.hostsDefault, baseUrl).baseUrl,
+  });
   return {
-    files: [...siteAssets(), ...[...site.writes].map(([path, content]) => ({ path, content: content! }))],
+    files: [
+      ...siteAssets(),
+      ...[...site.writes].map(([path, content]) => ({ path, content: content! })),
+      ...[...feeds.writes].map(([path, content]) => ({ path, content })),
+    ],
     index: site.index,
   };
 }

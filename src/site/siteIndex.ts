@@ -1,14 +1,15 @@
 // What a build remembers of the browse site, so that the next one rewrites only the pages an edit
 // touches without reading the catalogue back from its output: per host, its packages in reading
-// order with what the site needs of each (display name, category and coder interned, release date)
-// and the byte lengths of its row (renderCard) and of its search record, whose offsets in the live
-// pages and shards are prefix sums. About 40 bytes a package beside its names.
+// order with what the site needs of each (display name, category and coder interned, release and
+// update dates, which pick its feeds' newest entries) and the byte lengths of its row (renderCard)
+// and of its search record, whose offsets in the live pages and shards are prefix sums. 48 bytes a
+// package beside its names.
 import type { SiteHost } from "./renderPages.js";
 import { PAGE_SIZE } from "./sitePaths.js";
 
 /** Numbers kept per package, in reading order. */
-export const SITE_COLUMNS = 5;
-export const [CATEGORY, CODER, RELEASE, CARD, RECORD] = [0, 1, 2, 3, 4] as const;
+export const SITE_COLUMNS = 6;
+export const [CATEGORY, CODER, RELEASE, CARD, RECORD, UPDATED] = [0, 1, 2, 3, 4, 5] as const;
 
 /** A host's packages as its site was built. */
 export interface SiteHostIndex {

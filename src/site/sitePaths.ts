@@ -4,6 +4,7 @@
 // names a file or a URL.
 import { assertValidName } from "../catalogue/names.js";
 import { coderKey, utf8Bytes } from "../routes/filterValue.js";
+import { SITE_FEEDS } from "../routes/routeTable.js";
 
 /**
  * Packages per page of a list, on average: a page ends after a package whose name hashes to 0 modulo
@@ -67,6 +68,16 @@ export function searchIndex(host: string): string {
 /** A shard of the host's search index, named by the hash of its bytes (so a cache may keep it forever). */
 export function searchShard(host: string, hash: string): string {
   return `${hostFolder(host)}/search/${hash}.json`;
+}
+
+/** The host's Atom feed of its newest and updated packages (site/renderFeeds.ts). */
+export function atomFeed(host: string): string {
+  return SITE_FEEDS.atom.replace("{host}", assertValidName(host, "host"));
+}
+
+/** The host's JSON Feed of the same entries: an extension of its own, which the route table types application/feed+json. */
+export function jsonFeed(host: string): string {
+  return SITE_FEEDS.json.replace("{host}", assertValidName(host, "host"));
 }
 
 /**

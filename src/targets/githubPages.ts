@@ -50,7 +50,7 @@ export const githubPages: Target = {
     "not-found": "/404.json, a file of the build, answers 200 with the error body: Pages has no rule to hide it",
     methods: "Pages alone decides how OPTIONS and POST are answered: nothing configures a CORS preflight or a 405",
     "content-type":
-      "Pages types files by extension only: the extensionless API files are application/octet-stream (every known client accepts it) and the 404 is text/html",
+      "Pages types files by extension only: the extensionless API files are application/octet-stream (every known client accepts it), so is each host's JSON Feed (feed.jsonfeed; its Atom feed is typed right), and the 404 is text/html",
     cache:
       "Pages sends Cache-Control: max-age=600 on every file, and nothing configures it: the API and the site get their 10 minutes, but the package files are cached 10 minutes too, not a day (icons) or four hours",
   },

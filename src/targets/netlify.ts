@@ -177,7 +177,7 @@ export const netlify: Target = {
     "package-files":
       "_headers types by path and applies to a 404 too, so a missing package file's 404 (the JSON error body) carries the type of the file it would be; every package file of the build is served right, each alias from a copy at its path (a placeholder cannot check a name, and a rule per package would pass the rule limit sooner)",
     hbb: "_headers types by path and applies to a 404 too, so a missing file of the Homebrew Browser's (another host's list, a trailing slash) answers the JSON 404 typed text/plain; every file of the build and every stub is served right",
-    site: "_headers types by path and applies to a 404 too, so a script under /assets/ that the build does not have answers the JSON 404 typed text/javascript; every page and asset of the build is served right",
+    site: "_headers types by path and applies to a 404 too, so a script under /assets/ that the build does not have answers the JSON 404 typed text/javascript; every page and asset of the build is served right, but for the page of a package named feed.atom or feed.jsonfeed, which the feeds' rules (whose `*` spans folders) type as a feed",
   },
   config: (_options, names) => netlifyFiles(names),
   deployFiles: netlifyFiles,

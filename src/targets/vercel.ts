@@ -25,6 +25,7 @@ import { renderNotFound } from "../render/renderApi.js";
 import {
   extensionOf,
   FILE_ROUTES,
+  SITE_FEEDS,
   fileFor,
   PACKAGE_FILE_TYPES,
   packageCacheControl,
@@ -248,6 +249,11 @@ function vercelHeaders(): { source: string; headers: { key: string; value: strin
     { source: "/(.*)", headers: entries({ ...SITE_HEADERS, ...SHORT_CACHE_HEADERS }) },
     { source: `/((?!${ownTyped}).*)`, headers: entries({ "Content-Type": json }) },
     { source: `/(${folders}/(?:.*/)?[^/]+\\.js)`, headers: entries({ "Content-Type": SITE_TYPES.js! }) },
+    // Each host's feeds, whose extensions Vercel does not type so.
+    ...Object.values(SITE_FEEDS).map((file) => ({
+      source: `/${file.split("{host}").map(escapeRegex).join(`:host(${NAME_PATTERN_BODY})`)}`,
+      headers: entries({ "Content-Type": SITE_TYPES[extensionOf(file)!]! }),
+    })),
     // The package files at each URL, after the API's type, which they replace: their type and
     // lifetime. Where two match, the later wins: in reverse, so the first of FILE_ROUTES does (the
     // Homebrew Browser's temp_files.zip has the shape of an archive's path).

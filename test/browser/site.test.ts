@@ -34,6 +34,8 @@ const STATIC_TYPES: Record<string, string> = {
   js: "text/javascript",
   json: "application/json",
   svg: "image/svg+xml",
+  atom: "application/atom+xml",
+  jsonfeed: "application/feed+json",
   png: "image/png",
   zip: "application/zip",
 };
@@ -252,6 +254,62 @@ describe("the browse site in chromium", () => {
     const api = await page.getByRole("link", { name: "GET /v1/primary/package/3DMinigolf" }).getAttribute("href");
     expect(api).toBe("../../../../v1/primary/package/3DMinigolf");
     expect((await page.request.get(new URL(api!, page.url()).href)).status()).toBe(200);
+    expect(problems).toEqual([]);
+  });
+
+  it("announces each host's Atom feed and JSON Feed in the head of its pages, and the browser reads both", async () => {
+    const { page, problems } = await watchedPage();
+    /** The feeds the page's head announces, as chromium resolves their links, with what fetching each gives. */
+    const announced = () =>
+      page.evaluate(async () => {
+        const links = [...document.querySelectorAll('head link[rel="alternate"]')] as {
+          type: string;
+          href: string;
+          title: string;
+        }[];
+        return Promise.all(
+          links.map(async (l) => {
+            const res = await fetch(l.href);
+            const text = await res.text();
+            const parsed =
+              l.type === "application/atom+xml"
+                ? (() => {
+                    const xml = new (globalThis as any).DOMParser().parseFromString(text, "application/xml");
+                    return {
+                      error: xml.querySelector("parsererror") !== null,
+                      entries: xml.getElementsByTagName("entry").length,
+                    };
+                  })()
+                : { error: false, entries: (JSON.parse(text) as { items: unknown[] }).items.length };
+            return {
+              type: l.type,
+              path: new URL(l.href).pathname,
+              title: l.title,
+              status: res.status,
+              served: res.headers.get("content-type"),
+              ...parsed,
+            };
+          }),
+        );
+      });
+    const feedsOf = (host: string) => [`/browse/${host}/feed.atom`, `/browse/${host}/feed.jsonfeed`];
+    await page.goto(site.url);
+    const home = await announced();
+    // The home page: every host's two feeds.
+    expect(home.map((f) => f.path)).toEqual([...feedsOf("primary"), ...feedsOf("themes")]);
+    await page.goto(`${site.url}browse/primary/`);
+    const host = await announced();
+    await page.goto(`${site.url}browse/primary/package/evil/`);
+    const pkg = await announced();
+    for (const feeds of [host, pkg]) {
+      expect(feeds.map((f) => f.path)).toEqual(feedsOf("primary"));
+      expect(feeds.map((f) => f.type)).toEqual(["application/atom+xml", "application/feed+json"]);
+      expect(feeds[0]!.title).toBe("Shopfront Homebrew: new and updated apps (Atom)");
+      for (const feed of feeds) {
+        expect(feed).toMatchObject({ status: 200, served: feed.type, error: false });
+        expect(feed.entries).toBeGreaterThan(0);
+      }
+    }
     expect(problems).toEqual([]);
   });
 

@@ -341,7 +341,15 @@ describe("shopfront deploy to a local S3 server", () => {
       expect(await got.Body!.transformToString()).toBe(text);
     }
     expect(new Set([...site.keys()].map(contentTypeOf))).toEqual(
-      new Set(["text/html", "text/css", "text/javascript", "application/json", "image/svg+xml"]),
+      new Set([
+        "text/html",
+        "text/css",
+        "text/javascript",
+        "application/json",
+        "image/svg+xml",
+        "application/atom+xml",
+        "application/feed+json",
+      ]),
     );
   });
 

@@ -241,13 +241,18 @@ describe("check against a build made with a base URL", () => {
     expect(report!.ok).toBe(false);
     expect(report!.older).toBeUndefined();
     expect(report!.baseUrl).toMatchObject({ expected: "http://hbb.example.org", served: BASE });
-    expect(report!.rows.filter((r) => r.outcome === "fail").map((r) => r.row)).toEqual(["today-v4", "today-v3"]);
+    // The v3 and v4 files name the package files at the base URL, and the site's feeds every URL.
+    expect(report!.rows.filter((r) => r.outcome === "fail").map((r) => r.row)).toEqual([
+      "today-v4",
+      "today-v3",
+      "site",
+    ]);
     const lines = formatCheckReport(report!);
     expect(lines.join("\n")).toMatch(
       /body is (hosts\/primary\/)?api\/v[34]\/\S+ with its URLs at http:\/\/store\.example\.net:8080, not at http:\/\/hbb\.example\.org/,
     );
     expect(lines.at(-1)).toMatch(
-      /^hint: the base URL differs: \d+ v3\/v4 files of the deployment name http:\/\/store\.example\.net:8080 where this check expects http:\/\/hbb\.example\.org; if it was built so, check with --base-url http:\/\/store\.example\.net:8080 /,
+      /^hint: the base URL differs: \d+ v3\/v4 or feed files of the deployment name http:\/\/store\.example\.net:8080 where this check expects http:\/\/hbb\.example\.org; if it was built so, check with --base-url http:\/\/store\.example\.net:8080 /,
     );
   });
 

@@ -44,8 +44,8 @@ describe("shopfront (the binary)", () => {
     const before = readTree(join(cwd, "dist"));
     // snake moves from games by Fixture Coder to manifest()'s utilities by Test Coder: its file, its
     // host's list, and the filtered lists it leaves and joins are written, with their site pages
-    // (the package's, the host's list and search index, the categories' and coders', and the home page,
-    // whose newest releases show its category and coder), and nothing else.
+    // (the package's, the host's list and search index, the categories' and coders', the host's feeds
+    // and the home page, whose newest releases show its category and coder), and nothing else.
     writeFiles(join(cwd, "catalogue"), { "primary/snake.json": manifest("snake", { version: "2" }) });
     // Today's contents list the package too; its featured app is the day's pick, which may move or not.
     const built = shopfront(cwd, "build").stdout;
@@ -73,6 +73,8 @@ describe("shopfront (the binary)", () => {
       "browse/primary/category/utilities/index.html",
       "browse/primary/coder/4669787475726520436f646572/index.html", // Fixture Coder
       "browse/primary/coder/5465737420436f646572/index.html", // Test Coder
+      "browse/primary/feed.atom", // snake is among the host's newest, with its new version
+      "browse/primary/feed.jsonfeed",
       "browse/primary/index.html",
       "browse/primary/package/snake/index.html",
       "browse/primary/search.json",

@@ -12,6 +12,8 @@ import { escapeHtml } from "../../src/site/html.js";
 import { renderCard, renderListingPage, renderPackagePage } from "../../src/site/renderPages.js";
 import { renderSite } from "../../src/site/renderSite.js";
 import { assembleSite, searchRecord } from "../../src/site/assembleSite.js";
+import { assembleFeeds } from "../../src/site/assembleFeeds.js";
+import { todayUrlsOf } from "../../src/render/renderToday.js";
 import { sitePackage } from "../../src/site/sitePackage.js";
 import { categoryInWords, compareForReading, controllersInWords, dateInWords, isoDate } from "../../src/site/words.js";
 import { loadCatalogue } from "../../src/load/loadCatalogue.js";
@@ -277,10 +279,11 @@ describe("the site with package files", () => {
       of: (host: string, name: string) => catalogue.packages.get(host)?.find((p) => p.name === name)?.files,
     };
     const snake = catalogue.packages.get("primary")!.find((p) => p.name === "snake")!;
+    const freshSnake = new Map([["primary", [sitePackage("primary", JSON.parse(snake.json) as Package, files)]]]);
     const changes = assembleSite(
       {
         hosts: previous.index.hosts,
-        fresh: new Map([["primary", [sitePackage("primary", JSON.parse(snake.json) as Package, files)]]]),
+        fresh: freshSnake,
         gone: new Map([["primary", new Set(["snake"])]]),
         files,
         hbb: true,
@@ -290,8 +293,28 @@ describe("the site with package files", () => {
         live: { bytes: (path) => (old.has(path) ? Buffer.from(old.get(path)!, "latin1") : undefined) },
       },
     );
+    // The rebuild's feeds, as planSite assembles them after the pages: snake's entry is in them.
+    const feeds = assembleFeeds(
+      {
+        hosts: previous.index.hosts,
+        index: changes.index,
+        fresh: freshSnake,
+        baseUrl: todayUrlsOf(catalogue.hosts, catalogue.hostsDefault, undefined).baseUrl,
+      },
+      {
+        index: previous.index,
+        live: { bytes: (path) => (old.has(path) ? Buffer.from(old.get(path)!, "latin1") : undefined) },
+        packageOf: (host, name) =>
+          sitePackage(
+            host,
+            JSON.parse(catalogue.packages.get(host)!.find((p) => p.name === name)!.json) as Package,
+            files,
+          ),
+      },
+    );
+    expect([...feeds.writes.keys()]).toEqual(["browse/primary/feed.atom", "browse/primary/feed.jsonfeed"]);
     const after = new Map(old);
-    for (const [path, content] of changes.writes)
+    for (const [path, content] of [...changes.writes, ...feeds.writes])
       if (content === null) after.delete(path);
       else after.set(path, content);
     const differs = [...new Set([...after.keys(), ...now.keys()])].filter((p) => after.get(p) !== now.get(p));
@@ -310,7 +333,7 @@ function searchEntries(site: ReadonlyMap<string, string>, host: string): string[
 const N = NAME_PATTERN_BODY;
 const PAGE = `(?:page/${N}/)?index\\.html`;
 const SITE_LAYOUT = new RegExp(
-  `^(?:index\\.html|assets/[a-z]+\\.(?:css|js|svg)|browse/${N}/(?:${PAGE}|search\\.json|search/[0-9a-f]+\\.json|package/${N}/index\\.html|category/${N}/${PAGE}|coder/[0-9a-f]+(?:/[0-9a-f]+)*/${PAGE}))$`,
+  `^(?:index\\.html|assets/[a-z]+\\.(?:css|js|svg)|browse/${N}/(?:${PAGE}|feed\\.atom|feed\\.jsonfeed|search\\.json|search/[0-9a-f]+\\.json|package/${N}/index\\.html|category/${N}/${PAGE}|coder/[0-9a-f]+(?:/[0-9a-f]+)*/${PAGE}))$`,
 );
 // v1, and today's API (api/v3, api/v4; another host's under hosts/<host>/api/).
 const API_FILE = /^(?:v1\/|api\/v[34]\/|hosts\/[^/]+\/api\/v[34]\/|404\.json$|openapi\.json$)/;

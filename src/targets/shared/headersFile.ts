@@ -14,6 +14,9 @@
 //   chart.js (/browse/<host>/package/chart.js/). A missing script's 404 gets that type too.
 // - the short cache lifetime on the API's paths, its 404 body and the site's URLs (`/`, the root
 //   files, the site folders), none of which a package file's URL shape matches;
+// - each host's feeds' types (application/atom+xml, application/feed+json) at their paths. A `*` may
+//   span folders, so a package named feed.atom would have its page (`/browse/<host>/package/feed.atom/`)
+//   typed so too; a feed is the only file of its name in a host's folder.
 // - each package file's type and cache lifetime on its URLs' shapes; a missing one's 404 gets them too.
 import {
   FILE_ROUTE_ROOTS,
@@ -25,8 +28,10 @@ import {
   ROUTES,
   SHORT_CACHE_HEADERS,
   SITE,
+  SITE_FEEDS,
   SITE_HEADERS,
   SITE_TYPES,
+  extensionOf,
 } from "../../routes/routeTable.js";
 import { segmentsOf } from "../../routes/routeSyntax.js";
 
@@ -55,6 +60,11 @@ export function headerRules(): { path: string; headers: Record<string, string> }
       ...SITE.folders.map((folder) => `/${folder}/*`),
     ].map((path) => ({ path, headers: { ...SHORT_CACHE_HEADERS } })),
     { path: `/${ASSETS}/*.js`, headers: { "Content-Type": SITE_TYPES.js! } },
+    // Each host's feeds, whose extensions neither host types so (a `*` here is the host's folder).
+    ...Object.values(SITE_FEEDS).map((file) => ({
+      path: `/${file.replace("{host}", "*")}`,
+      headers: { "Content-Type": SITE_TYPES[extensionOf(file)!]! },
+    })),
     // The package files at each URL (a copy at each alias's path): their type and lifetime. No API
     // or site path has these shapes (a name in place of each `*`). Where two match, the later wins:
     // in reverse, so the first of FILE_ROUTES does (the Homebrew Browser's temp_files.zip has the
