@@ -187,6 +187,18 @@ export const NOT_FOUND_FILE = "404.json";
 export const OPENAPI_FILE = "openapi.json";
 
 /**
+ * The signed index of every served file (docs/trust.md, src/trust/): its entry, the entry's
+ * minisign signature and the public key at the root, its shards in a folder. Served as the site's
+ * files are.
+ */
+export const FILE_INDEX = {
+  entry: "entry.json",
+  signature: "entry.json.minisig",
+  publicKey: "minisign.pub",
+  folder: "index",
+} as const;
+
+/**
  * The browse site and the OpenAPI document: plain files of the build, served as they are beside the
  * API and typed by their extension. `/` answers with the home page; a URL in one of the folders
  * answers with the file at that path, or with the folder's index page when it ends in `/`. Every
@@ -198,9 +210,9 @@ export const SITE = {
   /** What `/` and every site folder URL ending in `/` answer with. */
   index: "index.html",
   /** Files at the root, each answering the URL of its own name. */
-  files: [OPENAPI_FILE],
+  files: [OPENAPI_FILE, FILE_INDEX.entry, FILE_INDEX.signature, FILE_INDEX.publicKey],
   /** Folders at the root whose every file answers the URL of its path. */
-  folders: ["assets", "browse"],
+  folders: ["assets", "browse", FILE_INDEX.folder],
 } as const;
 
 /** The types of the site's files, by extension: the site writes no other kind, and a URL of any other is a 404. */
@@ -210,6 +222,9 @@ export const SITE_TYPES: Readonly<Record<string, string>> = {
   js: "text/javascript",
   json: "application/json",
   svg: "image/svg+xml",
+  // The file index's signature and public key (FILE_INDEX): minisign's text formats.
+  minisig: "text/plain",
+  pub: "text/plain",
 };
 
 /** Headers of every site answer besides its type: the same as the API's. */
