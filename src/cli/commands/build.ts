@@ -21,6 +21,9 @@ import { UsageError } from "../../util/errors.js";
 /** The environment variable that holds the signing key's text (a CI secret). */
 const SIGNING_KEY_VARIABLE = "SHOPFRONT_SIGNING_KEY";
 
+/** What a build without a key says, once, on stderr. */
+export const UNSIGNED_NOTE = `note: no signing key (--signing-key or $${SIGNING_KEY_VARIABLE}): the file index is unsigned (docs/trust.md)`;
+
 /** The key that signs the file index: --signing-key's file, else the variable's text, else none. */
 function signingKey(file: string | undefined): SecretKey | undefined {
   let text: string;
@@ -98,10 +101,6 @@ async function build(options: BuildOptions) {
   const started = performance.now();
   const bar = options.quiet || options.format !== "text" ? undefined : progressBar();
   const secretKey = signingKey(options.signingKey);
-  if (!secretKey && !options.quiet)
-    process.stderr.write(
-      `no signing key (--signing-key or ${SIGNING_KEY_VARIABLE}): the file index is built unsigned (docs/trust.md)\n`,
-    );
   const result = await buildCatalogue({
     catalogueDir: options.catalogue,
     outDir: options.out,
@@ -128,6 +127,7 @@ async function build(options: BuildOptions) {
     process.stdout.write(
       `${formatBuildSummary(result.built, seconds(performance.now() - started), displayPath(options.out))}\n`,
     );
+  if (!secretKey && !options.quiet) process.stderr.write(`${UNSIGNED_NOTE}\n`);
   if (result.built.dropped)
     process.stderr.write(`${formatDroppedTargets(result.built.dropped, options.target ?? [])}\n`);
   return code;
