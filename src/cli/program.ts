@@ -12,10 +12,12 @@ import { registerImportApps } from "./commands/importApps.js";
 import { registerImportHbb } from "./commands/importHbb.js";
 import { registerImportOscmeta } from "./commands/importOscmeta.js";
 import { registerInit } from "./commands/init.js";
+import { registerKey } from "./commands/key.js";
 import { registerNew } from "./commands/new.js";
 import { registerServe } from "./commands/serve.js";
 import { registerStatsCount } from "./commands/statsCount.js";
 import { registerValidate } from "./commands/validate.js";
+import { registerVerify } from "./commands/verify.js";
 import { CONFIG_FILE } from "../config/readConfig.js";
 import { VERSION } from "../util/version.js";
 
@@ -38,9 +40,11 @@ export function createProgram(): Command {
     registerServe,
     registerConfig,
     registerCheck,
+    registerVerify,
     registerDeploy,
     registerInit,
     registerNew,
+    registerKey,
   ])
     register(program);
   const importer = program

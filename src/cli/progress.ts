@@ -51,3 +51,13 @@ export function downloadBar(): ((done: number, total: number, bytes: number) => 
     draw(done, total, `archives ${bar(done, total)} ${done}/${total}  ${formatBytes(bytes)}\x1b[K`);
   };
 }
+
+/** A bar on stderr for a count of anything (`files [####      ] 12/40`); undefined when stderr is no terminal. */
+export function countBar(label: string): ((done: number, total: number) => void) | undefined {
+  if (!canDraw()) return undefined;
+  const draw = throttled();
+  return (done, total) => {
+    if (total === 0) return;
+    draw(done, total, `${label} ${bar(done, total)} ${done}/${total}\x1b[K`);
+  };
+}

@@ -19,6 +19,8 @@ export interface ProjectConfig {
   targets?: TargetId[];
   site?: boolean;
   baseUrl?: string;
+  /** Base URLs of the deployment's mirrors, listed in the file index (docs/trust.md). */
+  mirrors?: string[];
 }
 
 export interface ConfigResult {

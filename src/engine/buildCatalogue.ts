@@ -39,6 +39,8 @@ import { loadCatalogue, type CatalogueSources } from "../load/loadCatalogue.js";
 import { catalogueNames } from "../render/catalogueNames.js";
 import { aliasFiles, needsAliasFiles, renderOutput, storedPackageFiles } from "../output/renderOutput.js";
 import { targetFiles } from "../output/targetFiles.js";
+import { isFileIndexPath } from "../routes/routeTable.js";
+import { fileIndexOutdated, writeFileIndex, type FileIndexOptions } from "../trust/writeFileIndex.js";
 
 export interface BuildOptions {
   catalogueDir: string;
@@ -58,6 +60,8 @@ export interface BuildOptions {
   featuredDay?: number | undefined;
   /** Every warning is an error (`build --strict`): a catalogue with one is not built. */
   strict?: boolean;
+  /** Also write the signed index of the served files (docs/trust.md). */
+  index?: FileIndexOptions;
 }
 
 export type BuildProgress = (phase: "reading" | "writing", done: number, total: number) => void;
@@ -133,6 +137,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
         baseUrl: options.baseUrl,
         featuredDay: options.featuredDay,
         strict: options.strict ?? false,
+        ...(options.index ? { index: options.index } : {}),
       },
       output,
       previous.state,
@@ -216,7 +221,8 @@ function finishFullBuild(
       siteIndex: (index) => (site = index),
     }),
   ];
-  const written = writeBuild(output, files, previous, phase(options.onProgress, "writing"));
+  const index = options.index && { ...options.index, builtMs: snapshotMs };
+  const written = writeBuild(output, files, previous, phase(options.onProgress, "writing"), index);
 
   const hosts = catalogue.hosts.map((h) => h.id);
   const fragments = todayLengths(catalogue, files);
@@ -312,19 +318,26 @@ function writeBuild(
   files: readonly OutputFile[],
   previous: BuildState | undefined,
   onFile: ((done: number, total: number) => void) | undefined,
+  index: Parameters<typeof writeFileIndex>[3] | undefined,
 ): Written {
   const home = output.layout.home;
+  const live = output.live && slotDir(output, output.live);
   if (previous) {
-    const changes = diffOutput(slotDir(output, output.live!), files);
-    if (changes.size === 0) return { compared: true, changes, live: output.live! };
+    const changes = diffOutput(live!, files);
+    // The index's own files are not rendered: writeFileIndex keeps them.
+    if (index) for (const path of changes.keys()) if (isFileIndexPath(path)) changes.delete(path);
+    if (changes.size === 0 && !(index && fileIndexOutdated(live!, index)))
+      return { compared: true, changes, live: output.live! };
     if (changes.size * 2 <= files.length) {
       forgetState(home);
       applyInPlace(output, changes);
+      if (index) writeFileIndex(live!, live, changes.keys(), index);
       return { compared: true, changes, live: output.live! };
     }
   }
   forgetState(home);
   writeFresh(output, files, onFile);
+  if (index) writeFileIndex(slotDir(output, output.spare), live, "all", index);
   publish(output);
   return { compared: false, live: output.spare };
 }

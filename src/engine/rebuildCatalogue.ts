@@ -26,6 +26,7 @@ import { planRebuild, type LiveFiles, type RebuildSummary, type RereadPackage } 
 import { todayUrlsOf } from "../render/renderToday.js";
 import { statOrNothing, surveyCatalogue, type RereadStats, type Survey } from "./surveyCatalogue.js";
 import { filesSource, packageFilesReuse, withPackageFiles } from "./planPackageFiles.js";
+import { fileIndexOutdated, writeFileIndex, type FileIndexOptions } from "../trust/writeFileIndex.js";
 
 export interface RebuildOptions {
   catalogueDir: string;
@@ -40,6 +41,8 @@ export interface RebuildOptions {
   featuredDay?: number | undefined;
   /** Every warning is an error (`build --strict`): nothing is written when there is one. */
   strict?: boolean;
+  /** Also write the signed index of the served files (docs/trust.md). */
+  index?: FileIndexOptions;
 }
 
 /**
@@ -147,9 +150,11 @@ async function rebuildFrom(
   const planned = applyStrict(plan.problems, options.strict);
   if (planned.some(isError)) return { problems: planned };
   const home = output.layout.home;
-  if (plan.writes.size > 0) {
+  if (plan.writes.size > 0 || (options.index && fileIndexOutdated(liveDir, options.index))) {
     forgetState(home);
     applyInPlace(output, plan.writes);
+    // After the removals, which the index must not name: it names the files as they are now.
+    if (options.index) writeFileIndex(liveDir, liveDir, plan.writes.keys(), { ...options.index, builtMs: snapshotMs });
     writeState(home, plan.state);
   } else if (plan.stateMoved) {
     // Touched but unchanged inputs: remember their new signatures so they are not read again.

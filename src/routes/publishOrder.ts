@@ -5,8 +5,15 @@
 // a host list naming a host whose list is missing, a page linking to an API file not yet written, an
 // index naming a list of the last build. Deletions come after every phase.
 import { TODAY_ROUTES, type TodayRouteId } from "./todayRoutes.js";
-import { isSiteFile, NOT_FOUND_FILE, OPENAPI_FILE, packageFileKind, routeOfFile, type RouteId } from "./routeTable.js";
-import { isIndexFile } from "./indexFiles.js";
+import {
+  isFileIndexPath,
+  isSiteFile,
+  NOT_FOUND_FILE,
+  OPENAPI_FILE,
+  packageFileKind,
+  routeOfFile,
+  type RouteId,
+} from "./routeTable.js";
 
 export const PHASES = [
   "package files, the 404 body and the OpenAPI document",
@@ -39,10 +46,10 @@ const PHASE_OF_ROUTE: Record<RouteId, number> = {
 export function phaseOf(path: string): number | undefined {
   // The OpenAPI document names no package, list or host; a package file goes before the package naming it.
   if (path === NOT_FOUND_FILE || path === OPENAPI_FILE || packageFileKind(path) !== undefined) return 0;
+  // The index names the lists, the pages and the package files by their digests: last of all.
+  if (isFileIndexPath(path)) return 5;
   // A file in a site folder, then the home page.
   if (isSiteFile(path)) return path.includes("/") ? 3 : 4;
-  // The index names the lists and package files by their digests: last of all.
-  if (isIndexFile(path)) return 5;
   const route = routeOfFile(path);
   return route === undefined ? undefined : PHASE_OF_ROUTE[route];
 }

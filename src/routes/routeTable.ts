@@ -10,7 +10,6 @@ import { escapeRegex, fillTemplate, filePathPattern, paramOf, paramsInOrder, seg
 import { HOST_FILES_PREFIX, PACKAGE_FILE_TEMPLATES } from "./packageFileLayout.js";
 import { TODAY_ROUTES, type TodayRouteId, type TodaySchema } from "./todayRoutes.js";
 import { HBB_ROUTES, type HbbFileKind } from "./hbbRoutes.js";
-import { indexContentType, isIndexFile } from "./indexFiles.js";
 
 export type RouteId =
   | "hosts"
@@ -188,6 +187,28 @@ export const NOT_FOUND_FILE = "404.json";
 export const OPENAPI_FILE = "openapi.json";
 
 /**
+ * The signed index of every served file (docs/trust.md, src/trust/): its entry, the entry's
+ * minisign signature and the public key at the root, its shards in a folder. Served as the site's
+ * files are.
+ */
+export const FILE_INDEX = {
+  entry: "entry.json",
+  signature: "entry.json.minisig",
+  publicKey: "minisign.pub",
+  folder: "index",
+} as const;
+
+/** Whether a path of the build is one of the signed index's own files (FILE_INDEX), which the index does not list. */
+export function isFileIndexPath(path: string): boolean {
+  return (
+    path === FILE_INDEX.entry ||
+    path === FILE_INDEX.signature ||
+    path === FILE_INDEX.publicKey ||
+    path.startsWith(`${FILE_INDEX.folder}/`)
+  );
+}
+
+/**
  * The browse site and the OpenAPI document: plain files of the build, served as they are beside the
  * API and typed by their extension. `/` answers with the home page; a URL in one of the folders
  * answers with the file at that path, or with the folder's index page when it ends in `/`. Every
@@ -199,9 +220,9 @@ export const SITE = {
   /** What `/` and every site folder URL ending in `/` answer with. */
   index: "index.html",
   /** Files at the root, each answering the URL of its own name. */
-  files: [OPENAPI_FILE],
+  files: [OPENAPI_FILE, FILE_INDEX.entry, FILE_INDEX.signature, FILE_INDEX.publicKey],
   /** Folders at the root whose every file answers the URL of its path. */
-  folders: ["assets", "browse"],
+  folders: ["assets", "browse", FILE_INDEX.folder],
 } as const;
 
 /** The types of the site's files, by extension: the site writes no other kind, and a URL of any other is a 404. */
@@ -215,6 +236,9 @@ export const SITE_TYPES: Readonly<Record<string, string>> = {
   // type of every other JSON file of the site stays application/json.
   atom: "application/atom+xml",
   jsonfeed: "application/feed+json",
+  // The file index's signature and public key (FILE_INDEX): minisign's text formats.
+  minisig: "text/plain",
+  pub: "text/plain",
 };
 
 /**
@@ -434,12 +458,11 @@ export function cacheControlOf(file: string): string | undefined {
   return kind === undefined ? undefined : packageCacheControl(kind);
 }
 
-/** The type a file of the build is served with: a package file's, a site file's by its extension, an index file's, or the API's JSON. */
+/** The type a file of the build is served with: a package file's, a site file's (the index's among them) by its extension, or the API's JSON. */
 export function contentTypeOf(file: string): string {
   const kind = packageFileKind(file);
   if (kind !== undefined) return PACKAGE_FILE_TYPES[kind];
-  if (isSiteFile(file)) return SITE_TYPES[extensionOf(file)!]!;
-  return isIndexFile(file) ? indexContentType(file) : RESPONSE_HEADERS["Content-Type"];
+  return isSiteFile(file) ? SITE_TYPES[extensionOf(file)!]! : RESPONSE_HEADERS["Content-Type"];
 }
 
 /** Each file route's parameters in the path and in the file are the same, in the same order (checked at load). */

@@ -39,6 +39,7 @@ export const PATTERN_MESSAGES: Record<string, string> = {
   "/$defs/hostname/pattern": "must be a DNS host name such as hbb1.example.org",
   "/properties/counted/items/properties/sha256/pattern": "must be a SHA-256 as 64 lowercase hex digits",
   "/properties/counted/items/properties/countedAt/pattern": "must be an RFC 3339 UTC time such as 2026-11-23T21:00:00Z",
+  "/properties/mirrors/items/pattern": "must be a base URL such as https://mirror.example.org/store/ (http or https)",
   "/$defs/oneLine/pattern": "must be one line (the Open Shop Channel's schema refuses a line break)",
 };
 

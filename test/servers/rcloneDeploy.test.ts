@@ -11,7 +11,7 @@ import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { deployToRclone, type RcloneDeployResult } from "../../src/deploy/deployToRclone.js";
 import { phaseOf, PHASES } from "../../src/routes/publishOrder.js";
 import { DEFAULT_CACHE_CONTROL, STATE_FILE } from "../../src/deploy/planDeploy.js";
-import { isIndexFile } from "../../src/routes/indexFiles.js";
+import { isFileIndexPath } from "../../src/routes/routeTable.js";
 import { cacheControlOf, contentTypeOf, packageFileKind } from "../../src/routes/routeTable.js";
 import { copyConformanceWithFiles, readTree, shopfrontAsync, tempDir, writeFiles } from "../support/helpers.js";
 import { requireProgram, startOnPort, type RunningServer } from "../support/servers/common.js";
@@ -79,7 +79,7 @@ describe("deploy rclone: to a local folder", () => {
     const lastPackageFile = Math.max(...order.map((path, i) => (packageFileKind(path) ? i : -1)));
     expect(lastPackageFile).toBeLessThan(order.indexOf("v1/hosts"));
     expect(order.indexOf("v1/hosts")).toBeLessThan(order.indexOf("entry.json"));
-    expect(order.slice(-Object.keys(INDEX).length).every(isIndexFile)).toBe(true);
+    expect(order.slice(-Object.keys(INDEX).length).every(isFileIndexPath)).toBe(true);
 
     // A new build writes every file again (new times); the content is the same, so nothing is sent.
     await rebuild(p);

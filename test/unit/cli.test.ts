@@ -6,6 +6,11 @@ import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BIN, copyFixture, manifest, readTree, shopfront, writeFiles } from "../support/helpers.js";
+import { UNSIGNED_NOTE } from "../../src/cli/commands/build.js";
+import { isFileIndexPath } from "../../src/routes/routeTable.js";
+
+/** What a build without a signing key says on stderr (docs/trust.md). */
+const UNSIGNED = `${UNSIGNED_NOTE}\n`;
 
 /** A project folder holding a copy of the basic fixture as `catalogue/`. */
 function project(): string {
@@ -16,7 +21,7 @@ describe("shopfront (the binary)", () => {
   it("builds with the default folders and prints a one-line summary", () => {
     const cwd = project();
     const run = shopfront(cwd, "build");
-    expect(run).toMatchObject({ code: 0, stderr: "" });
+    expect(run).toMatchObject({ code: 0, stderr: UNSIGNED });
     // The count is every file written: package files, each host's list, filtered lists and empty list, the host list, the 404 body.
     const files = readTree(join(cwd, "dist"));
     expect([...files.keys()]).toEqual(
@@ -30,7 +35,7 @@ describe("shopfront (the binary)", () => {
     );
     expect(run.stdout).toMatch(
       new RegExp(
-        `^built 2 hosts, 5 packages, ${files.size} files in \\d+\\.\\d s into dist \\(full build: no previous build\\)\n$`,
+        `^built 2 hosts, 5 packages, ${[...files.keys()].filter((path) => !isFileIndexPath(path)).length} files in \\d+\\.\\d s into dist \\(full build: no previous build\\)\n$`,
       ),
     );
   });
@@ -51,7 +56,10 @@ describe("shopfront (the binary)", () => {
     const built = shopfront(cwd, "build").stdout;
     const after = readTree(join(cwd, "dist"));
     const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
-    const changed = paths.filter((path) => !before.get(path)?.equals(after.get(path) ?? Buffer.alloc(0)));
+    // The file index's own files are written beside the build's, not counted among them.
+    const changed = paths.filter(
+      (path) => !isFileIndexPath(path) && !before.get(path)?.equals(after.get(path) ?? Buffer.alloc(0)),
+    );
     expect(built).toMatch(
       new RegExp(
         `^built 2 hosts, 5 packages \\(1 changed, ${changed.length} files written\\) in \\d+\\.\\d s into dist\\n$`,

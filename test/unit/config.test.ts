@@ -11,6 +11,10 @@ import { readConfig, validateConfig } from "../../src/config/readConfig.js";
 import { OPENAPI_FILE } from "../../src/routes/routeTable.js";
 import { TARGETS } from "../../src/targets/index.js";
 import { copyFixture, manifest, readJson, readTree, shopfront, writeFiles } from "../support/helpers.js";
+import { UNSIGNED_NOTE } from "../../src/cli/commands/build.js";
+
+/** What a build without a signing key says on stderr (docs/trust.md). */
+const UNSIGNED = `${UNSIGNED_NOTE}\n`;
 
 /** A project folder holding a copy of the basic fixture as `catalogue/`, and `config` as shopfront.json. */
 function project(config?: unknown): string {
@@ -64,20 +68,20 @@ describe("shopfront.json (the binary)", () => {
     const cwd = project({ catalogue: "catalogue", out: "site", targets: ["netlify"] });
     expect(shopfront(cwd, "build")).toMatchObject({
       code: 0,
-      stderr: "",
+      stderr: UNSIGNED,
       stdout: expect.stringContaining("into site"),
     });
     expect([...readTree(join(cwd, "site")).keys()]).toEqual(expect.arrayContaining(["_headers", "_redirects"]));
     // A second plain build keeps the targets' files: the settings, not the memory of a flag, decide.
     expect(shopfront(cwd, "build")).toMatchObject({
       code: 0,
-      stderr: "",
+      stderr: UNSIGNED,
       stdout: expect.stringContaining("nothing changed"),
     });
     expect(existsSync(join(cwd, "site", "_redirects"))).toBe(true);
 
     const run = shopfront(cwd, "build", "--out", "other", "--target", "github-pages");
-    expect(run).toMatchObject({ code: 0, stderr: "", stdout: expect.stringContaining("into other") });
+    expect(run).toMatchObject({ code: 0, stderr: UNSIGNED, stdout: expect.stringContaining("into other") });
     const other = readTree(join(cwd, "other"));
     expect(other.has(".nojekyll")).toBe(true);
     expect(other.has("_redirects")).toBe(false);
@@ -120,12 +124,13 @@ describe("shopfront.json (the binary)", () => {
     const run = shopfront(cwd, "build");
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(
-      'note: the previous build had --target netlify and this one has none, so _redirects and _headers are gone; put "targets" in shopfront.json to build them every time\n',
+      UNSIGNED +
+        'note: the previous build had --target netlify and this one has none, so _redirects and _headers are gone; put "targets" in shopfront.json to build them every time\n',
     );
     expect(existsSync(join(cwd, "dist", "_redirects"))).toBe(false);
     // The next one has nothing to say.
-    expect(shopfront(cwd, "build")).toMatchObject({ code: 0, stderr: "" });
-    expect(shopfront(cwd, "build", "--target", "github-pages", "--target", "netlify").stderr).toBe("");
+    expect(shopfront(cwd, "build")).toMatchObject({ code: 0, stderr: UNSIGNED });
+    expect(shopfront(cwd, "build", "--target", "github-pages", "--target", "netlify").stderr).toBe(UNSIGNED);
     expect(shopfront(cwd, "build", "--quiet", "--target", "netlify").stderr).toBe(
       'note: the previous build had --target github-pages and this one has --target netlify, so .nojekyll and 404.html are gone; put "targets" in shopfront.json to build them every time\n',
     );

@@ -186,6 +186,7 @@ function synopsis(): { line: string; words: string[] }[] {
 const SAMPLES: Record<string, string> = {
   "--port": "8080",
   "--concurrency": "4",
+  "--sample": "20",
   "--max-problems": "10",
   "--timeout": "30",
   "--target": "netlify",

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { readFileSync } from "node:fs";
 import { buildCatalogue } from "../../engine/buildCatalogue.js";
 import type { TargetId } from "../../targets/target.js";
 import { catalogueSetting, fromConfig, outSetting, siteSetting } from "../applyConfig.js";
@@ -14,6 +15,36 @@ import {
 } from "../options.js";
 import { progressBar } from "../progress.js";
 import { displayPath, printJson, reportProblems, seconds } from "../report.js";
+import { parseSecretKey, type SecretKey } from "../../trust/minisign.js";
+import { UsageError } from "../../util/errors.js";
+
+/** The environment variable that holds the signing key's text (a CI secret). */
+const SIGNING_KEY_VARIABLE = "SHOPFRONT_SIGNING_KEY";
+
+/** What a build without a key says, once, on stderr. */
+export const UNSIGNED_NOTE = `note: no signing key (--signing-key or $${SIGNING_KEY_VARIABLE}): the file index is unsigned (docs/trust.md)`;
+
+/** The key that signs the file index: --signing-key's file, else the variable's text, else none. */
+function signingKey(file: string | undefined): SecretKey | undefined {
+  let text: string;
+  let from: string;
+  if (file !== undefined) {
+    from = `--signing-key ${file}`;
+    try {
+      text = readFileSync(file, "latin1");
+    } catch (error) {
+      throw new UsageError(`${from}: ${(error as Error).message}`);
+    }
+  } else {
+    const value = process.env[SIGNING_KEY_VARIABLE];
+    if (value === undefined || value.trim() === "") return undefined;
+    from = `$${SIGNING_KEY_VARIABLE}`;
+    text = value;
+  }
+  const key = parseSecretKey(text);
+  if (typeof key === "string") throw new UsageError(`${from}: ${key}`);
+  return key;
+}
 
 interface BuildOptions {
   catalogue: string;
@@ -26,6 +57,8 @@ interface BuildOptions {
   quiet?: boolean;
   strict?: boolean;
   format: Format;
+  mirror?: string[];
+  signingKey?: string;
 }
 
 export function registerBuild(program: Command): void {
@@ -41,6 +74,14 @@ export function registerBuild(program: Command): void {
       "--base-url <url>",
       "the origin the build is served from, for the v3/v4 URLs (default: http://<default host>)",
     )
+    .option(
+      "--mirror <url...>",
+      "a mirror's base URL, listed in the signed file index (default: shopfront.json's mirrors)",
+    )
+    .option(
+      "--signing-key <file>",
+      "the secret key that signs the file index (default: the key text in $SHOPFRONT_SIGNING_KEY; shopfront key new makes one)",
+    )
     .addOption(maxProblemsOption())
     .option("--quiet", "print nothing but problems")
     .addOption(strictOption())
@@ -52,12 +93,14 @@ export function registerBuild(program: Command): void {
     target: (config) => config.targets,
     site: siteSetting,
     baseUrl: (config) => config.baseUrl,
+    mirror: (config) => config.mirrors,
   });
 }
 
 async function build(options: BuildOptions) {
   const started = performance.now();
   const bar = options.quiet || options.format !== "text" ? undefined : progressBar();
+  const secretKey = signingKey(options.signingKey);
   const result = await buildCatalogue({
     catalogueDir: options.catalogue,
     outDir: options.out,
@@ -67,6 +110,7 @@ async function build(options: BuildOptions) {
     strict: options.strict ?? false,
     ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
     ...(bar ? { onProgress: bar } : {}),
+    index: { mirrors: options.mirror ?? [], secretKey },
   });
   const { format, maxProblems: limit } = options;
   const failed =
@@ -83,6 +127,7 @@ async function build(options: BuildOptions) {
     process.stdout.write(
       `${formatBuildSummary(result.built, seconds(performance.now() - started), displayPath(options.out))}\n`,
     );
+  if (!secretKey && !options.quiet) process.stderr.write(`${UNSIGNED_NOTE}\n`);
   if (result.built.dropped)
     process.stderr.write(`${formatDroppedTargets(result.built.dropped, options.target ?? [])}\n`);
   return code;

@@ -1,0 +1,156 @@
+// The file index's formats (docs/trust.md), pure: which shard a path is in, a shard's bytes and its
+// name, and entry.json, which names the shards by their SHA-256 and is what the signature covers.
+import { createHash } from "node:crypto";
+import { compareCodePoints } from "../util/codePoints.js";
+import { FILE_INDEX } from "../routes/routeTable.js";
+
+/** The format's number, in entry.json: a client refuses one it does not know. */
+export const INDEX_FORMAT = 1;
+
+/** A served file: its URL path (from `/`, relative to the deployment's base URL), size and SHA-256. */
+export interface IndexedFile {
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+/** A shard as entry.json names it: its path in the build (`index/<hex>.json`), SHA-256 and size. */
+export interface ShardRef {
+  path: string;
+  sha256: string;
+  size: number;
+}
+
+export interface IndexEntry {
+  format: typeof INDEX_FORMAT;
+  /** One more than the last build's, so that a copy with a smaller one is behind. */
+  revision: number;
+  /** When the build ran, ISO 8601 in UTC. */
+  built: string;
+  /** How many files the shards list. */
+  files: number;
+  /** Shard i holds the paths that shardOf puts in i. */
+  shards: ShardRef[];
+  /** The last build's shards, still served: a file that matches its entry there is stale, not altered. */
+  previous?: { revision: number; shards: ShardRef[] };
+  /** Base URLs of the deployment's mirrors (shopfront.json's `mirrors`). */
+  mirrors: string[];
+}
+
+/** How many files a shard holds on average when the shard count is chosen again. */
+const FILES_PER_SHARD = 1024;
+
+export function sha256Hex(bytes: Uint8Array | string): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** The shard of `path` among `count`: the first four bytes of the SHA-256 of its UTF-8, big-endian, modulo count. */
+export function shardOf(path: string, count: number): number {
+  return createHash("sha256").update(path, "utf8").digest().readUInt32BE(0) % count;
+}
+
+/**
+ * The shard count for `files` files: kept while it holds 128 to 2048 files a shard on average (so one
+ * edit rewrites one shard, and a count that wobbles around a boundary does not move every path),
+ * else the power of two nearest 1024 a shard.
+ */
+export function shardCountFor(files: number, current: number | undefined): number {
+  if (
+    current !== undefined &&
+    files <= 2 * FILES_PER_SHARD * current &&
+    (current === 1 || files >= (FILES_PER_SHARD / 8) * current)
+  )
+    return current;
+  let count = 1;
+  while (count * FILES_PER_SHARD < files) count *= 2;
+  return count;
+}
+
+/** A shard's bytes: its files sorted by path in code-point order, one a line. */
+export function renderShard(files: readonly IndexedFile[]): string {
+  const sorted = [...files].sort((a, b) => compareCodePoints(a.path, b.path));
+  const lines = sorted.map((f) => JSON.stringify({ path: f.path, size: f.size, sha256: f.sha256 }));
+  return `{"files":[${lines.length > 0 ? `\n${lines.join(",\n")}\n` : ""}]}\n`;
+}
+
+/** A shard's path in the build: named by (the first 40 hex digits of) its own SHA-256, so it never changes in place. */
+export function shardPath(sha256: string): string {
+  return `${FILE_INDEX.folder}/${sha256.slice(0, 40)}.json`;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+function isIndexedFile(value: unknown): value is IndexedFile {
+  const f = value as IndexedFile;
+  return (
+    typeof f === "object" &&
+    f !== null &&
+    typeof f.path === "string" &&
+    f.path.startsWith("/") &&
+    Number.isSafeInteger(f.size) &&
+    f.size >= 0 &&
+    typeof f.sha256 === "string" &&
+    HEX64.test(f.sha256)
+  );
+}
+
+function isShardRef(value: unknown): value is ShardRef {
+  const s = value as ShardRef;
+  return (
+    typeof s === "object" &&
+    s !== null &&
+    typeof s.path === "string" &&
+    /^index\/[0-9a-f]{40}\.json$/.test(s.path) &&
+    typeof s.sha256 === "string" &&
+    HEX64.test(s.sha256) &&
+    Number.isSafeInteger(s.size) &&
+    s.size >= 0
+  );
+}
+
+function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A shard's files; a string says what is wrong. */
+export function parseShard(text: string): IndexedFile[] | string {
+  const value = parseJsonText(text) as { files?: unknown } | undefined;
+  if (typeof value !== "object" || value === null || !Array.isArray(value.files))
+    return "not an index shard (a JSON object with a files array)";
+  const bad = value.files.findIndex((f) => !isIndexedFile(f));
+  return bad >= 0 ? `file ${bad} of the shard is not {path, size, sha256}` : (value.files as IndexedFile[]);
+}
+
+/** entry.json's bytes. */
+export function renderEntry(entry: IndexEntry): string {
+  return `${JSON.stringify(entry, null, 2)}\n`;
+}
+
+/** entry.json's fields; a string says what is wrong. */
+export function parseEntry(text: string): IndexEntry | string {
+  const value = parseJsonText(text) as Partial<IndexEntry> | undefined;
+  if (typeof value !== "object" || value === null) return "not a JSON object";
+  if (value.format !== INDEX_FORMAT)
+    return `format ${JSON.stringify(value.format)} is not ${INDEX_FORMAT}, the one this shopfront reads`;
+  if (!Number.isSafeInteger(value.revision) || value.revision! < 1) return "revision is not a positive integer";
+  if (typeof value.built !== "string") return "built is not a string";
+  if (!Number.isSafeInteger(value.files)) return "files is not an integer";
+  if (!Array.isArray(value.shards) || value.shards.length === 0 || !value.shards.every(isShardRef))
+    return "shards is not a list of {path, sha256, size}";
+  const previous = value.previous;
+  if (
+    previous !== undefined &&
+    (!Number.isSafeInteger(previous.revision) ||
+      !Array.isArray(previous.shards) ||
+      previous.shards.length === 0 ||
+      !previous.shards.every(isShardRef))
+  )
+    return "previous is not {revision, shards}";
+  if (!Array.isArray(value.mirrors) || !value.mirrors.every((m) => typeof m === "string"))
+    return "mirrors is not a list of URLs";
+  return value as IndexEntry;
+}

@@ -1,0 +1,312 @@
+// The build's file index (docs/trust.md), written into the spare slot after its files and before it
+// is published: every served file's URL path, size and SHA-256, in shards named by their own
+// SHA-256, and entry.json naming the shards, signed when a key is given. Incremental: only the
+// changed files are hashed again and only the shards that hold one are written again; the others,
+// and the last build's shards (kept so a client can tell a stale file from an altered one), are
+// links to the live slot's. Nothing here is changed in place: a file is written beside and renamed.
+import {
+  closeSync,
+  fstatSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { FILE_INDEX, isFileIndexPath } from "../routes/routeTable.js";
+import { servedPathOf } from "../routes/servedPath.js";
+import {
+  INDEX_FORMAT,
+  parseEntry,
+  parseShard,
+  renderEntry,
+  renderShard,
+  sha256Hex,
+  shardCountFor,
+  shardOf,
+  shardPath,
+  type IndexedFile,
+  type IndexEntry,
+  type ShardRef,
+} from "./fileIndex.js";
+import { formatPublicKey, keyIdHex, signMinisign, type SecretKey } from "./minisign.js";
+
+export interface FileIndexOptions {
+  /** Base URLs of the deployment's mirrors (shopfront.json's `mirrors`). */
+  mirrors: readonly string[];
+  /** Signs entry.json and publishes the public key beside it; without one the index is unsigned. */
+  secretKey?: SecretKey | undefined;
+}
+
+export interface FileIndexWritten {
+  revision: number;
+  files: number;
+  /** Shards written anew (the others are the live slot's). */
+  shardsWritten: number;
+  shards: number;
+  signed: boolean;
+}
+
+/**
+ * Writes the index of the files in `spareDir` into it. `liveDir` is the live slot (the last build),
+ * `changed` the paths where the spare differs from it, or "all" when it is unknown (a fresh slot).
+ */
+export function writeFileIndex(
+  spareDir: string,
+  liveDir: string | undefined,
+  changed: Iterable<string> | "all",
+  options: FileIndexOptions & { builtMs: number },
+): FileIndexWritten {
+  const live = liveDir === undefined ? undefined : readLiveIndex(liveDir);
+  const shards =
+    changed === "all" || live === undefined
+      ? indexAll(spareDir, liveDir, live)
+      : indexChanges(spareDir, live, new Set(changed));
+  const refs: ShardRef[] = [];
+  let shardsWritten = 0;
+  let files = 0;
+  const folder = join(spareDir, FILE_INDEX.folder);
+  mkdirSync(folder, { recursive: true });
+  const wanted = new Set<string>();
+  for (const [i, shard] of shards.entries()) {
+    if (shard.kept) {
+      refs.push(shard.kept);
+      files += shard.count;
+      continue;
+    }
+    const text = renderShard(shard.files);
+    const sha256 = sha256Hex(text);
+    refs.push({ path: shardPath(sha256), sha256, size: text.length });
+    files += shard.files.length;
+    shardsWritten++;
+    if (!wanted.has(refs[i]!.path)) writeBeside(spareDir, refs[i]!.path, text);
+    wanted.add(refs[i]!.path);
+  }
+  const previous = live?.entry.shards;
+  for (const ref of [...refs, ...(previous ?? [])]) {
+    if (wanted.has(ref.path)) continue;
+    wanted.add(ref.path);
+    linkBeside(liveDir!, spareDir, ref.path);
+  }
+  for (const name of readdirSync(folder))
+    if (!wanted.has(`${FILE_INDEX.folder}/${name}`)) rmSync(join(folder, name), { force: true });
+
+  const entry: IndexEntry = {
+    format: INDEX_FORMAT,
+    revision: (live?.entry.revision ?? 0) + 1,
+    built: new Date(options.builtMs).toISOString(),
+    files,
+    shards: refs,
+    ...(live ? { previous: { revision: live.entry.revision, shards: live.entry.shards } } : {}),
+    mirrors: [...options.mirrors],
+  };
+  const text = renderEntry(entry);
+  const key = options.secretKey;
+  if (key) {
+    const trusted = `timestamp:${Math.floor(options.builtMs / 1000)}\tfile:${FILE_INDEX.entry}\thashed\trevision:${entry.revision}`;
+    writeBeside(
+      spareDir,
+      FILE_INDEX.signature,
+      signMinisign(Buffer.from(text), key, trusted, `signature from shopfront secret key ${keyIdHex(key.keyId)}`),
+    );
+    writeBeside(spareDir, FILE_INDEX.publicKey, formatPublicKey(key));
+  } else {
+    rmSync(join(spareDir, FILE_INDEX.signature), { force: true });
+    rmSync(join(spareDir, FILE_INDEX.publicKey), { force: true });
+  }
+  writeBeside(spareDir, FILE_INDEX.entry, text);
+  return { revision: entry.revision, files, shardsWritten, shards: refs.length, signed: key !== undefined };
+}
+
+/**
+ * Whether the live slot's index is not what a build with these options writes, though no served file
+ * changed: it has none, or other mirrors, or another key (or none where one is given now). Then a
+ * build that changed nothing still publishes, with the index alone new.
+ */
+export function fileIndexOutdated(liveDir: string, options: FileIndexOptions): boolean {
+  const live = readLiveIndex(liveDir);
+  if (live === undefined || live.entry.mirrors.join("\n") !== options.mirrors.join("\n")) return true;
+  let servedKey: string | undefined;
+  try {
+    servedKey = readFileSync(join(liveDir, FILE_INDEX.publicKey), "latin1");
+  } catch {
+    servedKey = undefined;
+  }
+  return servedKey !== (options.secretKey ? formatPublicKey(options.secretKey) : undefined);
+}
+
+/** A shard of the new index: kept as the live slot has it (with its file count), or its files to write. */
+type Shard = { kept: ShardRef; count: number; files?: never } | { kept?: never; files: IndexedFile[] };
+
+interface LiveIndex {
+  entry: IndexEntry;
+  /** Shard i's files, read once asked for. */
+  shard(i: number): IndexedFile[];
+}
+
+/** The live slot's index, when it has a whole one (entry.json and every shard it names); else undefined. */
+function readLiveIndex(liveDir: string): LiveIndex | undefined {
+  let entry: IndexEntry | string;
+  try {
+    entry = parseEntry(readFileSync(join(liveDir, FILE_INDEX.entry), "latin1"));
+  } catch {
+    return undefined;
+  }
+  if (typeof entry === "string") return undefined;
+  const read = new Map<number, IndexedFile[]>();
+  const shard = (i: number): IndexedFile[] => {
+    let files = read.get(i);
+    if (files === undefined) {
+      const ref = entry.shards[i]!;
+      const bytes = readFileSync(join(liveDir, ref.path));
+      const parsed = sha256Hex(bytes) === ref.sha256 ? parseShard(bytes.toString("latin1")) : "altered";
+      // The index's own data: a shard that does not match its entry is a bug or a tampered disk.
+      if (typeof parsed === "string")
+        throw new Error(`internal: ${ref.path} of the live index is not its entry's: ${parsed}`);
+      read.set(i, (files = parsed));
+    }
+    return files;
+  };
+  for (const ref of entry.shards) {
+    try {
+      if (statSync(join(liveDir, ref.path)).size !== ref.size) return undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return { entry, shard };
+}
+
+/** Every served file of the spare slot, hashed (but a live file the spare links, whose live entry holds). */
+function indexAll(spareDir: string, liveDir: string | undefined, live: LiveIndex | undefined): Shard[] {
+  const known = new Map<string, IndexedFile>();
+  if (live) for (let i = 0; i < live.entry.shards.length; i++) for (const f of live.shard(i)) known.set(f.path, f);
+  const files: IndexedFile[] = [];
+  for (const file of listFiles(spareDir)) {
+    if (isFileIndexPath(file)) continue;
+    const path = servedPathOf(file);
+    if (path === undefined) continue;
+    const before = known.get(path);
+    files.push(
+      before && liveDir && sameInode(join(spareDir, file), join(liveDir, file))
+        ? before
+        : hashFile(spareDir, file, path),
+    );
+  }
+  const count = shardCountFor(files.length, live?.entry.shards.length);
+  const shards: IndexedFile[][] = Array.from({ length: count }, () => []);
+  for (const f of files) shards[shardOf(f.path, count)]!.push(f);
+  return shards.map((list) => ({ files: list }));
+}
+
+/** The live index with the changed paths hashed again: only their shards are new, unless the shard count moves. */
+function indexChanges(spareDir: string, live: LiveIndex, changed: ReadonlySet<string>): Shard[] {
+  const count = live.entry.shards.length;
+  const updates = new Map<string, IndexedFile | null>();
+  for (const file of changed) {
+    if (isFileIndexPath(file)) continue;
+    const path = servedPathOf(file);
+    if (path === undefined) continue;
+    updates.set(path, existsFile(join(spareDir, file)) ? hashFile(spareDir, file, path) : null);
+  }
+  const touched = new Map<number, IndexedFile[]>();
+  for (const [path, update] of updates) {
+    const i = shardOf(path, count);
+    let files = touched.get(i);
+    if (files === undefined) touched.set(i, (files = live.shard(i).filter((f) => !updates.has(f.path))));
+    if (update) files.push(update);
+  }
+  let total = live.entry.files;
+  for (const [i, files] of touched) total += files.length - live.shard(i).length;
+  const wanted = shardCountFor(total, count);
+  if (wanted !== count) {
+    // Every path moves: the kept shards are read and all are dealt out again, no file hashed again.
+    const all = live.entry.shards.flatMap((_, i) => touched.get(i) ?? live.shard(i));
+    const shards: IndexedFile[][] = Array.from({ length: wanted }, () => []);
+    for (const f of all) shards[shardOf(f.path, wanted)]!.push(f);
+    return shards.map((files) => ({ files }));
+  }
+  return live.entry.shards.map((ref, i): Shard => {
+    const files = touched.get(i);
+    return files ? { files } : { kept: ref, count: live.shard(i).length };
+  });
+}
+
+/** Files are hashed in blocks of this many bytes. */
+const BLOCK_BYTES = 1 << 20;
+const block = Buffer.allocUnsafe(BLOCK_BYTES);
+
+/** A file's size and SHA-256, read a block at a time. */
+function hashFile(root: string, file: string, path: string): IndexedFile {
+  const hash = createHash("sha256");
+  const fd = openSync(join(root, file), "r");
+  try {
+    const size = fstatSync(fd).size;
+    for (let position = 0; position < size;) {
+      const read = readSync(fd, block, 0, Math.min(BLOCK_BYTES, size - position), position);
+      if (read === 0) break;
+      hash.update(block.subarray(0, read));
+      position += read;
+    }
+    return { path, size, sha256: hash.digest("hex") };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function existsFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function sameInode(a: string, b: string): boolean {
+  try {
+    const [x, y] = [statSync(a), statSync(b)];
+    return x.ino === y.ino && x.dev === y.dev;
+  } catch {
+    return false;
+  }
+}
+
+/** The files under `root`, relative to it with `/` between names. */
+function listFiles(root: string, folder = "", paths: string[] = []): string[] {
+  for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {
+    const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
+    if (entry.isDirectory()) listFiles(root, path, paths);
+    else paths.push(path);
+  }
+  return paths;
+}
+
+/**
+ * The temporary file every write of the index is renamed from: in the index's folder of the slot,
+ * whose files not in the index the next build removes, so a killed build leaves nothing served.
+ */
+function temporaryIn(slot: string): string {
+  return join(slot, FILE_INDEX.folder, `.tmp-${process.pid}`);
+}
+
+/** Writes `text` at `file` of `slot` by renaming a file written beside it: the live slot may share the old one's inode. */
+function writeBeside(slot: string, file: string, text: string): void {
+  const temp = temporaryIn(slot);
+  writeFileSync(temp, text, "latin1");
+  renameSync(temp, join(slot, file));
+}
+
+/** Links `file` of `slot` to the live one (the two slots share a file that never changes), unless it is that already. */
+function linkBeside(liveDir: string, slot: string, file: string): void {
+  if (sameInode(join(liveDir, file), join(slot, file))) return;
+  const temp = temporaryIn(slot);
+  linkSync(join(liveDir, file), temp);
+  renameSync(temp, join(slot, file));
+}
