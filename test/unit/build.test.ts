@@ -198,15 +198,22 @@ describe("atomicity", () => {
     expect(readlinkSync(outDir)).toBe(link);
   });
 
-  it("a new build replaces the output in one step: the link moves to the other slot", async () => {
+  it("a full build replaces the output in one step: the link moves to the other slot; a rebuild renames its files in", async () => {
     const catalogueDir = copyFixture("basic");
     const { outDir } = await build(catalogueDir);
     const first = readlinkSync(outDir);
     writeFiles(catalogueDir, { "primary/new.json": manifest("new") });
-    await build(catalogueDir, outDir);
+    const full = await buildCatalogue({ catalogueDir, outDir, force: true });
+    expect(full.built?.mode.kind).toBe("full");
     expect(lstatSync(outDir).isSymbolicLink()).toBe(true);
-    expect(readlinkSync(outDir)).not.toBe(first);
+    const second = readlinkSync(outDir);
+    expect(second).not.toBe(first);
     expect(readTree(outDir).has("v1/primary/package/new")).toBe(true);
+    writeFiles(catalogueDir, { "primary/newer.json": manifest("newer") });
+    const rebuilt = await buildCatalogue({ catalogueDir, outDir });
+    expect(rebuilt.built?.mode.kind).toBe("incremental");
+    expect(readlinkSync(outDir)).toBe(second);
+    expect(readTree(outDir).has("v1/primary/package/newer")).toBe(true);
   });
 
   it("refuses to replace a folder it did not make, and leaves it alone", async () => {

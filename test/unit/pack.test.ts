@@ -3,6 +3,7 @@
 // maintainer starts: `npx shopfront init`, `npx shopfront build`. It proves that package.json's
 // `files` holds everything the installed tool reads: lib with its precompiled validators, the
 // schemas, the browse site's stylesheet and script, and the workflow init writes.
+import { UNSIGNED_NOTE } from "../../src/cli/commands/build.js";
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -57,8 +58,10 @@ describe("the packed package", () => {
     const build = run("npx", ["--no", "shopfront", "build"], project);
     expect(build.code, build.stderr).toBe(0);
     // npx may warn about the machine's npm configuration; shopfront itself prints only the warnings
-    // of the placeholders init left in hosts.json and the example manifest, and their count.
+    // of the placeholders init left in hosts.json and the example manifest, their count, and that the
+    // file index is unsigned (no key in a new project).
     const said = build.stderr.split("\n").filter((line) => line !== "" && !line.startsWith("npm warn"));
+    expect(said.pop()).toBe(UNSIGNED_NOTE);
     expect(said.at(-1)).toBe("9 warnings in 2 files");
     for (const line of said.slice(0, -1)) expect(line).toMatch(/ is the placeholder .* \(warning\)$/);
     expect(build.stdout).toMatch(/^built 2 hosts, 1 package, \d+ files in \d+\.\d s into dist/);

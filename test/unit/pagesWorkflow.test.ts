@@ -13,6 +13,7 @@ interface Step {
   run?: string;
   id?: string;
   with?: Record<string, unknown>;
+  env?: Record<string, string>;
 }
 
 interface Job {
@@ -83,6 +84,12 @@ describe(".github/workflows/pages.yml", () => {
       "npx shopfront build --target github-pages --strict --format github",
     ]);
     expect(build!.steps.at(-1)).toEqual({ uses: "actions/upload-pages-artifact@v4", with: { path: "dist" } });
+  });
+
+  it("signs the file index with the repository's secret, when it has one (docs/trust.md)", () => {
+    const step = build!.steps.find((s) => s.run?.startsWith("npx shopfront build"))!;
+    expect(step.env).toEqual({ SHOPFRONT_SIGNING_KEY: "${{ secrets.SHOPFRONT_SIGNING_KEY }}" });
+    expect(readFileSync(join(ROOT, "docs", "trust.md"), "utf8")).toContain("SHOPFRONT_SIGNING_KEY");
   });
 
   it("restores the last build's output and state before building, keyed so that another shopfront never reuses it", () => {

@@ -34,8 +34,19 @@ describe("the repository", () => {
   it("names in its set-up every server package that CI installs for the tests", () => {
     const ci = readFileSync(join(ROOT, ".ci", "run"), "utf8");
     const installed = /apt-get install -y[^\n]*--no-install-recommends ([a-z0-9 -]+?)\s*>/.exec(ci)![1]!.split(" ");
-    // The web servers of the conformance suite, and the browser (with a font) of the site's tests.
-    expect(installed).toEqual(["nginx", "apache2", "caddy", "lighttpd", "chromium", "fonts-dejavu-core"]);
+    // The web servers of the conformance suite, rclone for its deploy, the browser (with a font) of the
+    // site's tests, the feed parser that reads the site's Atom feeds, and minisign for the signed index.
+    expect(installed).toEqual([
+      "nginx",
+      "apache2",
+      "caddy",
+      "lighttpd",
+      "rclone",
+      "chromium",
+      "fonts-dejavu-core",
+      "python3-feedparser",
+      "minisign",
+    ]);
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     expect(readme).toContain(`sudo apt-get install -y ${installed.join(" ")}`);
   });
