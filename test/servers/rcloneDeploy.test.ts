@@ -47,7 +47,7 @@ async function rebuild(p: Project): Promise<void> {
 
 /** The remote's files without the deploy's record, as a sorted list of [path, bytes]. */
 function remoteTree(root: string): [string, Buffer][] {
-  return [...readTree(root)].filter(([path]) => path !== STATE_FILE);
+  return [...readTree(root, { index: true })].filter(([path]) => path !== STATE_FILE);
 }
 
 function copied(result: RcloneDeployResult): string[] {
@@ -70,9 +70,9 @@ describe("deploy rclone: to a local folder", () => {
     const p = await project();
     const target = join(tempDir(), "site");
     const first = await deployToRclone({ url: `rclone:${target}`, dir: p.dist });
-    expect(remoteTree(target)).toEqual([...readTree(p.dist)]);
+    expect(remoteTree(target)).toEqual([...readTree(p.dist, { index: true })]);
     expect(first.first).toBe(true);
-    expect(copied(first).sort()).toEqual([...readTree(p.dist).keys()]);
+    expect(copied(first).sort()).toEqual([...readTree(p.dist, { index: true }).keys()]);
     expectPhasedOrder(first);
     // Package files first, the index after the lists, entry.json after the hosts.
     const order = copied(first);
@@ -86,17 +86,17 @@ describe("deploy rclone: to a local folder", () => {
     const second = await deployToRclone({ url: `rclone:${target}`, dir: p.dist });
     expect(second.log).toEqual([]);
     expect(second.uploaded).toBe(0);
-    expect(second.plan.unchanged).toHaveLength(readTree(p.dist).size);
+    expect(second.plan.unchanged).toHaveLength(readTree(p.dist, { index: true }).size);
   });
 
   it("deletes what the build no longer has, last, only with --delete", async () => {
     const p = await project();
     const target = join(tempDir(), "site");
     await deployToRclone({ url: `rclone:${target}/`, dir: p.dist });
-    const before = readTree(p.dist);
+    const before = readTree(p.dist, { index: true });
     rmSync(join(p.catalogue, "primary", "snake.json"));
     await rebuild(p);
-    const after = readTree(p.dist);
+    const after = readTree(p.dist, { index: true });
     const gone = [...before.keys()].filter((path) => !after.has(path));
     expect(gone.length).toBeGreaterThan(0);
 
@@ -106,7 +106,7 @@ describe("deploy rclone: to a local folder", () => {
 
     writeFileSync(join(p.dist, "entry.json"), '{"index":"changed"}\n');
     const result = await deployToRclone({ url: `rclone:${target}`, dir: p.dist, delete: true });
-    expect(remoteTree(target)).toEqual([...readTree(p.dist)]);
+    expect(remoteTree(target)).toEqual([...readTree(p.dist, { index: true })]);
     expect(
       result.log
         .filter((e) => e.action === "deleted")
@@ -143,7 +143,7 @@ describe("deploy rclone: to a WebDAV server (rclone serve webdav)", () => {
     const p = await project();
     const url = "rclone:dav:shop/api";
     const first = await deployToRclone({ url, dir: p.dist, env });
-    expect(remoteTree(join(served, "shop", "api"))).toEqual([...readTree(p.dist)]);
+    expect(remoteTree(join(served, "shop", "api"))).toEqual([...readTree(p.dist, { index: true })]);
     expectPhasedOrder(first);
 
     await rebuild(p);
@@ -152,16 +152,18 @@ describe("deploy rclone: to a WebDAV server (rclone serve webdav)", () => {
 
     // A new version of the same length: the remote has no hashes, so rclone alone (size, or
     // --checksum falling back to size) would send none of these.
-    const before = readTree(p.dist);
+    const before = readTree(p.dist, { index: true });
     const manifestFile = join(p.catalogue, "primary", "240pTest.json");
     writeFileSync(manifestFile, readFileSync(manifestFile, "utf8").replace('"version": "1.2"', '"version": "1.3"'));
     await rebuild(p);
-    const changed = changedFiles(before, readTree(p.dist));
+    const changed = changedFiles(before, readTree(p.dist, { index: true }));
     expect(changed.length).toBeGreaterThan(0);
-    expect(changed.every((path) => before.get(path)?.length === readTree(p.dist).get(path)!.length)).toBe(true);
+    expect(
+      changed.every((path) => before.get(path)?.length === readTree(p.dist, { index: true }).get(path)!.length),
+    ).toBe(true);
     const third = await deployToRclone({ url, dir: p.dist, env });
     expect(copied(third).sort()).toEqual(changed.sort());
-    expect(remoteTree(join(served, "shop", "api"))).toEqual([...readTree(p.dist)]);
+    expect(remoteTree(join(served, "shop", "api"))).toEqual([...readTree(p.dist, { index: true })]);
     expectPhasedOrder(third);
   });
 
@@ -172,13 +174,13 @@ describe("deploy rclone: to a WebDAV server (rclone serve webdav)", () => {
     });
     expect(dry.stdout).toMatch(/^package files, the 404 body and the OpenAPI document:\n {2}upload /m);
     expect(dry.stdout).toMatch(/^dry run of .* to rclone:dav:cli: would upload \d+ .*nothing was changed$/m);
-    expect([...readTree(served).keys()].filter((path) => path.startsWith("cli/"))).toEqual([]);
+    expect([...readTree(served, { index: true }).keys()].filter((path) => path.startsWith("cli/"))).toEqual([]);
     const ok = await shopfrontAsync(p.catalogue, ["deploy", "rclone:dav:cli", "--dir", p.dist], {
       RCLONE_CONFIG: env.RCLONE_CONFIG,
     });
     expect(ok.stderr).toBe("");
     expect(ok.stdout).toMatch(/^deployed .* to rclone:dav:cli: \d+ uploaded/m);
-    expect(remoteTree(join(served, "cli"))).toEqual([...readTree(p.dist)]);
+    expect(remoteTree(join(served, "cli"))).toEqual([...readTree(p.dist, { index: true })]);
     const relative = await shopfrontAsync(p.catalogue, ["deploy", "rclone:site", "--dir", p.dist]);
     expect(relative.code).toBe(2);
     expect(relative.stderr).toMatch(/absolute path/);
@@ -220,7 +222,7 @@ describe("deploy rclone: to an S3 remote (s3rver), which keeps each file's heade
     expectPhasedOrder(first);
     const client = storeClient(store.url);
     try {
-      for (const path of readTree(p.dist).keys()) {
+      for (const path of readTree(p.dist, { index: true }).keys()) {
         if (phaseOf(path) === undefined) continue;
         const head = await client.send(new HeadObjectCommand({ Bucket: TEST_BUCKET, Key: `rc/${path}` }));
         expect({ path, type: head.ContentType, cache: head.CacheControl }).toEqual({
