@@ -19,6 +19,7 @@ import {
 import type { SiteIndex } from "../site/siteIndex.js";
 import { memoOf, packageFilesReuse } from "./planPackageFiles.js";
 import { rebuildCatalogue } from "./rebuildCatalogue.js";
+import type { DroppedTargets } from "./planRebuild.js";
 import { targetById } from "../targets/index.js";
 import type { TargetId } from "../targets/target.js";
 import type { OutputFile, PackageFilesMemo, RenderedCatalogue, RenderedPackage } from "../render/renderApi.js";
@@ -97,12 +98,8 @@ export interface BuildSummary {
    * the others kept their signatures, and their stored files are the live slot's, linked.
    */
   packageFilesRead?: number;
-  /**
-   * Targets the previous build wrote files for and this one does not, with those files, now gone,
-   * and how many links at the package files' aliases' paths went with them (the last target that
-   * needed them dropped).
-   */
-  dropped?: { targets: TargetId[]; files: string[]; aliasFiles: number };
+  /** Targets the previous build wrote files for and this one does not, with the files that went with them. */
+  dropped?: DroppedTargets;
 }
 
 export interface BuildResult {
@@ -121,7 +118,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
   const targets = options.targets ?? [];
   for (const id of targets) targetById(id);
   const site = options.site ?? true;
-  const key = buildKey(options.catalogueDir, targets, site, options.baseUrl);
+  const key = buildKey(options.catalogueDir, site, options.baseUrl);
   return withOutput(options.outDir, async (output) => {
     const state = output.live ? readState(output.layout.home) : undefined;
     // A state describes the live output only while it names it; then it knows its targets.

@@ -366,18 +366,14 @@ export function toolKey(): string {
 }
 
 /**
- * The key of a build: the tool, the catalogue folder, the targets and whether it writes the browse
- * site, with the site's stylesheet and script (files of the tool that are not code).
+ * The key of a build: the tool, the catalogue folder and whether it writes the browse site, with the
+ * site's stylesheet and script (files of the tool that are not code). Not the targets: the state
+ * names them, and a rebuild writes the files of new ones and removes those of the gone.
  */
-export function buildKey(
-  catalogueDir: string,
-  targets: readonly string[],
-  site: boolean,
-  baseUrl?: string | undefined,
-): string {
+export function buildKey(catalogueDir: string, site: boolean, baseUrl?: string | undefined): string {
   const assets = site ? siteAssets().map((f) => f.content) : false;
   // A base URL is in every v3/v4 object: another one takes a full build. None keeps the key it had.
-  const parts: unknown[] = [toolKey(), resolve(catalogueDir), [...new Set(targets)].sort(), assets];
+  const parts: unknown[] = [toolKey(), resolve(catalogueDir), assets];
   if (baseUrl !== undefined) parts.push(baseUrl);
   return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
 }

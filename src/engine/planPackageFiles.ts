@@ -106,11 +106,13 @@ export function withPackageFiles(
     if (content !== null && !existed) added++;
   };
   // A stored file and, for a target that serves the aliases from copies, its links at the aliases'
-  // paths: written again (after it) whenever it is, gone with it.
-  const aliases = needsAliasFiles(state.targets);
+  // paths: written again (after it) whenever it is, gone with it. The plan's targets are this build's.
+  const aliases = needsAliasFiles(plan.state.targets);
+  const aliasesBefore = needsAliasFiles(state.targets);
   const putStored = (path: string, content: FileContent | null) => {
     put(path, content);
-    if (aliases) for (const alias of aliasFilesOf(path)) put(alias, content === null ? null : { sameAs: path });
+    if (aliases || (aliasesBefore && content === null))
+      for (const alias of aliasFilesOf(path)) put(alias, content === null ? null : { sameAs: path });
   };
   const drop = (key: string, keep: ReadonlySet<string> = new Set()) => {
     const old = memos[key];
@@ -155,6 +157,22 @@ export function withPackageFiles(
       moved.add(key);
     }
   }
+  // The first target that serves the aliases from copies links every stored file at them; the last one's going removes them.
+  let aliasesGone = 0;
+  if (aliases !== aliasesBefore) {
+    for (const memo of Object.values(memos)) {
+      for (const kind of KINDS) {
+        const path = memo.paths[kind];
+        if (path === undefined) continue;
+        for (const alias of aliasFilesOf(path)) {
+          if (writes.has(alias)) continue;
+          put(alias, aliases ? { sameAs: path } : null);
+          if (!aliases) aliasesGone++;
+        }
+      }
+    }
+  }
+  const dropped = plan.summary.dropped;
   const counted = new Set([...plan.removed, ...plan.changed, ...plan.added].map((p) => `${p.host}/${p.name}`));
   const changedFiles = [...moved].filter((key) => !counted.has(key)).length;
   return {
@@ -168,6 +186,7 @@ export function withPackageFiles(
       filesWritten: writes.size,
       mode: { kind: writes.size === 0 ? "unchanged" : "incremental" },
       packageFilesRead: read,
+      ...(dropped ? { dropped: { ...dropped, aliasFiles: aliasesGone } } : {}),
     },
   };
 }

@@ -88,6 +88,25 @@ export interface RebuildSummary {
   filesWritten: number;
   /** With package files: how many packages' files were read (planPackageFiles.ts). */
   packageFilesRead?: number;
+  /** Targets the last build had and this one has not, with the files that went with them. */
+  dropped?: DroppedTargets;
+}
+
+/**
+ * Targets the previous build wrote files for and this one does not, with those files, now gone,
+ * and how many links at the package files' aliases' paths went with them (the last target that
+ * needed them dropped).
+ */
+export interface DroppedTargets {
+  targets: TargetId[];
+  files: string[];
+  aliasFiles: number;
+}
+
+/** Whether two target lists name the same targets. */
+export function sameTargets(a: readonly TargetId[], b: readonly TargetId[]): boolean {
+  const [x, y] = [new Set(a), new Set(b)];
+  return x.size === y.size && [...x].every((id) => y.has(id));
 }
 
 /** What a rebuild writes and why. */
@@ -177,14 +196,34 @@ export function planRebuild(
     const hostsJson = renderHosts(inputs.hosts);
     if (live.text(fileFor("hosts")) !== hostsJson) changes.writes.set(fileFor("hosts"), hostsJson);
   }
-  if (changes.removed.length + changes.added.length + changes.changed.length > 0 && inputs.targets.length > 0) {
+  // A new target list writes the new targets' files and removes those only the old ones had.
+  const targetsMoved = !sameTargets(state.targets, inputs.targets);
+  let dropped: DroppedTargets | undefined;
+  if (
+    targetsMoved ||
+    (changes.removed.length + changes.added.length + changes.changed.length > 0 && inputs.targets.length > 0)
+  ) {
     // Target files may list package names and coders (Netlify's rules do): bring them up to date too.
     const names = namesOf(
       state.hosts,
       new Map(Object.entries(packages).map(([h, p]) => [h, p.names.map((name, i) => ({ name, ...filtersAt(p, i) }))])),
     );
-    for (const file of targetFiles(inputs.targets, names)) {
-      if (live.text(file.path) !== contentText(file.content)) changes.writes.set(file.path, file.content);
+    const now = targetFiles(inputs.targets, names);
+    for (const file of now) {
+      const before = live.text(file.path);
+      if (before === contentText(file.content)) continue;
+      changes.writes.set(file.path, file.content);
+      if (before === undefined) changes.filesRemoved--;
+    }
+    const gone = state.targets.filter((id) => !inputs.targets.includes(id));
+    if (gone.length > 0) {
+      const kept = new Set(now.map((f) => f.path));
+      const files = targetFiles(gone, names)
+        .map((f) => f.path)
+        .filter((path) => !kept.has(path) && live.exists(path));
+      for (const path of files) changes.writes.set(path, null);
+      changes.filesRemoved += files.length;
+      dropped = { targets: gone, files, aliasFiles: 0 };
     }
   }
 
@@ -202,6 +241,7 @@ export function planRebuild(
       hostsFile: inputs.hostsFile,
       folders: survey.folders,
       statsFiles: inputs.statsFiles,
+      targets: [...new Set(inputs.targets)],
       packages,
       warnings: sorted,
       files,
@@ -212,7 +252,8 @@ export function planRebuild(
       dayMoved(state.featuredMs, inputs.today.featuredMs) ||
       survey.resigned.size > 0 ||
       survey.folders !== state.folders ||
-      inputs.stats.size > 0,
+      inputs.stats.size > 0 ||
+      targetsMoved,
     summary: {
       hosts: state.hosts.length,
       packages: Object.values(packages).reduce((n, p) => n + p.names.length, 0),
@@ -220,6 +261,7 @@ export function planRebuild(
       mode: { kind: changes.writes.size === 0 ? "unchanged" : "incremental" },
       changedPackages: changes.removed.length + changes.changed.length + changes.added.length,
       filesWritten: changes.writes.size,
+      ...(dropped ? { dropped } : {}),
     },
   };
 }

@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { buildCatalogue, type BuildOptions } from "../../src/engine/buildCatalogue.js";
+import type { TargetId } from "../../src/targets/target.js";
 import { surveyKnown } from "../../src/engine/surveyCatalogue.js";
 import { zipPackageFolder } from "../../src/packageFiles/zipPackageFolder.js";
 import { computeToolKey, parseState, serializeState, type BuildState } from "../../src/engine/buildState.js";
@@ -341,12 +342,31 @@ describe("incremental builds", () => {
     }
   });
 
-  it("rebuild fully with --force, and for a new target list", async () => {
+  it("rebuild fully with --force", async () => {
     const catalogue = copyFixture("basic");
     const out = join(tempDir(), "dist");
     await build(catalogue, out);
     expect(await build(catalogue, out, { force: true })).toMatchObject({ mode: { kind: "full", reason: "--force" } });
-    expect(await build(catalogue, out, { targets: ["nginx"] })).toMatchObject({ mode: { kind: "full" } });
+  });
+
+  it("write only the targets' files when the target list changes, equal to a full build", async () => {
+    const catalogue = copyFixture("package-files");
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out, { now: settled });
+    const lists: TargetId[][] = [["netlify"], ["netlify", "github-pages"], ["github-pages"], [], ["cloudfront"], []];
+    let before: TargetId[] = [];
+    for (const targets of lists) {
+      const built = await build(catalogue, out, { now: settled, targets });
+      expect(built.mode.kind, targets.join()).toBe("incremental");
+      expect(built.changedPackages).toBe(0);
+      const gone = before.filter((t) => !targets.includes(t));
+      if (gone.length > 0) expect(built.dropped?.targets, targets.join()).toEqual(gone);
+      const fresh = join(tempDir(), "dist");
+      await build(catalogue, fresh, { now: settled, targets });
+      expect(readTree(out), targets.join()).toEqual(readTree(fresh));
+      expect(built.files, targets.join()).toBe(readTree(out).size);
+      before = targets;
+    }
   });
 });
 
