@@ -34,6 +34,7 @@ import {
   workFolder,
   writeFresh,
   type LockedOutput,
+  type WrittenDigests,
   type Slot,
 } from "../write/writeOutput.js";
 import { loadCatalogue, type CatalogueSources } from "../load/loadCatalogue.js";
@@ -327,14 +328,17 @@ function writeBuild(
       return { compared: true, changes, live: output.live! };
     if (changes.size * 2 <= files.length) {
       forgetState(home);
-      applyInPlace(output, changes);
-      if (index) writeFileIndex(live!, live, changes.keys(), index);
+      const digests: WrittenDigests = new Map();
+      applyInPlace(output, changes, digests);
+      if (index) writeFileIndex(live!, live, changes.keys(), index, { digests });
       return { compared: true, changes, live: output.live! };
     }
   }
   forgetState(home);
-  writeFresh(output, files, onFile);
-  if (index) writeFileIndex(slotDir(output, output.spare), live, "all", index);
+  const digests: WrittenDigests = new Map();
+  writeFresh(output, files, onFile, index && digests);
+  if (index)
+    writeFileIndex(slotDir(output, output.spare), live, "all", index, { digests, paths: files.map((f) => f.path) });
   publish(output);
   return { compared: false, live: output.spare };
 }

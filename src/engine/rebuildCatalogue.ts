@@ -20,7 +20,7 @@ import {
 import { hostStatsOf, statsFileOf, type HostStats } from "../catalogue/statsFile.js";
 import { withSiteChanges } from "./planSite.js";
 import { withHbbChanges } from "./planHbb.js";
-import { applyInPlace, slotDir, workFolder, type LockedOutput } from "../write/writeOutput.js";
+import { applyInPlace, slotDir, workFolder, type LockedOutput, type WrittenDigests } from "../write/writeOutput.js";
 import { forgetState, signatureUnchanged, statsAt, writeState, type BuildState } from "./buildState.js";
 import { planRebuild, type LiveFiles, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
 import { todayUrlsOf } from "../render/renderToday.js";
@@ -152,9 +152,11 @@ async function rebuildFrom(
   const home = output.layout.home;
   if (plan.writes.size > 0 || (options.index && fileIndexOutdated(liveDir, options.index))) {
     forgetState(home);
-    applyInPlace(output, plan.writes);
+    const digests: WrittenDigests = new Map();
+    applyInPlace(output, plan.writes, options.index && digests);
     // After the removals, which the index must not name: it names the files as they are now.
-    if (options.index) writeFileIndex(liveDir, liveDir, plan.writes.keys(), { ...options.index, builtMs: snapshotMs });
+    if (options.index)
+      writeFileIndex(liveDir, liveDir, plan.writes.keys(), { ...options.index, builtMs: snapshotMs }, { digests });
     writeState(home, plan.state);
   } else if (plan.stateMoved) {
     // Touched but unchanged inputs: remember their new signatures so they are not read again.

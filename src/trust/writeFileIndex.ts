@@ -21,6 +21,7 @@ import {
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { FILE_INDEX, isFileIndexPath } from "../routes/routeTable.js";
+import type { WrittenDigests } from "../write/writeOutput.js";
 import { servedPathOf } from "../routes/servedPath.js";
 import {
   INDEX_FORMAT,
@@ -45,6 +46,13 @@ export interface FileIndexOptions {
   secretKey?: SecretKey | undefined;
 }
 
+/** What the writer knows of the files it wrote (src/write/writeOutput.ts), so they are not read back. */
+export interface Written {
+  digests: WrittenDigests;
+  /** Every file of a slot written afresh, when it was. */
+  paths?: readonly string[];
+}
+
 export interface FileIndexWritten {
   revision: number;
   files: number;
@@ -63,12 +71,17 @@ export function writeFileIndex(
   liveDir: string | undefined,
   changed: Iterable<string> | "all",
   options: FileIndexOptions & { builtMs: number },
+  written?: Written,
 ): FileIndexWritten {
   const live = liveDir === undefined ? undefined : readLiveIndex(liveDir);
+  const digest = (file: string, path: string): IndexedFile => {
+    const known = written?.digests.get(file);
+    return known ? { path, ...known } : hashFile(spareDir, file, path);
+  };
   const shards =
     changed === "all" || live === undefined
-      ? indexAll(spareDir, liveDir, live)
-      : indexChanges(spareDir, live, new Set(changed));
+      ? indexAll(spareDir, liveDir, live, digest, changed === "all" ? written?.paths : undefined)
+      : indexChanges(spareDir, live, new Set(changed), digest);
   const refs: ShardRef[] = [];
   let shardsWritten = 0;
   let files = 0;
@@ -185,20 +198,22 @@ function readLiveIndex(liveDir: string): LiveIndex | undefined {
 }
 
 /** Every served file of the spare slot, hashed (but a live file the spare links, whose live entry holds). */
-function indexAll(spareDir: string, liveDir: string | undefined, live: LiveIndex | undefined): Shard[] {
+function indexAll(
+  spareDir: string,
+  liveDir: string | undefined,
+  live: LiveIndex | undefined,
+  digest: (file: string, path: string) => IndexedFile,
+  paths: readonly string[] | undefined,
+): Shard[] {
   const known = new Map<string, IndexedFile>();
   if (live) for (let i = 0; i < live.entry.shards.length; i++) for (const f of live.shard(i)) known.set(f.path, f);
   const files: IndexedFile[] = [];
-  for (const file of listFiles(spareDir)) {
+  for (const file of paths ?? listFiles(spareDir)) {
     if (isFileIndexPath(file)) continue;
     const path = servedPathOf(file);
     if (path === undefined) continue;
     const before = known.get(path);
-    files.push(
-      before && liveDir && sameInode(join(spareDir, file), join(liveDir, file))
-        ? before
-        : hashFile(spareDir, file, path),
-    );
+    files.push(before && liveDir && sameInode(join(spareDir, file), join(liveDir, file)) ? before : digest(file, path));
   }
   const count = shardCountFor(files.length, live?.entry.shards.length);
   const shards: IndexedFile[][] = Array.from({ length: count }, () => []);
@@ -207,14 +222,19 @@ function indexAll(spareDir: string, liveDir: string | undefined, live: LiveIndex
 }
 
 /** The live index with the changed paths hashed again: only their shards are new, unless the shard count moves. */
-function indexChanges(spareDir: string, live: LiveIndex, changed: ReadonlySet<string>): Shard[] {
+function indexChanges(
+  spareDir: string,
+  live: LiveIndex,
+  changed: ReadonlySet<string>,
+  digest: (file: string, path: string) => IndexedFile,
+): Shard[] {
   const count = live.entry.shards.length;
   const updates = new Map<string, IndexedFile | null>();
   for (const file of changed) {
     if (isFileIndexPath(file)) continue;
     const path = servedPathOf(file);
     if (path === undefined) continue;
-    updates.set(path, existsFile(join(spareDir, file)) ? hashFile(spareDir, file, path) : null);
+    updates.set(path, existsFile(join(spareDir, file)) ? digest(file, path) : null);
   }
   const touched = new Map<number, IndexedFile[]>();
   for (const [path, update] of updates) {

@@ -27,6 +27,7 @@ import {
   symlinkSync,
   writeSync,
 } from "node:fs";
+import { createHash } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
 import { UsageError } from "../util/errors.js";
 import { acquireLock } from "../util/fileLock.js";
@@ -118,6 +119,7 @@ export function writeFresh(
   output: LockedOutput,
   files: readonly OutputFile[],
   onFile?: (done: number, total: number) => void,
+  digests?: WrittenDigests,
 ): void {
   const root = slotDir(output, output.spare);
   rmSync(root, { recursive: true, force: true });
@@ -126,7 +128,7 @@ export function writeFresh(
   for (const folder of [...folders].sort()) mkdirSync(join(root, folder), { recursive: true });
   linksLast(files).forEach((file, i) => {
     checkMemory("writing the output");
-    writeContent(join(root, file.path), file.content, root);
+    writeContent(join(root, file.path), file.content, root, digests, file.path);
     onFile?.(i + 1, files.length);
   });
 }
@@ -145,7 +147,11 @@ function linksLast<T extends { content: OutputFile["content"] | null | undefined
  * than the build (docs/speed.md). The caller forgets the state first, so a build killed here leaves
  * the next one a full build.
  */
-export function applyInPlace(output: LockedOutput, changes: ReadonlyMap<string, OutputFile["content"] | null>): void {
+export function applyInPlace(
+  output: LockedOutput,
+  changes: ReadonlyMap<string, OutputFile["content"] | null>,
+  digests?: WrittenDigests,
+): void {
   const live = slotDir(output, output.live!);
   const temp = join(output.layout.home, `tmp-${process.pid}`);
   const writes: { path: string; content: OutputFile["content"] }[] = [];
@@ -159,7 +165,7 @@ export function applyInPlace(output: LockedOutput, changes: ReadonlyMap<string, 
   for (const { path, content } of linksLast(writes)) {
     const target = join(live, path);
     mkdirSync(dirname(target), { recursive: true });
-    writeContent(temp, content, live);
+    writeContent(temp, content, live, digests, path);
     renameSync(temp, target);
     // rename(2) of two links to one file does nothing: the link made for it stays behind.
     rmSync(temp, { force: true });
@@ -201,8 +207,24 @@ const CHUNK_CHARS = 1 << 20;
 /** Byte runs shorter than this (a package or two kept from an old list) join the text; longer ones are written as they are. */
 const SMALL_BYTES = 1 << 16;
 
-/** Writes `content` at `path` for the slot `slot`, whose files a link to another file of the output (SameAs) names. */
-function writeContent(path: string, content: OutputFile["content"], slot: string): void {
+/**
+ * The size and SHA-256 of the files a build wrote from bytes it held (not the package files it
+ * copied, moved or linked, nor the links at aliases' paths), by path: taken while writing, so the
+ * file index (src/trust/) need not read them back.
+ */
+export type WrittenDigests = Map<string, { size: number; sha256: string }>;
+
+/**
+ * Writes `content` at `path` for the slot `slot`, whose files a link to another file of the output
+ * (SameAs) names; records its digest under `key` in `digests` when it is bytes the build held.
+ */
+function writeContent(
+  path: string,
+  content: OutputFile["content"],
+  slot: string,
+  digests?: WrittenDigests,
+  key?: string,
+): void {
   if (typeof content !== "string" && "sameAs" in content) {
     linkSync(join(slot, content.sameAs), path);
     return;
@@ -216,34 +238,50 @@ function writeContent(path: string, content: OutputFile["content"], slot: string
     else copyFileSync(content.file, path);
     return;
   }
+  const hash = digests && createHash("sha256");
+  let size = 0;
   const fd = openSync(path, "w");
+  // Outputs are ASCII but the Homebrew Browser's list, whose string is its UTF-8 bytes as latin1.
+  const put = (part: string | Uint8Array) => {
+    if (typeof part === "string") {
+      writeSync(fd, part, null, "latin1");
+      hash?.update(part, "latin1");
+      size += part.length;
+    } else {
+      writeSync(fd, part);
+      hash?.update(part);
+      size += part.byteLength;
+    }
+  };
   try {
     if (typeof content === "string") {
       // A string is the file's bytes as latin1 (renderApi.ts's OutputFile), as diffOutput reads it.
-      writeSync(fd, content, null, "latin1");
-      return;
+      put(content);
+    } else {
+      let chunk = "[";
+      content.jsonArray.forEach((item, i) => {
+        if (i > 0) chunk += ",";
+        if (typeof item !== "string" && item.byteLength >= SMALL_BYTES) {
+          put(chunk);
+          put(item);
+          chunk = "";
+          return;
+        }
+        chunk +=
+          typeof item === "string"
+            ? item
+            : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1");
+        if (chunk.length >= CHUNK_CHARS) {
+          put(chunk);
+          chunk = "";
+        }
+      });
+      put(`${chunk}]`);
     }
-    let chunk = "[";
-    content.jsonArray.forEach((item, i) => {
-      if (i > 0) chunk += ",";
-      if (typeof item !== "string" && item.byteLength >= SMALL_BYTES) {
-        writeSync(fd, chunk);
-        writeSync(fd, item);
-        chunk = "";
-        return;
-      }
-      // Outputs are ASCII, so bytes join the text as latin1.
-      chunk +=
-        typeof item === "string" ? item : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1");
-      if (chunk.length >= CHUNK_CHARS) {
-        writeSync(fd, chunk);
-        chunk = "";
-      }
-    });
-    writeSync(fd, `${chunk}]`);
   } finally {
     closeSync(fd);
   }
+  if (hash && key !== undefined) digests!.set(key, { size, sha256: hash.digest("hex") });
 }
 
 /**
