@@ -160,9 +160,11 @@ export function applyInPlace(
     if (content === null) deletions.push(path);
     else writes.push({ path, content });
   }
-  const phase = (path: string) => phaseOf(path) ?? 0;
-  writes.sort((a, b) => phase(a.path) - phase(b.path));
-  for (const { path, content } of linksLast(writes)) {
+  // By phase, and within one each link to another file of the output (SameAs) after the file it names.
+  const rank = ({ path, content }: (typeof writes)[number]) =>
+    2 * (phaseOf(path) ?? 0) + (typeof content === "object" && "sameAs" in content ? 1 : 0);
+  writes.sort((a, b) => rank(a) - rank(b));
+  for (const { path, content } of writes) {
     const target = join(live, path);
     mkdirSync(dirname(target), { recursive: true });
     writeContent(temp, content, live, digests, path);
