@@ -38,6 +38,7 @@ import {
   type ShardRef,
 } from "./fileIndex.js";
 import { formatPublicKey, keyIdHex, signMinisign, type SecretKey } from "./minisign.js";
+import { sameInode } from "../util/sameInode.js";
 
 export interface FileIndexOptions {
   /** Base URLs of the deployment's mirrors (shopfront.json's `mirrors`). */
@@ -284,15 +285,6 @@ function hashFile(root: string, file: string, path: string): IndexedFile {
 function existsFile(path: string): boolean {
   try {
     return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function sameInode(a: string, b: string): boolean {
-  try {
-    const [x, y] = [statSync(a), statSync(b)];
-    return x.ino === y.ino && x.dev === y.dev;
   } catch {
     return false;
   }

@@ -2,9 +2,10 @@
 // to turn that slot into the rendered tree. A build that had to read every input again (a fresh
 // clone with the last build restored: every manifest has new dates) then writes only what changed.
 // Lists are compared in blocks, never read whole, so a list of any length costs a block of memory.
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
 import type { OutputFile, SameAs } from "../render/renderApi.js";
+import { sameInode } from "../util/sameInode.js";
 
 /** Files are read in blocks of this many bytes; most files of the API fit one. */
 const BLOCK_BYTES = 1 << 20;
@@ -32,16 +33,6 @@ export function diffOutput(dir: string, files: readonly OutputFile[]): Map<strin
   }
   for (const path of present) changes.set(path, null);
   return changes;
-}
-
-/** Whether two paths are links to one file. */
-function sameInode(a: string, b: string): boolean {
-  try {
-    const [x, y] = [statSync(a), statSync(b)];
-    return x.ino === y.ino && x.dev === y.dev;
-  } catch {
-    return false;
-  }
 }
 
 /** Adds the paths of the files in `folder` of `root` and below to `paths`, relative to `root`, with "/" between names. */
