@@ -39,7 +39,7 @@ import {
 } from "../write/writeOutput.js";
 import { loadCatalogue, type CatalogueSources } from "../load/loadCatalogue.js";
 import { catalogueNames } from "../render/catalogueNames.js";
-import { aliasFiles, needsAliasFiles, renderOutput, storedPackageFiles } from "../output/renderOutput.js";
+import { aliasFiles, needsAliasFiles, outputFiles, storedPackageFiles } from "../output/renderOutput.js";
 import { targetFiles } from "../output/targetFiles.js";
 import { isFileIndexPath } from "../routes/routeTable.js";
 import { fileIndexOutdated, writeFileIndex, type FileIndexOptions } from "../trust/writeFileIndex.js";
@@ -210,20 +210,18 @@ function finishFullBuild(
   sources: CatalogueSources,
 ): BuildResult {
   let site: SiteIndex | undefined;
-  const files = [
-    ...renderOutput(catalogue, {
-      site: options.site !== false,
-      targets: options.targets ?? [],
-      baseUrl: options.baseUrl,
-      nowMs: featuredMs(options, snapshotMs),
-      siteIndex: (index) => (site = index),
-    }),
-  ];
+  const rendered = outputFiles(catalogue, {
+    site: options.site !== false,
+    targets: options.targets ?? [],
+    baseUrl: options.baseUrl,
+    nowMs: featuredMs(options, snapshotMs),
+    siteIndex: (index) => (site = index),
+  });
+  const lists = new TodayLists(catalogue);
   const index = options.index && { ...options.index, builtMs: snapshotMs };
-  const written = writeBuild(output, files, previous, phase(options.onProgress, "writing"), index);
+  const written = writeBuild(output, lists.watch(rendered), previous, options.onProgress, index, catalogue);
 
   const hosts = catalogue.hosts.map((h) => h.id);
-  const fragments = todayLengths(catalogue, files);
   writeState(output.layout.home, {
     key,
     targets: [...new Set(options.targets ?? [])],
@@ -240,14 +238,14 @@ function finishFullBuild(
       hosts.map((id) => [
         id,
         hostStateOf(
-          (catalogue.packages.get(id) ?? []).map((p, i) => ({ ...p, fragments: fragments(id, i, p) })),
+          (catalogue.packages.get(id) ?? []).map((p, i) => ({ ...p, fragments: lists.record(id, i, p) })),
           sources.packages.get(id) ?? [],
           sources.stats.get(id)?.orphans ?? [],
         ),
       ]),
     ),
     warnings: problems,
-    files: files.length,
+    files: written.paths.length,
     ...packageFilesState(catalogue),
     ...(site ? { site } : {}),
   });
@@ -258,41 +256,53 @@ function finishFullBuild(
     built: {
       hosts: hosts.length,
       packages,
-      files: files.length,
+      files: written.paths.length,
       mode: { kind: written.compared ? "compared" : "full", reason },
       changedPackages: written.changes ? changedPackages(written.changes, catalogue, previous!) : packages,
-      filesWritten: written.changes?.size ?? files.length,
+      filesWritten: written.changes?.size ?? written.paths.length,
       ...packageFilesRead(catalogue),
-      ...droppedTargets(dropped, catalogue, files),
+      ...droppedTargets(dropped, catalogue, written.paths),
     },
   };
 }
 
 /**
  * Each package's fragments in today's contents as the index records them: their lengths, read off
- * the rendered contents (package i's object is their element i), and whether it may be featured.
+ * the rendered contents as they pass on their way to the writer (package i's object is their
+ * element i), and whether it may be featured.
  */
-function todayLengths(
-  catalogue: RenderedCatalogue,
-  files: readonly OutputFile[],
-): (host: string, i: number, p: RenderedPackage) => TodayRecord {
-  const wanted = new Map<string, { host: string; kind: "v4" | "v3" }>();
-  for (const { id } of catalogue.hosts) {
-    const paths = todayFiles(id, catalogue.hostsDefault);
-    wanted.set(paths.v4.contents, { host: id, kind: "v4" });
-    wanted.set(paths.v3.contents, { host: id, kind: "v3" });
+class TodayLists {
+  readonly #wanted = new Map<string, string>();
+  /** Each list's elements' lengths: the lists themselves are let go once written. */
+  readonly #lengths = new Map<string, Uint32Array>();
+
+  constructor(catalogue: RenderedCatalogue) {
+    for (const { id } of catalogue.hosts) {
+      const paths = todayFiles(id, catalogue.hostsDefault);
+      this.#wanted.set(paths.v4.contents, `v4 ${id}`);
+      this.#wanted.set(paths.v3.contents, `v3 ${id}`);
+    }
   }
-  const lists = new Map<string, readonly (string | Uint8Array)[]>();
-  for (const file of files) {
-    const at = wanted.get(file.path);
-    if (at && typeof file.content === "object" && "jsonArray" in file.content)
-      lists.set(`${at.kind} ${at.host}`, file.content.jsonArray);
+
+  *watch(files: Iterable<OutputFile>): Generator<OutputFile> {
+    for (const file of files) {
+      const at = this.#wanted.get(file.path);
+      if (at && typeof file.content === "object" && "jsonArray" in file.content)
+        this.#lengths.set(
+          at,
+          Uint32Array.from(file.content.jsonArray, (e) => e.length),
+        );
+      yield file;
+    }
   }
-  return (host, i, p) => ({
-    v4: { length: lists.get(`v4 ${host}`)![i]!.length },
-    v3: { length: lists.get(`v3 ${host}`)![i]!.length },
-    featured: isFeaturedCandidate(p.today),
-  });
+
+  record(host: string, i: number, p: RenderedPackage): TodayRecord {
+    return {
+      v4: { length: this.#lengths.get(`v4 ${host}`)![i]! },
+      v3: { length: this.#lengths.get(`v3 ${host}`)![i]! },
+      featured: isFeaturedCandidate(p.today),
+    };
+  }
 }
 
 /** How a full build's files were written, and which slot is live after it. */
@@ -302,45 +312,64 @@ interface Written {
   /** The files written or deleted, when only the changes were. */
   changes?: ReadonlyMap<string, unknown>;
   live: Slot;
+  /** Every file of the output. */
+  paths: readonly string[];
 }
 
 /**
- * Writes a full build's files into the spare slot and publishes it. Given the state of the live
- * output, first compares the files with the live ones by their bytes: when nothing differs, nothing
- * is written; when up to half of them differ, only those are written, into the live slot in place
- * (applyInPlace). A fresh clone changes few, and on a disk reading a small file costs far less than
- * creating it (docs/speed.md).
+ * Writes a full build's files into the spare slot and publishes it, each file handed to the writer as
+ * soon as it is rendered. Given the state of the live output, first compares the files with the live
+ * ones by their bytes: when nothing differs, nothing is written; when up to half of them differ, only
+ * those are written, into the live slot in place (applyInPlace). A fresh clone changes few, and on a
+ * disk reading a small file costs far less than creating it (docs/speed.md).
  */
 function writeBuild(
   output: LockedOutput,
-  files: readonly OutputFile[],
+  rendered: Iterable<OutputFile>,
   previous: BuildState | undefined,
-  onFile: ((done: number, total: number) => void) | undefined,
+  onProgress: BuildProgress | undefined,
   index: Parameters<typeof writeFileIndex>[3] | undefined,
+  catalogue: RenderedCatalogue,
 ): Written {
   const home = output.layout.home;
   const live = output.live && slotDir(output, output.live);
+  let files: Iterable<OutputFile> = rendered;
   if (previous) {
-    const changes = diffOutput(live!, files);
+    const all = [...rendered];
+    files = all;
+    const paths = all.map((f) => f.path);
+    const changes = diffOutput(live!, all);
     // The index's own files are not rendered: writeFileIndex keeps them.
     if (index) for (const path of changes.keys()) if (isFileIndexPath(path)) changes.delete(path);
     if (changes.size === 0 && !(index && fileIndexOutdated(live!, index)))
-      return { compared: true, changes, live: output.live! };
-    if (changes.size * 2 <= files.length) {
+      return { compared: true, changes, live: output.live!, paths };
+    if (changes.size * 2 <= all.length) {
       forgetState(home);
       const digests: WrittenDigests = new Map();
       applyInPlace(output, changes, digests);
       if (index) writeFileIndex(live!, live, changes.keys(), index, { digests });
-      return { compared: true, changes, live: output.live! };
+      return { compared: true, changes, live: output.live!, paths };
     }
   }
   forgetState(home);
   const digests: WrittenDigests = new Map();
-  writeFresh(output, files, onFile, index && digests);
-  if (index)
-    writeFileIndex(slotDir(output, output.spare), live, "all", index, { digests, paths: files.map((f) => f.path) });
+  const writing = phase(onProgress, "writing");
+  const paths = writeFresh(
+    output,
+    files,
+    writing && { onFile: writing, expected: previous?.files ?? expectedFiles(catalogue) },
+    index && digests,
+  );
+  if (index) writeFileIndex(slotDir(output, output.spare), live, "all", index, { digests, paths });
   publish(output);
-  return { compared: false, live: output.spare };
+  return { compared: false, live: output.spare, paths };
+}
+
+/** About how many files a full build of the catalogue writes, for its progress: three a package. */
+function expectedFiles(catalogue: RenderedCatalogue): number {
+  let packages = 0;
+  for (const list of catalogue.packages.values()) packages += list.length;
+  return 3 * packages;
 }
 
 /** Packages whose file a build compared by content wrote or deleted. */
@@ -363,10 +392,10 @@ function changedPackages(
 function droppedTargets(
   dropped: readonly TargetId[],
   catalogue: RenderedCatalogue,
-  files: readonly OutputFile[],
+  paths: readonly string[],
 ): Pick<BuildSummary, "dropped"> {
   if (dropped.length === 0) return {};
-  const kept = new Set(files.map((f) => f.path));
+  const kept = new Set(paths);
   const gone = targetFiles(dropped, catalogueNames(catalogue))
     .map((f) => f.path)
     .filter((path) => !kept.has(path));

@@ -11,7 +11,7 @@ import { renderTodayApi } from "../render/renderToday.js";
 import { packageFilePaths } from "../routes/packageFileLayout.js";
 import { aliasFilesOf, OPENAPI_FILE } from "../routes/routeTable.js";
 import { renderHbb } from "../render/renderHbb.js";
-import { renderSite } from "../site/renderSite.js";
+import { siteFiles } from "../site/renderSite.js";
 import type { SiteIndex } from "../site/siteIndex.js";
 import type { TargetId } from "../targets/target.js";
 import { targetById } from "../targets/index.js";
@@ -64,23 +64,31 @@ export function aliasFiles(stored: readonly OutputFile[]): OutputFile[] {
   return stored.flatMap((file) => aliasFilesOf(file.path).map((path) => ({ path, content: { sameAs: file.path } })));
 }
 
+/** Every file of the output, as one array (what `check` expects a deployment to serve). */
 export function renderOutput(catalogue: RenderedCatalogue, options: OutputOptions): OutputFile[] {
-  const targets = options.targets ?? [];
-  const stored = storedPackageFiles(catalogue);
-  return [
-    ...renderApi(catalogue),
-    ...renderTodayApi(catalogue, { baseUrl: options.baseUrl, nowMs: options.nowMs ?? Date.now() }),
-    ...stored,
-    ...(needsAliasFiles(targets) ? aliasFiles(stored) : []),
-    ...renderHbb(catalogue),
-    { path: OPENAPI_FILE, content: renderOpenApi() },
-    ...(options.site ? siteFiles(catalogue, options) : []),
-    ...(targets.length > 0 ? targetFiles(targets, catalogueNames(catalogue)) : []),
-  ];
+  return [...outputFiles(catalogue, options)];
 }
 
-function siteFiles(catalogue: RenderedCatalogue, options: OutputOptions): OutputFile[] {
-  const site = renderSite(catalogue, options.baseUrl);
+/**
+ * Every file of the output, one group after another, each rendered only when the one before has been
+ * taken: a full build hands the API's files to its writer while the site is still to be rendered.
+ */
+export function* outputFiles(catalogue: RenderedCatalogue, options: OutputOptions): Generator<OutputFile> {
+  const targets = options.targets ?? [];
+  const stored = storedPackageFiles(catalogue);
+  yield* renderApi(catalogue);
+  yield* renderTodayApi(catalogue, { baseUrl: options.baseUrl, nowMs: options.nowMs ?? Date.now() });
+  // Before the stored files: the icon archive reads each icon where the build made it, whence it is moved.
+  yield* renderHbb(catalogue);
+  yield* stored;
+  if (needsAliasFiles(targets)) yield* aliasFiles(stored);
+  yield { path: OPENAPI_FILE, content: renderOpenApi() };
+  if (options.site) yield* siteOutput(catalogue, options);
+  if (targets.length > 0) yield* targetFiles(targets, catalogueNames(catalogue));
+}
+
+function* siteOutput(catalogue: RenderedCatalogue, options: OutputOptions): Generator<OutputFile> {
+  const site = siteFiles(catalogue, options.baseUrl);
   options.siteIndex?.(site.index);
-  return site.files;
+  yield* site.files;
 }

@@ -33,6 +33,18 @@ export function renderSite(
   catalogue: RenderedCatalogue,
   baseUrl?: string | undefined,
 ): { files: OutputFile[]; index: SiteIndex } {
+  const site = siteFiles(catalogue, baseUrl);
+  return { files: [...site.files], index: site.index };
+}
+
+/**
+ * The site's files as a full build writes them: every page but the packages' own rendered at once,
+ * each package page only when it is taken (they are most of the site's bytes).
+ */
+export function siteFiles(
+  catalogue: RenderedCatalogue,
+  baseUrl?: string | undefined,
+): { files: Iterable<OutputFile>; index: SiteIndex } {
   const hosts = siteHosts(catalogue.hosts);
   const files: FilesSource = {
     defaultHost: catalogue.defaultHost ?? hosts[0]?.id ?? "",
@@ -51,21 +63,27 @@ export function renderSite(
     ]),
   );
   // A build with package files has the Homebrew Browser's surface (render/renderHbb.ts).
-  const site = assembleSite({ hosts, fresh, gone: new Map(), files, hbb: catalogue.defaultHost !== undefined });
+  const site = assembleSite({
+    hosts,
+    fresh,
+    gone: new Map(),
+    files,
+    hbb: catalogue.defaultHost !== undefined,
+    lazyPages: true,
+  });
   const feeds = assembleFeeds({
     hosts,
     index: site.index,
     fresh,
     baseUrl: todayUrlsOf(catalogue.hosts, catalogue.hostsDefault, baseUrl).baseUrl,
   });
-  return {
-    files: [
-      ...siteAssets(),
-      ...[...site.writes].map(([path, content]) => ({ path, content: content! })),
-      ...[...feeds.writes].map(([path, content]) => ({ path, content })),
-    ],
-    index: site.index,
-  };
+  function* all(): Generator<OutputFile> {
+    yield* siteAssets();
+    for (const [path, content] of site.writes) yield { path, content: content! };
+    for (const [path, content] of feeds.writes) yield { path, content };
+    for (const [path, render] of site.pages) yield { path, content: render() };
+  }
+  return { files: all(), index: site.index };
 }
 
 /** The hosts as the site names them, from hosts.json's. */

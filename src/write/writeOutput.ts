@@ -114,29 +114,40 @@ export async function withOutput<T>(out: string, work: (output: LockedOutput) =>
   }
 }
 
-/** Makes the spare slot hold exactly `files`. */
+/**
+ * Makes the spare slot hold exactly `files`, each written as soon as it is taken (a full build renders
+ * them as they are asked for), each folder made once, and each link to another file of the output
+ * (SameAs) after every other file, so what it names is there. Returns every path written, in order.
+ */
 export function writeFresh(
   output: LockedOutput,
-  files: readonly OutputFile[],
-  onFile?: (done: number, total: number) => void,
+  files: Iterable<OutputFile>,
+  progress?: { onFile: (done: number, total: number) => void; expected: number },
   digests?: WrittenDigests,
-): void {
+): string[] {
   const root = slotDir(output, output.spare);
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root);
-  const folders = new Set(files.map((f) => dirname(f.path)));
-  for (const folder of [...folders].sort()) mkdirSync(join(root, folder), { recursive: true });
-  linksLast(files).forEach((file, i) => {
-    checkMemory("writing the output");
+  const made = new Set<string>(["."]);
+  const paths: string[] = [];
+  const links: OutputFile[] = [];
+  const write = (file: OutputFile) => {
+    const folder = dirname(file.path);
+    if (!made.has(folder)) {
+      mkdirSync(join(root, folder), { recursive: true });
+      for (let at = folder; at !== "." && !made.has(at); at = dirname(at)) made.add(at);
+    }
     writeContent(join(root, file.path), file.content, root, digests, file.path);
-    onFile?.(i + 1, files.length);
-  });
-}
-
-/** The files, each link to another file of the output (SameAs) after every other, so what it names is there. */
-function linksLast<T extends { content: OutputFile["content"] | null | undefined }>(files: readonly T[]): T[] {
-  const isLink = (file: T) => typeof file.content === "object" && file.content !== null && "sameAs" in file.content;
-  return [...files.filter((f) => !isLink(f)), ...files.filter(isLink)];
+  };
+  for (const file of files) {
+    checkMemory("writing the output");
+    paths.push(file.path);
+    if (typeof file.content === "object" && "sameAs" in file.content) links.push(file);
+    else write(file);
+    progress?.onFile(paths.length, Math.max(paths.length, progress.expected));
+  }
+  for (const file of links) write(file);
+  return paths;
 }
 
 /**
@@ -243,47 +254,52 @@ function writeContent(
   const hash = digests && createHash("sha256");
   let size = 0;
   const fd = openSync(path, "w");
-  // Outputs are ASCII but the Homebrew Browser's list, whose string is its UTF-8 bytes as latin1.
-  const put = (part: string | Uint8Array) => {
-    if (typeof part === "string") {
-      writeSync(fd, part, null, "latin1");
-      hash?.update(part, "latin1");
-      size += part.length;
-    } else {
-      writeSync(fd, part);
-      hash?.update(part);
-      size += part.byteLength;
-    }
-  };
   try {
-    if (typeof content === "string") {
-      // A string is the file's bytes as latin1 (renderApi.ts's OutputFile), as diffOutput reads it.
-      put(content);
-    } else {
-      let chunk = "[";
-      content.jsonArray.forEach((item, i) => {
-        if (i > 0) chunk += ",";
-        if (typeof item !== "string" && item.byteLength >= SMALL_BYTES) {
-          put(chunk);
-          put(item);
-          chunk = "";
-          return;
-        }
-        chunk +=
-          typeof item === "string"
-            ? item
-            : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1");
-        if (chunk.length >= CHUNK_CHARS) {
-          put(chunk);
-          chunk = "";
-        }
-      });
-      put(`${chunk}]`);
+    for (const part of contentChunks(content)) {
+      // Outputs are ASCII but the Homebrew Browser's list, whose string is its UTF-8 bytes as latin1.
+      if (typeof part === "string") {
+        writeSync(fd, part, null, "latin1");
+        hash?.update(part, "latin1");
+        size += part.length;
+      } else {
+        writeSync(fd, part);
+        hash?.update(part);
+        size += part.byteLength;
+      }
     }
   } finally {
     closeSync(fd);
   }
   if (hash && key !== undefined) digests!.set(key, { size, sha256: hash.digest("hex") });
+}
+
+/**
+ * The bytes of a file's content in the pieces it is written in: a string is the file's bytes as
+ * latin1 (renderApi.ts's OutputFile), as diffOutput reads it; a JSON array is joined into chunks of
+ * up to CHUNK_CHARS, long byte runs (kept packages of an old list) passed on as they are.
+ */
+export function contentChunks(
+  content: string | { jsonArray: readonly (string | Uint8Array)[] },
+): (string | Uint8Array)[] {
+  if (typeof content === "string") return [content];
+  const parts: (string | Uint8Array)[] = [];
+  let chunk = "[";
+  content.jsonArray.forEach((item, i) => {
+    if (i > 0) chunk += ",";
+    if (typeof item !== "string" && item.byteLength >= SMALL_BYTES) {
+      parts.push(chunk, item);
+      chunk = "";
+      return;
+    }
+    chunk +=
+      typeof item === "string" ? item : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1");
+    if (chunk.length >= CHUNK_CHARS) {
+      parts.push(chunk);
+      chunk = "";
+    }
+  });
+  parts.push(`${chunk}]`);
+  return parts;
 }
 
 /**
