@@ -2,8 +2,8 @@
 // a build signs, and the signature named by the entry's digest is the same one; a build with no
 // live index still gets a larger revision; an entry with a lifetime expires, verify fails it with
 // the date and a fresh build renews it; a rebuild's new entry is signed and names no removed file
-// before the first removal; entry.json's caps.
-import fs, { chmodSync, readFileSync, realpathSync, rmSync } from "node:fs";
+// before the first removal; a secret key file others can read is refused; entry.json's caps.
+import fs, { chmodSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { syncBuiltinESMExports } from "node:module";
 import { join, relative } from "node:path";
@@ -19,10 +19,10 @@ import {
   signaturePathOf,
   type IndexEntry,
 } from "../../src/trust/fileIndex.js";
-import { formatPublicKey, generateSecretKey, verifyMinisign } from "../../src/trust/minisign.js";
+import { formatPublicKey, formatSecretKey, generateSecretKey, verifyMinisign } from "../../src/trust/minisign.js";
 import { verifyDeployment } from "../../src/trust/verifyDeployment.js";
 import { requireProgram } from "../support/servers/common.js";
-import { copyConformanceWithFiles, copyFixture, memoryTempDir, tempDir } from "../support/helpers.js";
+import { copyConformanceWithFiles, copyFixture, memoryTempDir, shopfront, tempDir } from "../support/helpers.js";
 
 const minisign = requireProgram("minisign", "minisign");
 const DAY_MS = 24 * 3600 * 1000;
@@ -210,6 +210,41 @@ describe("a rebuild in place", () => {
     for (const file of removed) expect(seen?.indexed.has(servedPathOf(file) ?? `/${file}`)).toBe(false);
     expect(seen?.indexed).toEqual(indexedPaths(live));
   }, 120_000);
+});
+
+describe("build --signing-key", () => {
+  it("refuses a secret key file its group or others can read, as ssh does, and signs with one its owner alone can", () => {
+    const dir = tempDir();
+    const keyFile = join(tempDir(), "shopfront.key");
+    writeFileSync(keyFile, formatSecretKey(generateSecretKey()));
+    const args = ["build", "--catalogue", copyFixture("basic"), "--out", join(dir, "dist"), "--signing-key", keyFile];
+    chmodSync(keyFile, 0o644);
+    const refused = shopfront(dir, ...args);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`--signing-key ${keyFile}: the secret key is open to group or others (mode 0644)`);
+    expect(refused.stderr).toContain(`chmod 600 ${keyFile}`);
+    chmodSync(keyFile, 0o600);
+    const signed = shopfront(dir, ...args);
+    expect(signed.stderr).toBe("");
+    expect(signed.code).toBe(0);
+  }, 60_000);
+});
+
+describe("build's index settings", () => {
+  it("takes the lifetime from shopfront.json's indexLifetimeDays, and refuses a mirror that is not http(s)", () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, "shopfront.json"),
+      JSON.stringify({ catalogue: copyFixture("basic"), indexLifetimeDays: 7 }),
+    );
+    const built = shopfront(dir, "build");
+    expect(built.code).toBe(0);
+    const entry = entryOf(join(dir, "dist"));
+    expect(Date.parse(entry.expires!) - Date.parse(entry.built)).toBe(7 * DAY_MS);
+    const refused = shopfront(dir, "build", "--mirror", "ftp://mirror.example.org/");
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--mirror ftp://mirror.example.org/: not an http:// or https:// URL");
+  }, 60_000);
 });
 
 describe("entry.json's caps", () => {
