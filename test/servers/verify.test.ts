@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { servePreview } from "../../src/serve/servePreview.js";
+import { signaturePathOf } from "../../src/trust/fileIndex.js";
 import { formatPublicKey, generateSecretKey } from "../../src/trust/minisign.js";
 import { verifyDeployment, type VerifyReport } from "../../src/trust/verifyDeployment.js";
 import { copyConformanceWithFiles, shopfrontAsync, tempDir, writeFiles } from "../support/helpers.js";
@@ -93,6 +94,13 @@ describe.each(SERVERS)("verify against $name", ({ start }) => {
     expect(report.mirrors).toEqual([
       { url: mirror.url, status: "behind", revision: firstRevision, detail: `older than revision ${report.revision}` },
     ]);
+  });
+
+  it("serves the signature by the entry's digest, the same bytes as entry.json.minisig", async () => {
+    const entry = Buffer.from(await (await fetch(`${main.url}/entry.json`)).arrayBuffer());
+    const byDigest = await fetch(`${main.url}/${signaturePathOf(entry)}`);
+    expect(byDigest.status).toBe(200);
+    expect(await byDigest.text()).toBe(await (await fetch(`${main.url}/entry.json.minisig`)).text());
   });
 
   it("refuses an index signed by another key, checking nothing it names, and without --key says the served key proves consistency only", async () => {
