@@ -27,9 +27,9 @@ export function formatVerifyReport(report: VerifyReport): string[] {
   else lines.push(`signature: BAD: ${signature.reason}`);
   if (report.revision !== undefined) {
     const expires = report.expires !== undefined ? `, expires ${report.expires}` : "";
-    lines.push(
-      `index: revision ${report.revision}, built ${report.built}${expires}, ${plural(report.indexed, "file")}`,
-    );
+    // A stopped check read no shard: it knows no count of files.
+    const files = report.stopped === undefined ? `, ${plural(report.indexed, "file")}` : "";
+    lines.push(`index: revision ${report.revision}, built ${report.built}${expires}${files}`);
   }
   if (report.stopped !== undefined) return [...lines, `stopped: ${report.stopped}`];
   for (const shard of report.badShards) lines.push(`bad shard  ${shard.path}: ${shard.detail}`);

@@ -21,6 +21,7 @@ import {
 } from "../../src/trust/fileIndex.js";
 import { formatPublicKey, formatSecretKey, generateSecretKey, verifyMinisign } from "../../src/trust/minisign.js";
 import { verifyDeployment } from "../../src/trust/verifyDeployment.js";
+import { formatVerifyReport } from "../../src/cli/formatVerify.js";
 import { requireProgram } from "../support/servers/common.js";
 import { copyConformanceWithFiles, copyFixture, memoryTempDir, shopfront, tempDir } from "../support/helpers.js";
 
@@ -157,6 +158,11 @@ describe("an entry with a lifetime", () => {
     const report = await verifyAt(now + 3 * DAY_MS);
     expect(report).toMatchObject({ ok: false, checked: 0, expires });
     expect(report.stopped).toContain(`entry.json expired at ${expires}`);
+    expect(formatVerifyReport(report)).toEqual([
+      expect.stringMatching(/^signature: good, by key /),
+      `index: revision ${report.revision}, built ${report.built}, expires ${expires}`,
+      `stopped: ${report.stopped}`,
+    ]);
   });
 
   it("is not renewed by a build within 12 hours that changes nothing, and renewed by a later one", async () => {
