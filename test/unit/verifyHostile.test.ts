@@ -78,6 +78,8 @@ describe("verify against a hostile server", () => {
       if (mode === "endless-zip" && path === `/${ZIP}`) return endless(res, "application/zip");
       if (mode === "altered" && path === "/entry.json")
         return void res.writeHead(200, { "content-type": "application/json" }).end(alteredEntry);
+      if (mode === "redirect-entry" && path === "/entry.json")
+        return void res.writeHead(307, { location: `${otherUrl}${path}` }).end();
       if (mode === "redirect" && path === `/${ZIP}`)
         return void res.writeHead(302, { location: `${otherUrl}${path}` }).end();
       // Within the origin: followed, as a host that moves its files to another path of itself.
@@ -187,5 +189,14 @@ describe("verify against a hostile server", () => {
     expect(elsewhere).toEqual([]);
     expect(requests).toContain("/honest/v1/hosts");
     expect(report.ok).toBe(false);
+  }, 60_000);
+
+  it("an entry.json that redirects to another origin is not followed, and named", async () => {
+    const run = await verify("redirect-entry");
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /\/redirect-entry\/entry\.json: redirects to http:\/\/127\.0\.0\.1:\d+\/entry\.json, outside http:\/\/127\.0\.0\.1:\d+: not followed/,
+    );
+    expect(elsewhere).toEqual([]);
   }, 60_000);
 });
