@@ -25,7 +25,13 @@ export function formatVerifyReport(report: VerifyReport): string[] {
   else if (signature.kind === "unsigned")
     lines.push("signature: none: the index is unsigned, so nothing proves who made it");
   else lines.push(`signature: BAD: ${signature.reason}`);
-  lines.push(`index: revision ${report.revision}, built ${report.built}, ${plural(report.indexed, "file")}`);
+  if (report.revision !== undefined) {
+    const expires = report.expires !== undefined ? `, expires ${report.expires}` : "";
+    // A stopped check read no shard: it knows no count of files.
+    const files = report.stopped === undefined ? `, ${plural(report.indexed, "file")}` : "";
+    lines.push(`index: revision ${report.revision}, built ${report.built}${expires}${files}`);
+  }
+  if (report.stopped !== undefined) return [...lines, `stopped: ${report.stopped}`];
   for (const shard of report.badShards) lines.push(`bad shard  ${shard.path}: ${shard.detail}`);
   for (const problem of report.files) lines.push(formatFileProblem(problem));
   for (const mirror of report.mirrors ?? []) lines.push(...formatMirror(mirror));

@@ -21,6 +21,8 @@ export interface ProjectConfig {
   baseUrl?: string;
   /** Base URLs of the deployment's mirrors, listed in the file index (docs/trust.md). */
   mirrors?: string[];
+  /** Days until the signed index's entry expires (docs/trust.md); without it, never. */
+  indexLifetimeDays?: number;
 }
 
 export interface ConfigResult {

@@ -346,8 +346,7 @@ function writeBuild(
     if (changes.size * 2 <= all.length) {
       forgetState(home);
       const digests: WrittenDigests = new Map();
-      applyInPlace(output, changes, digests);
-      if (index) writeFileIndex(live!, live, changes.keys(), index, { digests });
+      applyInPlace(output, changes, digests, index && (() => writeFileIndex(live!, live, changes, index, { digests })));
       return { compared: true, changes, live: output.live!, paths };
     }
   }

@@ -150,13 +150,17 @@ async function rebuildFrom(
   const planned = applyStrict(plan.problems, options.strict);
   if (planned.some(isError)) return { problems: planned };
   const home = output.layout.home;
-  if (plan.writes.size > 0 || (options.index && fileIndexOutdated(liveDir, options.index))) {
+  const index = options.index && { ...options.index, builtMs: snapshotMs };
+  if (plan.writes.size > 0 || (index && fileIndexOutdated(liveDir, index))) {
     forgetState(home);
     const digests: WrittenDigests = new Map();
-    applyInPlace(output, plan.writes, options.index && digests);
-    // After the removals, which the index must not name: it names the files as they are now.
-    if (options.index)
-      writeFileIndex(liveDir, liveDir, plan.writes.keys(), { ...options.index, builtMs: snapshotMs }, { digests });
+    // Before the removals, which the last index names until the new one is there: it leaves them out.
+    applyInPlace(
+      output,
+      plan.writes,
+      index && digests,
+      index && (() => writeFileIndex(liveDir, liveDir, plan.writes, index, { digests })),
+    );
     writeState(home, plan.state);
   } else if (plan.stateMoved) {
     // Touched but unchanged inputs: remember their new signatures so they are not read again.

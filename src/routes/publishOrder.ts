@@ -6,6 +6,7 @@
 // index naming a list of the last build. Deletions come after every phase.
 import { TODAY_ROUTES, type TodayRouteId } from "./todayRoutes.js";
 import {
+  FILE_INDEX,
   isFileIndexPath,
   isSiteFile,
   NOT_FOUND_FILE,
@@ -21,7 +22,9 @@ export const PHASES = [
   "host list",
   "the browse site's assets and pages",
   "the home page",
-  "the signed index (its shards, entry.json, its signature and key)",
+  "the signed index's shards and the signature named by the entry's SHA-256",
+  "the signed index's entry.json",
+  "entry.json's signature beside it and the public key",
 ] as const;
 
 const PHASE_OF_ROUTE: Record<RouteId, number> = {
@@ -46,7 +49,11 @@ const PHASE_OF_ROUTE: Record<RouteId, number> = {
 export function phaseOf(path: string): number | undefined {
   // The OpenAPI document names no package, list or host; a package file goes before the package naming it.
   if (path === NOT_FOUND_FILE || path === OPENAPI_FILE || packageFileKind(path) !== undefined) return 0;
-  // The index names the lists, the pages and the package files by their digests: last of all.
+  // The index names the lists, the pages and the package files by their digests: last of all; its
+  // entry after its shards and the signature a reader finds by the entry's digest, and the signature
+  // at the fixed name after the entry (src/trust/writeFileIndex.ts writes them in the same order).
+  if (path === FILE_INDEX.entry) return 6;
+  if (path === FILE_INDEX.signature || path === FILE_INDEX.publicKey) return 7;
   if (isFileIndexPath(path)) return 5;
   // A file in a site folder, then the home page.
   if (isSiteFile(path)) return path.includes("/") ? 3 : 4;

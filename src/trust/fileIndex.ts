@@ -33,9 +33,30 @@ export interface IndexEntry {
   shards: ShardRef[];
   /** The last build's shards, still served: a file that matches its entry there is stale, not altered. */
   previous?: { revision: number; shards: ShardRef[] };
-  /** Base URLs of the deployment's mirrors (shopfront.json's `mirrors`). */
+  /** Base URLs of the deployment's mirrors (shopfront.json's `mirrors`), http or https. */
   mirrors: string[];
+  /** When a client must stop trusting the entry, ISO 8601 in UTC (shopfront.json's `indexLifetimeDays`). */
+  expires?: string;
 }
+
+/**
+ * What a client (and verify) holds an index to, so that a server cannot make it hold an endless
+ * body or list: every body is read up to the size the signed entry gives, entry.json and its
+ * signature up to these (docs/trust.md). A build stays far below them: 100,000 packages make about
+ * 300,000 files, 512 shards of about 80 kB and an entry of about 150 kB.
+ */
+export const INDEX_LIMITS = {
+  entryBytes: 4 * 1024 * 1024,
+  signatureBytes: 16 * 1024,
+  publicKeyBytes: 4 * 1024,
+  shards: 4096,
+  shardBytes: 8 * 1024 * 1024,
+  /** The shards' bytes together, each of entry.json's lists (current and previous). */
+  indexBytes: 256 * 1024 * 1024,
+  files: 2 * 1024 * 1024,
+  mirrors: 16,
+  redirects: 5,
+} as const;
 
 /** How many files a shard holds on average when the shard count is chosen again. */
 const FILES_PER_SHARD = 1024;
@@ -73,6 +94,15 @@ export function renderShard(files: readonly IndexedFile[]): string {
   return `{"files":[${lines.length > 0 ? `\n${lines.join(",\n")}\n` : ""}]}\n`;
 }
 
+/**
+ * The path of entry.json's signature named by the entry's own SHA-256 (40 hex digits), written before
+ * the entry: a client that got an entry fetches the signature of those bytes, never the one of an
+ * entry being replaced beside it. entry.json.minisig, beside the entry, is the same signature.
+ */
+export function signaturePathOf(entryBytes: Uint8Array | string): string {
+  return `${FILE_INDEX.folder}/${sha256Hex(entryBytes).slice(0, 40)}.minisig`;
+}
+
 /** A shard's path in the build: named by (the first 40 hex digits of) its own SHA-256, so it never changes in place. */
 export function shardPath(sha256: string): string {
   return `${FILE_INDEX.folder}/${sha256.slice(0, 40)}.json`;
@@ -104,9 +134,33 @@ function isShardRef(value: unknown): value is ShardRef {
     typeof s.sha256 === "string" &&
     HEX64.test(s.sha256) &&
     Number.isSafeInteger(s.size) &&
-    s.size >= 0
+    s.size >= 0 &&
+    s.size <= INDEX_LIMITS.shardBytes
   );
 }
+
+/** What is wrong with a list of shard refs, or undefined. */
+function shardsProblem(name: string, shards: unknown): string | undefined {
+  if (!Array.isArray(shards) || shards.length === 0 || !shards.every(isShardRef))
+    return `${name} is not a list of {path, sha256, size} of at most ${INDEX_LIMITS.shardBytes} bytes each`;
+  if (shards.length > INDEX_LIMITS.shards) return `${name} lists more than ${INDEX_LIMITS.shards} shards`;
+  if (shards.reduce((sum: number, s: ShardRef) => sum + s.size, 0) > INDEX_LIMITS.indexBytes)
+    return `the shards of ${name} add up to more than ${INDEX_LIMITS.indexBytes} bytes`;
+  return undefined;
+}
+
+/** An absolute http or https URL. */
+function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== "string") return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && !/\s/.test(value);
+  } catch {
+    return false;
+  }
+}
+
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
 function parseJsonText(text: string): unknown {
   try {
@@ -138,19 +192,21 @@ export function parseEntry(text: string): IndexEntry | string {
     return `format ${JSON.stringify(value.format)} is not ${INDEX_FORMAT}, the one this shopfront reads`;
   if (!Number.isSafeInteger(value.revision) || value.revision! < 1) return "revision is not a positive integer";
   if (typeof value.built !== "string") return "built is not a string";
-  if (!Number.isSafeInteger(value.files)) return "files is not an integer";
-  if (!Array.isArray(value.shards) || value.shards.length === 0 || !value.shards.every(isShardRef))
-    return "shards is not a list of {path, sha256, size}";
+  if (!Number.isSafeInteger(value.files) || value.files! < 0 || value.files! > INDEX_LIMITS.files)
+    return `files is not an integer from 0 to ${INDEX_LIMITS.files}`;
+  const shards = shardsProblem("shards", value.shards);
+  if (shards !== undefined) return shards;
   const previous = value.previous;
-  if (
-    previous !== undefined &&
-    (!Number.isSafeInteger(previous.revision) ||
-      !Array.isArray(previous.shards) ||
-      previous.shards.length === 0 ||
-      !previous.shards.every(isShardRef))
-  )
-    return "previous is not {revision, shards}";
-  if (!Array.isArray(value.mirrors) || !value.mirrors.every((m) => typeof m === "string"))
-    return "mirrors is not a list of URLs";
+  if (previous !== undefined) {
+    if (typeof previous !== "object" || previous === null || !Number.isSafeInteger(previous.revision))
+      return "previous is not {revision, shards}";
+    const problem = shardsProblem("previous.shards", previous.shards);
+    if (problem !== undefined) return problem;
+  }
+  if (!Array.isArray(value.mirrors) || !value.mirrors.every(isHttpUrl))
+    return "mirrors is not a list of http:// or https:// URLs";
+  if (value.mirrors.length > INDEX_LIMITS.mirrors) return `mirrors lists more than ${INDEX_LIMITS.mirrors}`;
+  if (value.expires !== undefined && (typeof value.expires !== "string" || !ISO_UTC.test(value.expires)))
+    return "expires is not a date and time in UTC (ISO 8601)";
   return value as IndexEntry;
 }

@@ -1,20 +1,25 @@
 // `shopfront verify`: fetch a deployment's signed file index, check its signature and shards, then
 // fetch its files (all, or a sample) and compare each with the index; with mirrors, say of each
 // whether it serves the same revision, an older one, or something else. Returns data; the CLI prints.
-import { createHash } from "node:crypto";
+// The server is not trusted: nothing the entry names is fetched before its signature holds, every
+// body is read only up to the size the index gives (INDEX_LIMITS for the index's own), and a
+// redirect is followed only within the deployment's origin (docs/trust.md).
 import { FILE_INDEX } from "../routes/routeTable.js";
 import { forEachConcurrently } from "../util/forEachConcurrently.js";
 import { FailureError } from "../util/errors.js";
 import {
+  INDEX_LIMITS,
   parseEntry,
   parseShard,
   sha256Hex,
   shardOf,
+  signaturePathOf,
   type IndexedFile,
   type IndexEntry,
   type ShardRef,
 } from "./fileIndex.js";
 import { keyIdHex, parsePublicKey, verifyMinisign, type PublicKey } from "./minisign.js";
+import { fetchBounded, fetchDigestBounded } from "./fetchBounded.js";
 
 export interface VerifyOptions {
   /** The deployment's base URL. */
@@ -30,6 +35,8 @@ export interface VerifyOptions {
   onProgress?: (done: number, total: number) => void;
   /** Picks the sample (tests pass a seeded one). */
   random?: () => number;
+  /** The time an entry's `expires` is compared with (tests pass another). */
+  now?: () => number;
 }
 
 export type SignatureOutcome =
@@ -54,8 +61,12 @@ export interface MirrorReport {
 export interface VerifyReport {
   url: string;
   signature: SignatureOutcome;
-  revision: number;
-  built: string;
+  /** Why nothing after entry.json was fetched: its signature did not hold, or it expired. */
+  stopped?: string;
+  /** The entry's, once its signature held (or it is unsigned and no key was given). */
+  revision?: number;
+  built?: string;
+  expires?: string;
   /** Files the index lists. */
   indexed: number;
   /** Files fetched and compared. */
@@ -67,111 +78,96 @@ export interface VerifyReport {
   ok: boolean;
 }
 
-const TIMEOUT_MS = 60_000;
-
 function join(base: string, path: string): string {
   return `${base.replace(/\/+$/, "")}${path}`;
 }
 
-/** A GET's status and body; a network failure is a FailureError naming the URL. */
-async function get(url: string): Promise<{ status: number; body: Buffer }> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), redirect: "follow" });
-    return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
-  } catch (error) {
-    throw new FailureError(
-      `cannot fetch ${url}: ${error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error)}`,
-    );
-  }
-}
-
-/** A served file's size and SHA-256, streamed, or its status when not 200. */
-async function fetchDigest(
-  url: string,
-): Promise<{ size: number; sha256: string } | { status: number } | { error: string }> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), redirect: "follow" });
-    if (res.status !== 200 || res.body === null) {
-      await res.body?.cancel();
-      return { status: res.status };
+/** A deployment's entry.json, its signature checked against `key` (or its own served key) before it is read. */
+type FetchedEntry =
+  | {
+      entry: IndexEntry;
+      bytes: Buffer;
+      signature: SignatureOutcome & { kind: "verified" | "unsigned" };
+      key?: PublicKey;
     }
-    const hash = createHash("sha256");
-    let size = 0;
-    for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
-      hash.update(chunk);
-      size += chunk.byteLength;
-    }
-    return { size, sha256: hash.digest("hex") };
-  } catch (error) {
-    return {
-      error: error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error),
-    };
-  }
-}
+  | { bytes: Buffer; signature: SignatureOutcome & { kind: "bad" }; entry?: never; key?: never };
 
-/** A deployment's entry, fetched and parsed, with its signature checked against `key` (or its own served key). */
-async function fetchEntry(
-  base: string,
-  key: PublicKey | undefined,
-): Promise<{ entry: IndexEntry; bytes: Buffer; signature: SignatureOutcome; key?: PublicKey }> {
-  const entryUrl = join(base, `/${FILE_INDEX.entry}`);
-  const fetched = await get(entryUrl);
-  if (fetched.status !== 200)
+/**
+ * Fetches entry.json and its signature (by the entry's SHA-256, else beside it) and checks it. A bad
+ * signature, or none when `key` is given, leaves the entry unread: nothing it names is trusted.
+ */
+async function fetchEntry(baseUrl: string, key: PublicKey | undefined): Promise<FetchedEntry> {
+  const base = new URL(baseUrl);
+  const entryUrl = join(baseUrl, `/${FILE_INDEX.entry}`);
+  const fetched = await fetchBounded(entryUrl, base, INDEX_LIMITS.entryBytes);
+  if (!("body" in fetched))
     throw new FailureError(
-      `${entryUrl} answered ${fetched.status}: the deployment has no file index (built by shopfront build?)`,
+      fetched.status === 404
+        ? `${entryUrl} answered 404: the deployment has no file index (built by shopfront build?)`
+        : `${entryUrl}: ${fetched.problem}`,
     );
-  const entry = parseEntry(fetched.body.toString("latin1"));
-  if (typeof entry === "string") throw new FailureError(`${entryUrl} is not a file index entry: ${entry}`);
-  const sig = await get(join(base, `/${FILE_INDEX.signature}`));
-  if (sig.status === 404) return { entry, bytes: fetched.body, signature: { kind: "unsigned" } };
-  if (sig.status !== 200)
-    return {
-      entry,
-      bytes: fetched.body,
-      signature: { kind: "bad", reason: `${FILE_INDEX.signature} answered ${sig.status}` },
-    };
+  const bytes = fetched.body;
+  const bad = (reason: string): FetchedEntry => ({ bytes, signature: { kind: "bad", reason } });
+  let sigName = signaturePathOf(bytes);
+  let sig = await fetchBounded(join(baseUrl, `/${sigName}`), base, INDEX_LIMITS.signatureBytes);
+  if ("status" in sig && sig.status === 404) {
+    // A build from before the signature was also named by the entry's digest, or an entry not the one signed.
+    sigName = FILE_INDEX.signature;
+    sig = await fetchBounded(join(baseUrl, `/${sigName}`), base, INDEX_LIMITS.signatureBytes);
+  }
+  let signature: SignatureOutcome;
   let used = key;
-  if (used === undefined) {
-    const served = await get(join(base, `/${FILE_INDEX.publicKey}`));
-    const parsed = served.status === 200 ? parsePublicKey(served.body.toString("latin1")) : `answered ${served.status}`;
-    if (typeof parsed === "string")
-      return {
-        entry,
-        bytes: fetched.body,
-        signature: { kind: "bad", reason: `the served ${FILE_INDEX.publicKey}: ${parsed}` },
-      };
-    used = parsed;
-  }
-  const checked = verifyMinisign(fetched.body, sig.body.toString("latin1"), used);
-  const signature: SignatureOutcome = checked.ok
-    ? {
-        kind: "verified",
-        keyId: keyIdHex(used.keyId),
-        trustedComment: checked.trustedComment,
-        key: key ? "given" : "served",
-      }
-    : { kind: "bad", reason: checked.reason };
-  return { entry, bytes: fetched.body, signature, key: used };
+  if ("body" in sig) {
+    if (used === undefined) {
+      const served = await fetchBounded(join(baseUrl, `/${FILE_INDEX.publicKey}`), base, INDEX_LIMITS.publicKeyBytes);
+      const parsed = "body" in served ? parsePublicKey(served.body.toString("latin1")) : served.problem;
+      if (typeof parsed === "string") return bad(`the served ${FILE_INDEX.publicKey}: ${parsed}`);
+      used = parsed;
+    }
+    const checked = verifyMinisign(bytes, sig.body.toString("latin1"), used);
+    if (!checked.ok) return bad(`${sigName}: ${checked.reason}`);
+    signature = {
+      kind: "verified",
+      keyId: keyIdHex(used.keyId),
+      trustedComment: checked.trustedComment,
+      key: key ? "given" : "served",
+    };
+  } else if (sig.status === 404) {
+    if (key !== undefined) return bad(`${FILE_INDEX.entry} is unsigned (${FILE_INDEX.signature} answered 404)`);
+    signature = { kind: "unsigned" };
+  } else return bad(`${sigName}: ${sig.problem}`);
+  const entry = parseEntry(bytes.toString("latin1"));
+  if (typeof entry === "string") throw new FailureError(`${entryUrl} is not a file index entry: ${entry}`);
+  return signature.kind === "verified" ? { entry, bytes, signature, key: used! } : { entry, bytes, signature };
 }
 
-/** Each shard fetched and checked against its entry: the files of the good ones, the bad ones named. */
+/** Each shard fetched (up to the size its entry gives) and checked: the files of the good ones, the bad ones named. */
 async function fetchShards(
-  base: string,
+  baseUrl: string,
   shards: readonly ShardRef[],
   concurrency: number,
 ): Promise<{ files: (IndexedFile[] | undefined)[]; bad: { path: string; detail: string }[] }> {
+  const base = new URL(baseUrl);
   const files: (IndexedFile[] | undefined)[] = shards.map(() => undefined);
   const bad: { path: string; detail: string }[] = [];
   await forEachConcurrently(
     shards.map((ref, i) => ({ ref, i })),
     concurrency,
     async ({ ref, i }) => {
-      const got = await get(join(base, `/${ref.path}`));
-      if (got.status !== 200) return void bad.push({ path: ref.path, detail: `answered ${got.status}` });
+      const got = await fetchBounded(join(baseUrl, `/${ref.path}`), base, ref.size);
+      if (!("body" in got))
+        return void bad.push({
+          path: ref.path,
+          detail: got.longer
+            ? `altered: longer than the ${ref.size} bytes entry.json gives (not read further)`
+            : got.problem,
+        });
       if (got.body.length !== ref.size || sha256Hex(got.body) !== ref.sha256)
-        return void bad.push({ path: ref.path, detail: "its bytes are not the ones entry.json names" });
+        return void bad.push({ path: ref.path, detail: "altered: its bytes are not the ones entry.json names" });
       const parsed = parseShard(got.body.toString("latin1"));
       if (typeof parsed === "string") return void bad.push({ path: ref.path, detail: parsed });
+      if (parsed.some((f) => shardOf(f.path, shards.length) !== i))
+        return void bad.push({ path: ref.path, detail: "lists a path of another shard" });
       files[i] = parsed;
     },
   );
@@ -192,27 +188,44 @@ function sampleOf<T>(list: readonly T[], n: number | undefined, random: () => nu
     .map((i) => list[i]!);
 }
 
-/** Compares each file served under `base` with the index; a file that differs but matches the previous index is stale. */
+/**
+ * Compares each file served under `baseUrl` with the index, reading no more of a body than the
+ * index's size (or the previous index's, to tell a stale file); a file that differs but matches the
+ * previous index is stale.
+ */
 async function checkFiles(
-  base: string,
+  baseUrl: string,
   files: readonly IndexedFile[],
   previous: ((path: string) => Promise<IndexedFile | undefined>) | undefined,
   concurrency: number,
   onDone?: () => void,
 ): Promise<FileProblem[]> {
+  const base = new URL(baseUrl);
   const problems: FileProblem[] = [];
   await forEachConcurrently(files, concurrency, async (file) => {
-    const got = await fetchDigest(join(base, file.path));
+    const url = join(baseUrl, file.path);
+    let got = await fetchDigestBounded(url, base, file.size);
+    let before: IndexedFile | undefined;
+    if ("longer" in got) {
+      // Longer than the index says: stale only if the previous build had it longer, so read that far.
+      before = await previous?.(file.path);
+      if (before && before.size > file.size) got = await fetchDigestBounded(url, base, before.size);
+    }
     onDone?.();
-    if ("error" in got) return void problems.push({ path: file.path, problem: "unreachable", detail: got.error });
-    if ("status" in got)
+    if ("longer" in got)
+      return void problems.push({
+        path: file.path,
+        problem: "altered",
+        detail: `longer than the ${Math.max(file.size, before?.size ?? 0)} bytes the index gives (not read further)`,
+      });
+    if (!("sha256" in got))
       return void problems.push({
         path: file.path,
         problem: got.status === 404 || got.status === 410 ? "missing" : "unreachable",
-        detail: `answered ${got.status}`,
+        detail: got.problem,
       });
     if (got.size === file.size && got.sha256 === file.sha256) return;
-    const before = await previous?.(file.path);
+    before ??= await previous?.(file.path);
     if (before && before.size === got.size && before.sha256 === got.sha256)
       return void problems.push({ path: file.path, problem: "stale", detail: "served as the previous build had it" });
     problems.push({
@@ -243,6 +256,12 @@ function previousLookup(
   };
 }
 
+/** Why an entry is no longer to be trusted at `nowMs`, or undefined. */
+function expiredAt(entry: IndexEntry, nowMs: number): string | undefined {
+  if (entry.expires === undefined || Date.parse(entry.expires) > nowMs) return undefined;
+  return `${FILE_INDEX.entry} expired at ${entry.expires}: a copy frozen on an old index, or one replayed (a fresh build renews it)`;
+}
+
 export async function verifyDeployment(options: VerifyOptions): Promise<VerifyReport> {
   let key: PublicKey | undefined;
   if (options.publicKey !== undefined) {
@@ -250,7 +269,20 @@ export async function verifyDeployment(options: VerifyOptions): Promise<VerifyRe
     if (typeof parsed === "string") throw new FailureError(`--key: ${parsed}`);
     key = parsed;
   }
-  const { entry, bytes, signature, key: used } = await fetchEntry(options.url, key);
+  const fetched = await fetchEntry(options.url, key);
+  const { signature } = fetched;
+  const nothing = { url: options.url, signature, indexed: 0, checked: 0, badShards: [], files: [], ok: false };
+  if (fetched.entry === undefined)
+    return { ...nothing, stopped: "the signature does not hold, so nothing the entry names was fetched" };
+  const { entry, bytes, key: used } = fetched;
+  const about = {
+    revision: entry.revision,
+    built: entry.built,
+    ...(entry.expires !== undefined ? { expires: entry.expires } : {}),
+  };
+  const now = (options.now ?? Date.now)();
+  const expired = expiredAt(entry, now);
+  if (expired !== undefined) return { ...nothing, ...about, stopped: expired };
   const shards = await fetchShards(options.url, entry.shards, options.concurrency);
   const indexed = shards.files.flatMap((files) => files ?? []);
   const picked = sampleOf(indexed, options.sample, options.random ?? Math.random);
@@ -261,19 +293,18 @@ export async function verifyDeployment(options: VerifyOptions): Promise<VerifyRe
   options.onProgress?.(0, total);
   const files = await checkFiles(options.url, picked, previousLookup(options.url, entry), options.concurrency, onDone);
   const mirrors = options.mirrors
-    ? await checkMirrors(entry, bytes, used, picked, options.concurrency, onDone)
+    ? await checkMirrors(entry, bytes, used, picked, options.concurrency, onDone, now)
     : undefined;
   const ok =
     // An unsigned index proves nothing but the files' consistency with it: a failure only when a key was given.
-    (signature.kind === "verified" || (signature.kind === "unsigned" && key === undefined)) &&
+    (signature.kind === "verified" || key === undefined) &&
     shards.bad.length === 0 &&
     files.length === 0 &&
     (mirrors ?? []).every((m) => m.status === "current");
   return {
     url: options.url,
     signature,
-    revision: entry.revision,
-    built: entry.built,
+    ...about,
     indexed: indexed.length,
     checked: picked.length,
     badShards: shards.bad,
@@ -283,7 +314,10 @@ export async function verifyDeployment(options: VerifyOptions): Promise<VerifyRe
   };
 }
 
-/** Each mirror of the entry: its entry's revision against this one's, then, at the same revision, its files. */
+/**
+ * Each mirror of the (signed) entry: its entry's signature, then its revision against this one's,
+ * then, at the same revision, its files. A mirror whose signature does not hold is fetched no further.
+ */
 async function checkMirrors(
   entry: IndexEntry,
   bytes: Buffer,
@@ -291,11 +325,12 @@ async function checkMirrors(
   picked: readonly IndexedFile[],
   concurrency: number,
   onDone: () => void,
+  now: number,
 ): Promise<MirrorReport[]> {
   const reports: MirrorReport[] = [];
   for (const url of entry.mirrors) {
     const skip = () => picked.forEach(onDone);
-    let theirs: Awaited<ReturnType<typeof fetchEntry>>;
+    let theirs: FetchedEntry;
     try {
       theirs = await fetchEntry(url, key);
     } catch (error) {
@@ -303,17 +338,27 @@ async function checkMirrors(
       reports.push({ url, status: "unreachable", detail: error instanceof Error ? error.message : String(error) });
       continue;
     }
+    if (theirs.entry === undefined) {
+      skip();
+      reports.push({ url, status: "altered", detail: theirs.signature.reason });
+      continue;
+    }
     const revision = theirs.entry.revision;
     if (key && theirs.signature.kind !== "verified") {
       skip();
-      const why = theirs.signature.kind === "bad" ? theirs.signature.reason : "its index is unsigned";
-      reports.push({ url, status: "altered", revision, detail: why });
+      reports.push({ url, status: "altered", revision, detail: "its index is unsigned" });
     } else if (revision < entry.revision) {
       skip();
-      reports.push({ url, status: "behind", revision, detail: `${entry.revision - revision} behind` });
+      const expired = expiredAt(theirs.entry, now);
+      reports.push({
+        url,
+        status: "behind",
+        revision,
+        detail: `older than revision ${entry.revision}${expired ? `; ${expired}` : ""}`,
+      });
     } else if (revision > entry.revision) {
       skip();
-      reports.push({ url, status: "ahead", revision, detail: `${revision - entry.revision} ahead` });
+      reports.push({ url, status: "ahead", revision, detail: `newer than revision ${entry.revision}` });
     } else if (!theirs.bytes.equals(bytes)) {
       skip();
       reports.push({ url, status: "altered", revision, detail: "its entry.json differs at the same revision" });

@@ -3,7 +3,9 @@
 // SHA-256, and entry.json naming the shards, signed when a key is given. Incremental: only the
 // changed files are hashed again and only the shards that hold one are written again; the others,
 // and the last build's shards (kept so a client can tell a stale file from an altered one), are
-// links to the live slot's. Nothing here is changed in place: a file is written beside and renamed.
+// links to the live slot's. Nothing here is changed in place: a file is written beside and renamed,
+// in the order a reader needs: the shards and the signature named by the entry's SHA-256, then
+// entry.json, then entry.json.minisig and the key, and only then are the last index's files removed.
 import {
   closeSync,
   fstatSync,
@@ -33,19 +35,29 @@ import {
   shardCountFor,
   shardOf,
   shardPath,
+  signaturePathOf,
   type IndexedFile,
   type IndexEntry,
   type ShardRef,
 } from "./fileIndex.js";
 import { formatPublicKey, keyIdHex, signMinisign, type SecretKey } from "./minisign.js";
 import { sameInode } from "../util/sameInode.js";
+import { expiryOf, nextRevision } from "./nextRevision.js";
 
 export interface FileIndexOptions {
   /** Base URLs of the deployment's mirrors (shopfront.json's `mirrors`). */
   mirrors: readonly string[];
   /** Signs entry.json and publishes the public key beside it; without one the index is unsigned. */
   secretKey?: SecretKey | undefined;
+  /** Days until the entry expires (shopfront.json's `indexLifetimeDays`); without it, never. */
+  lifetimeDays?: number | undefined;
 }
+
+/**
+ * A build renews an expiring entry once the live one is this old, though nothing else changed: the
+ * daily rebuild of the Pages workflow always does, two builds an hour apart do not.
+ */
+const RENEW_AFTER_MS = 12 * 3600 * 1000;
 
 /** What the writer knows of the files it wrote (src/write/writeOutput.ts), so they are not read back. */
 export interface Written {
@@ -65,12 +77,13 @@ export interface FileIndexWritten {
 
 /**
  * Writes the index of the files in `spareDir` into it. `liveDir` is the live slot (the last build),
- * `changed` the paths where the spare differs from it, or "all" when it is unknown (a fresh slot).
+ * `changed` the paths where the spare differs from it, each with null when it is removed (written
+ * before the removals, so that no entry names a file gone), or "all" when it is unknown (a fresh slot).
  */
 export function writeFileIndex(
   spareDir: string,
   liveDir: string | undefined,
-  changed: Iterable<string> | "all",
+  changed: ReadonlyMap<string, unknown> | "all",
   options: FileIndexOptions & { builtMs: number },
   written?: Written,
 ): FileIndexWritten {
@@ -82,7 +95,7 @@ export function writeFileIndex(
   const shards =
     changed === "all" || live === undefined
       ? indexAll(spareDir, liveDir, live, digest, changed === "all" ? written?.paths : undefined)
-      : indexChanges(spareDir, live, new Set(changed), digest);
+      : indexChanges(spareDir, live, changed, digest);
   const refs: ShardRef[] = [];
   let shardsWritten = 0;
   let files = 0;
@@ -104,49 +117,63 @@ export function writeFileIndex(
     wanted.add(refs[i]!.path);
   }
   const previous = live?.entry.shards;
-  for (const ref of [...refs, ...(previous ?? [])]) {
-    if (wanted.has(ref.path)) continue;
-    wanted.add(ref.path);
-    linkBeside(liveDir!, spareDir, ref.path);
+  // The last entry's signature stays with its shards: a reader holding that entry fetches it by its name.
+  const kept = [...refs, ...(previous ?? [])].map((ref) => ref.path);
+  if (live && existsFile(join(liveDir!, signaturePathOf(live.bytes)))) kept.push(signaturePathOf(live.bytes));
+  for (const path of kept) {
+    if (wanted.has(path)) continue;
+    wanted.add(path);
+    linkBeside(liveDir!, spareDir, path);
   }
-  for (const name of readdirSync(folder))
-    if (!wanted.has(`${FILE_INDEX.folder}/${name}`)) rmSync(join(folder, name), { force: true });
 
   const entry: IndexEntry = {
     format: INDEX_FORMAT,
-    revision: (live?.entry.revision ?? 0) + 1,
+    revision: nextRevision(options.builtMs, live?.entry.revision),
     built: new Date(options.builtMs).toISOString(),
     files,
     shards: refs,
     ...(live ? { previous: { revision: live.entry.revision, shards: live.entry.shards } } : {}),
     mirrors: [...options.mirrors],
+    ...(options.lifetimeDays !== undefined ? { expires: expiryOf(options.builtMs, options.lifetimeDays) } : {}),
   };
   const text = renderEntry(entry);
   const key = options.secretKey;
   if (key) {
     const trusted = `timestamp:${Math.floor(options.builtMs / 1000)}\tfile:${FILE_INDEX.entry}\thashed\trevision:${entry.revision}`;
-    writeBeside(
-      spareDir,
-      FILE_INDEX.signature,
-      signMinisign(Buffer.from(text), key, trusted, `signature from shopfront secret key ${keyIdHex(key.keyId)}`),
+    const signature = signMinisign(
+      Buffer.from(text),
+      key,
+      trusted,
+      `signature from shopfront secret key ${keyIdHex(key.keyId)}`,
     );
+    wanted.add(signaturePathOf(text));
+    writeBeside(spareDir, signaturePathOf(text), signature);
+    writeBeside(spareDir, FILE_INDEX.entry, text);
+    writeBeside(spareDir, FILE_INDEX.signature, signature);
     writeBeside(spareDir, FILE_INDEX.publicKey, formatPublicKey(key));
   } else {
+    writeBeside(spareDir, FILE_INDEX.entry, text);
     rmSync(join(spareDir, FILE_INDEX.signature), { force: true });
     rmSync(join(spareDir, FILE_INDEX.publicKey), { force: true });
   }
-  writeBeside(spareDir, FILE_INDEX.entry, text);
+  for (const name of readdirSync(folder))
+    if (!wanted.has(`${FILE_INDEX.folder}/${name}`)) rmSync(join(folder, name), { force: true });
   return { revision: entry.revision, files, shardsWritten, shards: refs.length, signed: key !== undefined };
 }
 
 /**
  * Whether the live slot's index is not what a build with these options writes, though no served file
- * changed: it has none, or other mirrors, or another key (or none where one is given now). Then a
- * build that changed nothing still publishes, with the index alone new.
+ * changed: it has none, or other mirrors, or another key (or none where one is given now), or
+ * another lifetime, or an expiry to renew (RENEW_AFTER_MS). Then a build that changed nothing still
+ * publishes, with the index alone new.
  */
-export function fileIndexOutdated(liveDir: string, options: FileIndexOptions): boolean {
+export function fileIndexOutdated(liveDir: string, options: FileIndexOptions & { builtMs: number }): boolean {
   const live = readLiveIndex(liveDir);
   if (live === undefined || live.entry.mirrors.join("\n") !== options.mirrors.join("\n")) return true;
+  const built = Date.parse(live.entry.built);
+  const days = options.lifetimeDays;
+  if (days === undefined ? live.entry.expires !== undefined : live.entry.expires !== expiryOf(built, days)) return true;
+  if (days !== undefined && !(options.builtMs - built < RENEW_AFTER_MS)) return true;
   let servedKey: string | undefined;
   try {
     servedKey = readFileSync(join(liveDir, FILE_INDEX.publicKey), "latin1");
@@ -161,6 +188,8 @@ type Shard = { kept: ShardRef; count: number; files?: never } | { kept?: never; 
 
 interface LiveIndex {
   entry: IndexEntry;
+  /** entry.json's bytes, which name its signature (signaturePathOf). */
+  bytes: Buffer;
   /** Shard i's files, read once asked for. */
   shard(i: number): IndexedFile[];
 }
@@ -168,8 +197,10 @@ interface LiveIndex {
 /** The live slot's index, when it has a whole one (entry.json and every shard it names); else undefined. */
 function readLiveIndex(liveDir: string): LiveIndex | undefined {
   let entry: IndexEntry | string;
+  let bytes: Buffer;
   try {
-    entry = parseEntry(readFileSync(join(liveDir, FILE_INDEX.entry), "latin1"));
+    bytes = readFileSync(join(liveDir, FILE_INDEX.entry));
+    entry = parseEntry(bytes.toString("latin1"));
   } catch {
     return undefined;
   }
@@ -195,7 +226,7 @@ function readLiveIndex(liveDir: string): LiveIndex | undefined {
       return undefined;
     }
   }
-  return { entry, shard };
+  return { entry, bytes, shard };
 }
 
 /** Every served file of the spare slot, hashed (but a live file the spare links, whose live entry holds). */
@@ -226,16 +257,16 @@ function indexAll(
 function indexChanges(
   spareDir: string,
   live: LiveIndex,
-  changed: ReadonlySet<string>,
+  changed: ReadonlyMap<string, unknown>,
   digest: (file: string, path: string) => IndexedFile,
 ): Shard[] {
   const count = live.entry.shards.length;
   const updates = new Map<string, IndexedFile | null>();
-  for (const file of changed) {
+  for (const [file, content] of changed) {
     if (isFileIndexPath(file)) continue;
     const path = servedPathOf(file);
     if (path === undefined) continue;
-    updates.set(path, existsFile(join(spareDir, file)) ? digest(file, path) : null);
+    updates.set(path, content !== null && existsFile(join(spareDir, file)) ? digest(file, path) : null);
   }
   const touched = new Map<number, IndexedFile[]>();
   for (const [path, update] of updates) {

@@ -153,7 +153,8 @@ export function writeFresh(
 /**
  * Applies `changes` to the live slot in place (a null content deletes the path): each file written
  * beside it and renamed over it, so a reader gets the old file or the new one, never part of one;
- * the files in publishOrder.ts's phases, so none names a file not yet there, and the deletions last.
+ * the files in publishOrder.ts's phases, so none names a file not yet there, and the deletions last,
+ * after `beforeDeletions` (the file index, which must not name a file gone).
  * A rebuild writes a few files of a large tree: making a whole second tree for it would cost more
  * than the build (docs/speed.md). The caller forgets the state first, so a build killed here leaves
  * the next one a full build.
@@ -162,6 +163,7 @@ export function applyInPlace(
   output: LockedOutput,
   changes: ReadonlyMap<string, OutputFile["content"] | null>,
   digests?: WrittenDigests,
+  beforeDeletions?: () => void,
 ): void {
   const live = slotDir(output, output.live!);
   const temp = join(output.layout.home, `tmp-${process.pid}`);
@@ -183,6 +185,7 @@ export function applyInPlace(
     // rename(2) of two links to one file does nothing: the link made for it stays behind.
     rmSync(temp, { force: true });
   }
+  beforeDeletions?.();
   for (const path of deletions) {
     rmSync(join(live, path), { force: true });
     removeEmptyFolders(live, dirname(path));

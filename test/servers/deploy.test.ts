@@ -210,6 +210,8 @@ describe("shopfront deploy to a local S3 server", () => {
         [],
         [],
         [],
+        [],
+        [],
       ]);
       expect(result).toMatchObject({ uploaded: 10, deleted: 0, plan: { deletions: [], kept: [] } });
       const got = await client.send(

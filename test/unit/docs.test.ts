@@ -188,6 +188,7 @@ const SAMPLES: Record<string, string> = {
   "--concurrency": "4",
   "--sample": "20",
   "--max-problems": "10",
+  "--index-lifetime": "7",
   "--timeout": "30",
   "--target": "netlify",
   "--format": "json",

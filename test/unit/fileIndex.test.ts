@@ -62,7 +62,7 @@ describe("the entry's signature, in minisign's format", () => {
     });
     expect(ok.stderr).toBe("");
     expect(ok.status).toBe(0);
-    expect(ok.stdout).toContain("revision:1");
+    expect(ok.stdout).toContain(`revision:${entryOf(out).revision}`);
     expect(readFileSync(join(out, "minisign.pub"), "latin1")).toBe(formatPublicKey(key));
 
     const copy = join(tempDir(), "entry.json");
@@ -142,7 +142,10 @@ describe("the index, written incrementally", () => {
     rmSync(join(spare, "index"), { recursive: true });
     writeFiles(spare, { "v1/primary/package/p7": '{"name":"p7","edited":true}' });
 
-    const second = writeFileIndex(spare, live, ["v1/primary/package/p7"], { mirrors: [], builtMs: 1000 });
+    const second = writeFileIndex(spare, live, new Map([["v1/primary/package/p7", "edited"]]), {
+      mirrors: [],
+      builtMs: 1000,
+    });
     expect(second).toMatchObject({ revision: 2, shardsWritten: 1, shards: first.shards, files: 3000 });
     const before = entryOf(live);
     const after = entryOf(spare);
@@ -181,6 +184,7 @@ describe("the index, written incrementally", () => {
       index: { mirrors: [] },
     };
     await buildCatalogue({ ...options, targets: [...options.targets] });
+    const revision = entryOf(out).revision;
     const [first] = readdirSync(join(catalogue, "primary")).filter((f) => f.endsWith(".json"));
     writeFiles(catalogue, {
       "primary/added-one.json": manifest("added-one"),
@@ -190,7 +194,7 @@ describe("the index, written incrementally", () => {
     rmSync(join(catalogue, "primary", second!));
     const rebuilt = await buildCatalogue({ ...options, targets: [...options.targets] });
     expect(rebuilt.built?.mode.kind).toBe("incremental");
-    expect(entryOf(out).revision).toBe(2);
+    expect(entryOf(out).revision).toBeGreaterThan(revision);
     const index = indexOf(out);
     expect(index).toEqual(indexOf(writeFresh(out)));
     expect([...index.keys()].some((path) => path.includes("added-one"))).toBe(true);

@@ -97,6 +97,8 @@ describe("planDeploy", () => {
       ["api/assets/search.js", "api/assets/site.css", "api/browse/primary/package/snake/index.html"],
       ["api/index.html"],
       [],
+      [],
+      [],
     ]);
     expect(p.phases.flat().every((u) => u.reason === "new" && u.cacheControl === DEFAULT_CACHE_CONTROL)).toBe(true);
   });
@@ -320,12 +322,16 @@ describe("phaseOf", () => {
     expect(phaseOf("index.html")).toBe(4);
   });
 
-  it("puts the signed index after everything it names, as the last phase", () => {
+  it("puts the signed index after everything it names: its shards and the signature by the entry's digest, then entry.json, then the signature beside it and the key", () => {
     const last = PHASES.length - 1;
-    for (const path of ["entry.json", "entry.json.minisig", "minisign.pub", "index/primary/0", "index/ab/cd.json"])
-      expect(phaseOf(path)).toBe(last);
+    for (const path of ["index/primary/0", "index/ab/cd.json", "index/ab.minisig"])
+      expect(phaseOf(path)).toBe(last - 2);
+    expect(phaseOf("entry.json")).toBe(last - 1);
+    for (const path of ["entry.json.minisig", "minisign.pub"]) expect(phaseOf(path)).toBe(last);
     const { phases, skipped } = phasesOf(
-      ["entry.json", "v1/hosts", "hbb/snake/snake.zip", "index/0", "index.html", ".nojekyll"].map((path) => ({ path })),
+      ["entry.json.minisig", "entry.json", "v1/hosts", "hbb/snake/snake.zip", "index/0", "index.html", ".nojekyll"].map(
+        (path) => ({ path }),
+      ),
     );
     expect(phases.map((files) => files.map((f) => f.path))).toEqual([
       ["hbb/snake/snake.zip"],
@@ -333,7 +339,9 @@ describe("phaseOf", () => {
       ["v1/hosts"],
       [],
       ["index.html"],
-      ["entry.json", "index/0"],
+      ["index/0"],
+      ["entry.json"],
+      ["entry.json.minisig"],
     ]);
     expect(skipped).toEqual([{ path: ".nojekyll" }]);
   });

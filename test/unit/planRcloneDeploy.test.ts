@@ -107,8 +107,8 @@ describe("the rclone deploy plan", () => {
       [1, "application/json", DEFAULT_CACHE_CONTROL, ["v1/primary/packages"]],
       [2, "application/json", DEFAULT_CACHE_CONTROL, ["v1/hosts"]],
       [4, "text/html", DEFAULT_CACHE_CONTROL, ["index.html"]],
-      [5, "application/json", DEFAULT_CACHE_CONTROL, ["entry.json"]],
-      [5, "text/plain", DEFAULT_CACHE_CONTROL, ["entry.json.minisig"]],
+      [6, "application/json", DEFAULT_CACHE_CONTROL, ["entry.json"]],
+      [7, "text/plain", DEFAULT_CACHE_CONTROL, ["entry.json.minisig"]],
     ]);
     expect(p.batches.flatMap((b) => b.files).every((f) => f.reason === "new")).toBe(true);
   });

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { buildCatalogue } from "../../engine/buildCatalogue.js";
 import type { TargetId } from "../../targets/target.js";
 import { catalogueSetting, fromConfig, outSetting, siteSetting } from "../applyConfig.js";
@@ -8,6 +8,7 @@ import { formatBuildSummary, formatDroppedTargets } from "../formatBuild.js";
 import {
   catalogueOption,
   formatOption,
+  integer,
   maxProblemsOption,
   strictOption,
   targetOption,
@@ -16,6 +17,7 @@ import {
 import { progressBar } from "../progress.js";
 import { displayPath, printJson, reportProblems, seconds } from "../report.js";
 import { parseSecretKey, type SecretKey } from "../../trust/minisign.js";
+import { INDEX_LIMITS } from "../../trust/fileIndex.js";
 import { UsageError } from "../../util/errors.js";
 
 /** The environment variable that holds the signing key's text (a CI secret). */
@@ -24,17 +26,37 @@ const SIGNING_KEY_VARIABLE = "SHOPFRONT_SIGNING_KEY";
 /** What a build without a key says, once, on stderr. */
 export const UNSIGNED_NOTE = `note: no signing key (--signing-key or $${SIGNING_KEY_VARIABLE}): the file index is unsigned (docs/trust.md)`;
 
+/**
+ * A secret key file's text, refused when its group or others may read it, as ssh refuses such a
+ * private key: any user of the machine could sign an index that every client trusts.
+ */
+function readSecretKeyFile(file: string, from: string): string {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch (error) {
+    throw new UsageError(`${from}: ${(error as Error).message}`);
+  }
+  try {
+    const mode = fstatSync(fd).mode & 0o777;
+    // Windows keeps no such bits: Node reports every file readable by all there.
+    if (process.platform !== "win32" && (mode & 0o077) !== 0)
+      throw new UsageError(
+        `${from}: the secret key is open to group or others (mode ${mode.toString(8).padStart(4, "0")}): anyone who can read it can sign an index your clients trust; make it the owner's alone (chmod 600 ${file}), as shopfront key new writes it`,
+      );
+    return readFileSync(fd, "latin1");
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The key that signs the file index: --signing-key's file, else the variable's text, else none. */
 function signingKey(file: string | undefined): SecretKey | undefined {
   let text: string;
   let from: string;
   if (file !== undefined) {
     from = `--signing-key ${file}`;
-    try {
-      text = readFileSync(file, "latin1");
-    } catch (error) {
-      throw new UsageError(`${from}: ${(error as Error).message}`);
-    }
+    text = readSecretKeyFile(file, from);
   } else {
     const value = process.env[SIGNING_KEY_VARIABLE];
     if (value === undefined || value.trim() === "") return undefined;
@@ -59,6 +81,23 @@ interface BuildOptions {
   format: Format;
   mirror?: string[];
   signingKey?: string;
+  indexLifetime?: number;
+}
+
+/** The mirrors, each an http or https URL (the signed entry names no other kind), at most INDEX_LIMITS.mirrors. */
+function checkMirrors(mirrors: readonly string[]): void {
+  if (mirrors.length > INDEX_LIMITS.mirrors)
+    throw new UsageError(`--mirror: ${mirrors.length} mirrors, more than the ${INDEX_LIMITS.mirrors} a client reads`);
+  for (const mirror of mirrors) {
+    let url: URL | undefined;
+    try {
+      url = new URL(mirror);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || !/^https?:$/.test(url.protocol) || /\s/.test(mirror))
+      throw new UsageError(`--mirror ${mirror}: not an http:// or https:// URL`);
+  }
 }
 
 export function registerBuild(program: Command): void {
@@ -82,6 +121,11 @@ export function registerBuild(program: Command): void {
       "--signing-key <file>",
       "the secret key that signs the file index (default: the key text in $SHOPFRONT_SIGNING_KEY; shopfront key new makes one)",
     )
+    .option(
+      "--index-lifetime <days>",
+      "days until the signed index expires and clients refuse it, unless a build renews it (default: shopfront.json's indexLifetimeDays, else never)",
+      integer(2, 366),
+    )
     .addOption(maxProblemsOption())
     .option("--quiet", "print nothing but problems")
     .addOption(strictOption())
@@ -94,6 +138,7 @@ export function registerBuild(program: Command): void {
     site: siteSetting,
     baseUrl: (config) => config.baseUrl,
     mirror: (config) => config.mirrors,
+    indexLifetime: (config) => config.indexLifetimeDays,
   });
 }
 
@@ -101,6 +146,7 @@ async function build(options: BuildOptions) {
   const started = performance.now();
   const bar = options.quiet || options.format !== "text" ? undefined : progressBar();
   const secretKey = signingKey(options.signingKey);
+  checkMirrors(options.mirror ?? []);
   const result = await buildCatalogue({
     catalogueDir: options.catalogue,
     outDir: options.out,
@@ -110,7 +156,7 @@ async function build(options: BuildOptions) {
     strict: options.strict ?? false,
     ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
     ...(bar ? { onProgress: bar } : {}),
-    index: { mirrors: options.mirror ?? [], secretKey },
+    index: { mirrors: options.mirror ?? [], secretKey, lifetimeDays: options.indexLifetime },
   });
   const { format, maxProblems: limit } = options;
   const failed =
