@@ -24,6 +24,13 @@ const FILE_LABELS: Record<PackageFileChange["kind"], string> = {
   meta: "meta.xml",
 };
 
+const BUILD_LABELS: Record<Extract<SideInfo, { kind: "revision" }>["build"], string> = {
+  full: "built in full",
+  incremental: "rebuilt",
+  unchanged: "rebuilt, unchanged",
+  compared: "built, written by content",
+};
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** A string's C0, C1 and DEL characters as `\u{…}`: nothing a terminal acts on. */
@@ -34,7 +41,7 @@ export function escapeControls(text: string): string {
 function sideLine(which: string, side: SideInfo): string {
   const what =
     side.kind === "revision"
-      ? `git revision ${side.commit.slice(0, 12)}`
+      ? `git revision ${side.commit.slice(0, 12)}, ${BUILD_LABELS[side.build]}`
       : side.kind === "url"
         ? "deployment"
         : "built folder";
@@ -197,7 +204,7 @@ const problemMarkdown = (p: Problem) =>
 
 const sideMarkdown = (side: SideInfo) =>
   side.kind === "revision"
-    ? `${markdownCode(side.argument)} (${side.commit.slice(0, 12)})`
+    ? `${markdownCode(side.argument)} (${side.commit.slice(0, 12)}, ${BUILD_LABELS[side.build]})`
     : markdownCode(side.argument);
 
 /** The report for a pull request (a job summary or a comment). */

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { isError, type Problem } from "../catalogue/problems.js";
-import { buildCatalogue } from "../engine/buildCatalogue.js";
+import { buildCatalogue, type BuildMode } from "../engine/buildCatalogue.js";
 import type { TargetId } from "../targets/target.js";
 import { FailureError, UsageError } from "../util/errors.js";
 import { outputLayout } from "../write/writeOutput.js";
@@ -25,7 +25,16 @@ export type SideInfo = {
   /** The file index's revision and build time. */
   indexRevision: number;
   built: string;
-} & ({ kind: "folder" } | { kind: "url" } | { kind: "revision"; commit: string });
+} & (
+  | { kind: "folder" }
+  | { kind: "url" }
+  | {
+      kind: "revision";
+      commit: string;
+      /** How its build went: full, incremental or unchanged (a rebuild), compared (rendered, written by content). */
+      build: BuildMode["kind"];
+    }
+);
 
 export interface DiffReport extends Comparison {
   format: typeof DIFF_FORMAT;
@@ -106,14 +115,15 @@ export async function diffBuilds(options: DiffOptions): Promise<DiffReport> {
       options.onSide?.(which, "building");
       const outDir = out ?? join(temp!, "out");
       const checkoutDir = out ? join(outputLayout(out).home, "diff-checkout") : join(temp!, "checkout");
-      const problems = await buildRevision((await repo())!, side.commit, argument, outDir, checkoutDir, options);
-      const snapshot = { ...(await readSnapshot(folderReader(outDir), argument)), problems };
+      const built = await buildRevision((await repo())!, side.commit, argument, outDir, checkoutDir, options);
+      const snapshot = { ...(await readSnapshot(folderReader(outDir), argument)), problems: built.problems };
       return {
         snapshot,
         info: {
           argument,
           kind: "revision",
           commit: side.commit,
+          build: built.mode,
           indexRevision: snapshot.revision,
           built: snapshot.built,
         },
@@ -127,7 +137,7 @@ export async function diffBuilds(options: DiffOptions): Promise<DiffReport> {
   }
 }
 
-/** Builds the catalogue at `commit` into `outDir`; its problems, or a failure when it has an error. */
+/** Builds the catalogue at `commit` into `outDir`; its problems and how it went, or a failure when it has an error. */
 async function buildRevision(
   repository: Repository,
   commit: string,
@@ -135,7 +145,7 @@ async function buildRevision(
   outDir: string,
   checkoutDir: string,
   options: DiffOptions,
-): Promise<Problem[]> {
+): Promise<{ problems: Problem[]; mode: BuildMode["kind"] }> {
   const catalogueDir = await catalogueAt(repository, commit, checkoutDir);
   const result = await buildCatalogue({
     catalogueDir,
@@ -151,5 +161,5 @@ async function buildRevision(
     throw new FailureError(
       `${argument} does not build: ${errors.length} error${errors.length === 1 ? "" : "s"} (npx shopfront validate lists them), first ${errors[0]?.file ?? "?"}: ${errors[0]?.message ?? "?"}`,
     );
-  return result.problems;
+  return { problems: result.problems, mode: result.built.mode.kind };
 }

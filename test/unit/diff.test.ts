@@ -247,13 +247,17 @@ describe("shopfront diff between git revisions of a store", () => {
     // The folder (the last build, as a CI cache restores it) against HEAD, built into it: nothing moved.
     const same = await diffOf(out, "HEAD", out);
     expect(same.a.kind).toBe("folder");
+    expect(same.b).toMatchObject({ kind: "revision", build: "unchanged" });
     expect(same.same).toBe(true);
     expect(same.problems).toBeNull();
     // Two older revisions, checked out beside the build's state and built into the folder one after the other.
     const older = await diffOf(revisions[1]!, revisions[2]!, out);
     expectNames(older, expectedBetween(1, 2));
+    expect(older.b).toMatchObject({ build: "incremental" });
     const again = await diffOf(revisions[1]!, revisions[2]!, out);
     expect(again.hosts).toEqual(older.hosts);
+    // The checkout beside the state is the one built before: each side is a rebuild of the other.
+    expect([again.a, again.b]).toMatchObject([{ build: "incremental" }, { build: "incremental" }]);
   }, 120_000);
 });
 
