@@ -116,7 +116,10 @@ export function formatDiffText(report: DiffReport): string[] {
     lines.push(`problems: ${introduced.length} introduced, ${fixed.length} fixed`);
     for (const p of introduced) lines.push(`  + ${problemText(p)}`);
     for (const p of fixed) lines.push(`  - ${problemText(p)}`);
-  } else lines.push("problems: not compared (a built folder or a deployment does not say its problems)");
+  } else
+    lines.push(
+      "problems: not compared (a deployment, or a folder without its build's state beside it, does not say its problems)",
+    );
   const { deploy } = report;
   lines.push(
     `deploy: ${plural(deploy.files, "file")} to send (${formatBytes(deploy.bytes)}), ${plural(deploy.deleted, "file")} to delete`,
@@ -226,7 +229,10 @@ export function formatDiffMarkdown(report: DiffReport): string {
     if (introduced.length + fixed.length > 0) lines.push("");
     for (const p of introduced) lines.push(`- introduced: ${problemMarkdown(p)}`);
     for (const p of fixed) lines.push(`- fixed: ${problemMarkdown(p)}`);
-  } else lines.push("**Problems**: not compared (a built folder or a deployment does not say its problems)");
+  } else
+    lines.push(
+      "**Problems**: not compared (a deployment, or a folder without its build's state beside it, does not say its problems)",
+    );
   const { deploy } = report;
   lines.push(
     "",

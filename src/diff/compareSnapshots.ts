@@ -98,7 +98,7 @@ export interface Comparison {
   files: { added: number; removed: number; changed: number; unchanged: number };
   /** What a deploy of the second side over the first sends (files added or changed, their bytes) and deletes. */
   deploy: { files: number; bytes: number; deleted: number };
-  /** Null when a side's problems are not known (a built folder or a deployment: only a build says them). */
+  /** Null when a side's problems are not known (a deployment, or a folder without its build's state). */
   problems: ProblemDiff | null;
 }
 

@@ -3,11 +3,12 @@
 // core. Sides are read one after the other, the first entirely before the second is built, so that
 // the second may be built into the folder the first is (a restored CI cache: a rebuild, not a full
 // build). Returns data; the CLI prints it.
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { isError, type Problem } from "../catalogue/problems.js";
 import { buildCatalogue, type BuildMode } from "../engine/buildCatalogue.js";
+import { readState } from "../engine/buildState.js";
 import type { TargetId } from "../targets/target.js";
 import { FailureError, UsageError } from "../util/errors.js";
 import { outputLayout } from "../write/writeOutput.js";
@@ -106,7 +107,7 @@ export async function diffBuilds(options: DiffOptions): Promise<DiffReport> {
       }
       if (side.kind === "folder") {
         options.onSide?.(which, "reading");
-        const snapshot = await readSnapshot(folderReader(side.dir), argument);
+        const snapshot = { ...(await readSnapshot(folderReader(side.dir), argument)), ...folderProblems(side.dir) };
         return {
           snapshot,
           info: { argument, kind: "folder", indexRevision: snapshot.revision, built: snapshot.built },
@@ -135,6 +136,22 @@ export async function diffBuilds(options: DiffOptions): Promise<DiffReport> {
   } finally {
     if (temp) rmSync(temp, { recursive: true, force: true });
   }
+}
+
+/**
+ * A built folder's problems: the warnings its build's state keeps (a build with an error writes
+ * nothing), when the folder is an output link and the state beside it is the live build's.
+ */
+function folderProblems(dir: string): { problems?: Problem[] } {
+  let target: string;
+  try {
+    target = readlinkSync(dir);
+  } catch {
+    return {};
+  }
+  const { home } = outputLayout(dir);
+  const state = readState(home);
+  return state && target === `${basename(home)}/${state.live}` ? { problems: state.warnings } : {};
 }
 
 /** Builds the catalogue at `commit` into `outDir`; its problems and how it went, or a failure when it has an error. */

@@ -41,7 +41,7 @@ export interface Snapshot {
   built: string;
   defaultHost: string | undefined;
   hosts: Map<string, HostSnapshot>;
-  /** The build's problems, known only for a side diff built itself (a git revision). */
+  /** The build's problems: a git revision's, which diff built, or a built folder's, which its state keeps. */
   problems?: Problem[];
 }
 

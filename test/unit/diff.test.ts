@@ -249,7 +249,8 @@ describe("shopfront diff between git revisions of a store", () => {
     expect(same.a.kind).toBe("folder");
     expect(same.b).toMatchObject({ kind: "revision", build: "unchanged" });
     expect(same.same).toBe(true);
-    expect(same.problems).toBeNull();
+    // The folder's build kept its warnings in its state: the two sides' are compared.
+    expect(same.problems).toEqual({ introduced: [], fixed: [] });
     // Two older revisions, checked out beside the build's state and built into the folder one after the other.
     const older = await diffOf(revisions[1]!, revisions[2]!, out);
     expectNames(older, expectedBetween(1, 2));
@@ -280,6 +281,8 @@ describe("shopfront diff against a deployment", () => {
     expect(report.hosts).toEqual([]);
     expect(report.files.unchanged).toBeGreaterThan(0);
     expect(report.deploy).toEqual({ files: 0, bytes: 0, deleted: 0 });
+    // A deployment does not say its problems.
+    expect(report.problems).toBeNull();
     for (const c of report.clients) expect(c.added + c.removed + c.changed).toBe(0);
     expect(formatDiffText(report)).toContain(
       `no difference: the same ${report.files.unchanged} served files, byte for byte`,

@@ -27,14 +27,23 @@ interface Workflow {
 
 const BASH = ["--noprofile", "--norc", "-eo", "pipefail", "-c"];
 
-/** A `run:` step as the runner runs it (bash -eo pipefail), in `cwd`; its output, failing the test on a non-zero exit. */
-function runStep(cwd: string, script: string, env: NodeJS.ProcessEnv): string {
-  const result = spawnSync("bash", [...BASH, script], {
+/** A `run:` step as the runner runs it (bash -eo pipefail), in `cwd`: its exit status and output. */
+function tryStep(
+  cwd: string,
+  script: string,
+  env: NodeJS.ProcessEnv,
+): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync("bash", [...BASH, script], {
     cwd,
     encoding: "utf8",
     timeout: 240_000,
     env: { ...process.env, NO_COLOR: "1", npm_config_audit: "false", npm_config_fund: "false", ...env },
   });
+}
+
+/** A `run:` step that must succeed; its output. */
+function runStep(cwd: string, script: string, env: NodeJS.ProcessEnv): string {
+  const result = tryStep(cwd, script, env);
   expect(result.status, `${script}\n${result.stdout}\n${result.stderr}`).toBe(0);
   return result.stdout;
 }
@@ -79,6 +88,9 @@ describe("the pull-request check of the workflow init writes", () => {
     const base = commitAll(origin, "the store");
     git(origin, "checkout", "-q", "-b", "pull");
     writeStore(origin, SECOND);
+    // chess's manifest disagrees with its meta.xml: a warning, which --strict makes the check fail on.
+    const chess = join(origin, "catalogue", "primary", "chess.json");
+    writeFileSync(chess, readFileSync(chess, "utf8").replace('"Chess for two"', '"Chess for two players"'));
     commitAll(origin, "snake 1.1, chess added, paint removed");
     git(origin, "checkout", "-q", "main");
 
@@ -127,13 +139,27 @@ describe("the pull-request check of the workflow init writes", () => {
       'if [ -e dist ]; then base=dist; else git fetch --quiet --depth=1 origin "$BASE_SHA"; base="$BASE_SHA"; fi',
       'gh pr comment "$PR_NUMBER" --edit-last --body-file "$RUNNER_TEMP/shopfront-diff.md" ||',
     ]);
-    for (const step of runs)
-      runStep(workspace, step.run!, {
+    // As the runner does: after a step fails, only the steps whose `if:` says !cancelled() run.
+    const statuses: (number | null | "skipped")[] = [];
+    let validateOutput = "";
+    for (const step of runs) {
+      const failed = statuses.some((s) => s !== 0 && s !== "skipped");
+      if (failed && !step.if?.includes("!cancelled()")) {
+        statuses.push("skipped");
+        continue;
+      }
+      const result = tryStep(workspace, step.run!, {
         ...stepEnv(step, context),
         GITHUB_STEP_SUMMARY: summary,
         RUNNER_TEMP: runnerTemp,
         PATH: `${bin}:${process.env.PATH}`,
       });
+      if (step.run!.startsWith("npx shopfront validate")) validateOutput = result.stdout;
+      statuses.push(result.status);
+    }
+    // validate fails the check, with the warning as an annotation on the manifest; the rest still runs.
+    expect(statuses).toEqual([0, 1, 0, 0]);
+    expect(validateOutput).toMatch(/^::error file=catalogue\/primary\/chess\.json,line=\d+.*::\/short_description /m);
 
     const markdown = readFileSync(summary, "utf8");
     // The pull request's catalogue is built over the restored state, not in full.
@@ -145,6 +171,9 @@ describe("the pull-request check of the workflow init writes", () => {
     expect(markdown).toContain("- **Updated** `snake` `1.1` (Snake)");
     expect(markdown).toContain("  - version: `1.0` → `1.1`");
     expect(markdown).toMatch(/^ {2}- zip `\/hbb\/snake\/snake\.zip`: .* → .*, SHA-256 `[0-9a-f]{64}`$/m);
+    // The restored build's state kept its warnings (none: it was built with --strict); the pull request brings one.
+    expect(markdown).toContain("**Problems**: 1 introduced, 0 fixed");
+    expect(markdown).toMatch(/^- introduced: `primary\/chess\.json \/short_description` \(warning, \w+\): /m);
     // The comment is the summary; the first try edited nothing, so one was written.
     expect(readFileSync(comments, "utf8")).toBe(markdown);
     expect(readFileSync(`${comments}.args`, "utf8").trim().split("\n")).toEqual([
@@ -163,8 +192,7 @@ describe("the pull-request check of the workflow init writes", () => {
     );
     for (const line of markdown.split("\n").filter((l) => l.startsWith("- **") || l.startsWith("  - ")))
       expect(fromCommit).toContain(line);
-    // Two builds made here say their problems: the change brings none.
-    expect(fromCommit).toContain("**Problems**: 0 introduced, 0 fixed");
+    expect(fromCommit).toContain("**Problems**: 1 introduced, 0 fixed");
   }, 600_000);
 
   it("needs no secret, and comments only when the token may: never for a fork's pull request", () => {
