@@ -210,33 +210,52 @@ const sideMarkdown = (side: SideInfo) =>
     ? `${markdownCode(side.argument)} (${side.commit.slice(0, 12)}, ${BUILD_LABELS[side.build]})`
     : markdownCode(side.argument);
 
-/** The report for a pull request (a job summary or a comment). */
-export function formatDiffMarkdown(report: DiffReport): string {
-  const lines = [`### What clients would receive: ${sideMarkdown(report.a)} → ${sideMarkdown(report.b)}`, ""];
-  if (report.same)
-    lines.push(`No difference: the same ${plural(report.files.unchanged, "served file")}, byte for byte.`);
+/**
+ * Characters of Markdown at most: GitHub takes a comment of 65,536 and a step's summary of 1 MiB. Past
+ * it, the apps' and problems' lines are cut, and a last line says how many were left out.
+ */
+export const MARKDOWN_LIMIT = 60_000;
+
+/** The report for a pull request (a job summary or a comment), at most `limit` characters long. */
+export function formatDiffMarkdown(report: DiffReport, limit = MARKDOWN_LIMIT): string {
+  const top = [`### What clients would receive: ${sideMarkdown(report.a)} → ${sideMarkdown(report.b)}`, ""];
+  // The lines that may be cut, in order: each host's apps, then each problem.
+  const details: string[] = [];
+  if (report.same) top.push(`No difference: the same ${plural(report.files.unchanged, "served file")}, byte for byte.`);
   else {
-    lines.push("| Clients | Files added | removed | changed |", "| --- | ---: | ---: | ---: |");
+    top.push("| Clients | Files added | removed | changed |", "| --- | ---: | ---: | ---: |");
     for (const c of report.clients)
       if (c.added + c.removed + c.changed > 0)
-        lines.push(`| ${CLIENT_LABELS[c.kind]} | ${c.added} | ${c.removed} | ${c.changed} |`);
-    for (const host of report.hosts) lines.push(...hostMarkdown(host));
+        top.push(`| ${CLIENT_LABELS[c.kind]} | ${c.added} | ${c.removed} | ${c.changed} |`);
+    for (const host of report.hosts) details.push(...hostMarkdown(host));
   }
-  lines.push("");
-  if (report.problems) {
-    const { introduced, fixed } = report.problems;
-    lines.push(`**Problems**: ${introduced.length} introduced, ${fixed.length} fixed`);
-    if (introduced.length + fixed.length > 0) lines.push("");
-    for (const p of introduced) lines.push(`- introduced: ${problemMarkdown(p)}`);
-    for (const p of fixed) lines.push(`- fixed: ${problemMarkdown(p)}`);
-  } else
-    lines.push(
-      "**Problems**: not compared (a deployment, or a folder without its build's state beside it, does not say its problems)",
-    );
   const { deploy } = report;
-  lines.push(
+  const bottom = [
     "",
     `**Deploy**: ${plural(deploy.files, "file")} to send (${formatBytes(deploy.bytes)}), ${plural(deploy.deleted, "file")} to delete.`,
-  );
-  return `${lines.join("\n")}\n`;
+  ];
+  top.push("");
+  if (report.problems) {
+    const { introduced, fixed } = report.problems;
+    top.push(`**Problems**: ${introduced.length} introduced, ${fixed.length} fixed`);
+    if (introduced.length + fixed.length > 0) details.push("", "#### Problems", "");
+    for (const p of introduced) details.push(`- introduced: ${problemMarkdown(p)}`);
+    for (const p of fixed) details.push(`- fixed: ${problemMarkdown(p)}`);
+  } else
+    top.push(
+      "**Problems**: not compared (a deployment, or a folder without its build's state beside it, does not say its problems)",
+    );
+  const size = (lines: readonly string[]) => lines.reduce((n, line) => n + line.length + 1, 0);
+  // Room for the line that says what was cut.
+  let room = limit - size(top) - size(bottom) - 200;
+  let kept = 0;
+  while (kept < details.length && room >= details[kept]!.length + 1) room -= details[kept++]!.length + 1;
+  const cut =
+    kept < details.length
+      ? [
+          "",
+          `*${plural(details.length - kept, "more line")} left out: \`npx shopfront diff\` of the same two sides prints them all.*`,
+        ]
+      : [];
+  return `${[...top, ...details.slice(0, kept), ...cut, ...bottom].join("\n")}\n`;
 }

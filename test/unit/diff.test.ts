@@ -344,6 +344,21 @@ describe("the report's formats", () => {
     expect(formatDiffText(report).join("\n")).not.toContain("\u001b");
   });
 
+  it("cuts a Markdown report too long for a comment, and says how much it left out", async () => {
+    const report = await diffOf(revisions[0]!, revisions[3]!);
+    const whole = formatDiffMarkdown(report);
+    const limit = Math.floor(whole.length / 2);
+    const cut = formatDiffMarkdown(report, limit);
+    expect(cut.length).toBeLessThanOrEqual(limit);
+    const left = Number(
+      /^\*(\d+) more lines? left out: `npx shopfront diff` of the same two sides prints them all\.\*$/m.exec(cut)![1],
+    );
+    expect(cut.split("\n").length - 2 + left).toBe(whole.split("\n").length);
+    // What is kept is the whole report's beginning, and its last line, the deploy, is there.
+    expect(whole.startsWith(cut.slice(0, cut.indexOf("\n\n*")))).toBe(true);
+    expect(cut.trimEnd().split("\n").at(-1)).toBe(whole.trimEnd().split("\n").at(-1));
+  });
+
   it("word-diffs descriptions briefly, and says which client fetches each file", () => {
     expect(wordDiff("one two", "one two")).toEqual([]);
     const long = Array.from({ length: 30 }, (_, i) => `w${i}`);
