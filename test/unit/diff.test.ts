@@ -16,7 +16,9 @@ import {
   markdownText,
 } from "../../src/cli/formatDiff.js";
 import { diffBuilds, type DiffReport } from "../../src/diff/diffBuilds.js";
-import { clientKindOf } from "../../src/diff/compareSnapshots.js";
+import { clientKindOf, compareSnapshots } from "../../src/diff/compareSnapshots.js";
+import type { HostSnapshot, Snapshot } from "../../src/diff/readSnapshot.js";
+import type { IndexedFile } from "../../src/trust/fileIndex.js";
 import { wordDiff } from "../../src/diff/wordDiff.js";
 import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { servePreview, type PreviewServer } from "../../src/serve/servePreview.js";
@@ -319,6 +321,8 @@ describe("the shopfront diff command", () => {
   }, 60_000);
 });
 
+const side = { argument: "x", kind: "folder", indexRevision: 1, built: "" } as const;
+
 describe("the report's formats", () => {
   it("keeps a hostile name, version or description from adding Markdown, HTML, links or mentions", async () => {
     const report = await diffOf(revisions[2]!, revisions[3]!);
@@ -357,6 +361,67 @@ describe("the report's formats", () => {
     // What is kept is the whole report's beginning, and its last line, the deploy, is there.
     expect(whole.startsWith(cut.slice(0, cut.indexOf("\n\n*")))).toBe(true);
     expect(cut.trimEnd().split("\n").at(-1)).toBe(whole.trimEnd().split("\n").at(-1));
+  });
+
+  it("says which apps enter and leave the Homebrew Browser's list, renames an app without files by its fields, and names a host added", () => {
+    const file = (path: string, sha: string) => ({ path, size: 1, sha256: sha.repeat(64) });
+    const app = (name: string, fields: Record<string, unknown>) => ({
+      name,
+      fields: { internal_name: name, version: "1", display_name: "An app", ...fields },
+      files: {},
+    });
+    const snapshot = (hosts: HostSnapshot[], files: IndexedFile[]): Snapshot => ({
+      files: new Map(files.map((f) => [f.path, f])),
+      revision: 1,
+      built: "",
+      defaultHost: "primary",
+      hosts: new Map(hosts.map((h) => [h.id, h])),
+    });
+    const a = snapshot(
+      [
+        {
+          id: "primary",
+          apps: new Map([
+            ["kept", app("kept", { downloads: 5 })],
+            ["old", app("old", { coder: "x" })],
+          ]),
+          hbbListed: new Set(["kept"]),
+        },
+      ],
+      [file("/v1/primary/packages", "a"), file("/openapi.json", "a")],
+    );
+    const b = snapshot(
+      [
+        {
+          id: "primary",
+          apps: new Map([
+            ["kept", app("kept", { downloads: 5 })],
+            ["new", app("new", { coder: "x" })],
+            ["popular", app("popular", { downloads: 9 })],
+          ]),
+          // A more downloaded app took kept's place in a full list.
+          hbbListed: new Set(["popular"]),
+        },
+        { id: "later", apps: new Map(), hbbListed: new Set() },
+      ],
+      [file("/v1/primary/packages", "b"), file("/openapi.json", "a"), file("/v1/later/packages", "c")],
+    );
+    const report = compareSnapshots(a, b);
+    expect(report.hosts.map((h) => [h.host, h.status])).toEqual([
+      ["later", "added"],
+      ["primary", "kept"],
+    ]);
+    const primary = report.hosts[1]!;
+    expect(primary.renamed.map((r) => [r.from.name, r.to.name])).toEqual([["old", "new"]]);
+    expect(primary.added.map((x) => x.name)).toEqual(["popular"]);
+    expect(primary.updated).toEqual([]);
+    expect(primary.hbb).toEqual({ entered: ["popular"], left: ["kept"], from: 1, to: 1 });
+    expect(report.files).toEqual({ added: 1, removed: 0, changed: 1, unchanged: 1 });
+    expect(report.clients.find((c) => c.kind === "v1-v2")).toEqual({ kind: "v1-v2", added: 1, removed: 0, changed: 1 });
+    expect(report.problems).toBeNull();
+    const text = formatDiffText({ format: 1, a: side, b: side, ...report }).join("\n");
+    expect(text).toContain("  Homebrew Browser list: 1 -> 1 apps; enter: popular; leave: kept");
+    expect(text).toContain("host later (added):");
   });
 
   it("word-diffs descriptions briefly, and says which client fetches each file", () => {
