@@ -17,6 +17,7 @@ interface Step {
   run?: string;
   if?: string;
   id?: string;
+  "continue-on-error"?: boolean;
   env?: Record<string, string>;
   with?: Record<string, string>;
 }
@@ -205,5 +206,6 @@ describe("the pull-request check of the workflow init writes", () => {
     const comment = job.steps.find((s) => s.run?.startsWith("gh pr comment"))!;
     expect(comment.if).toContain("github.event.pull_request.head.repo.full_name == github.repository");
     expect(comment.if).toContain("steps.diff.outcome == 'success'");
+    expect(comment["continue-on-error"]).toBe(true);
   });
 });
