@@ -21,6 +21,7 @@ export const SCHEMA_FILES = {
   v4Contents: "v4-contents.schema.json",
   v3App: "v3-app.schema.json",
   v3Contents: "v3-contents.schema.json",
+  diff: "diff.schema.json",
 } as const;
 
 export type SchemaName = keyof typeof SCHEMA_FILES;

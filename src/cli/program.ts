@@ -7,6 +7,7 @@ import { registerBuild } from "./commands/build.js";
 import { registerCheck } from "./commands/check.js";
 import { registerConfig } from "./commands/config.js";
 import { registerDeploy } from "./commands/deploy.js";
+import { registerDiff } from "./commands/diff.js";
 import { registerImportApi } from "./commands/importApi.js";
 import { registerImportApps } from "./commands/importApps.js";
 import { registerImportHbb } from "./commands/importHbb.js";
@@ -41,6 +42,7 @@ export function createProgram(): Command {
     registerConfig,
     registerCheck,
     registerVerify,
+    registerDiff,
     registerDeploy,
     registerInit,
     registerNew,

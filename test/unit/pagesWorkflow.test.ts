@@ -61,18 +61,26 @@ describe(".github/workflows/pages.yml", () => {
     expect(Object.keys(workflow.jobs)).toEqual(["validate", "build", "deploy"]);
   });
 
-  it("reads the repository and nothing else, except the deploy job, which may write Pages", () => {
+  it("reads the repository and nothing else, except the deploy job, which may write Pages, and the pull request's check, which may comment", () => {
     expect(workflow.permissions).toEqual({ contents: "read" });
-    expect(validate!.permissions).toBeUndefined();
+    expect(validate!.permissions).toEqual({ contents: "read", "pull-requests": "write" });
     expect(build!.permissions).toBeUndefined();
     expect(deploy!.permissions).toEqual({ pages: "write", "id-token": "write" });
   });
 
-  it("on a pull request, only validates: it cannot comment, and it fails with shopfront's exit code", () => {
+  it("on a pull request, validates (failing with shopfront's exit code), then says what merging would publish (test/unit/pullRequestCheck.test.ts runs it)", () => {
     expect(validate!.if).toBe("github.event_name == 'pull_request'");
-    expect(runs(validate!)).toEqual(["npm ci", "npx shopfront validate --strict --format github"]);
-    expect(uses(validate!)).toEqual(["actions/checkout@v4", "actions/setup-node@v4"]);
-    expect(publishing).toContain("On a pull request it runs only `npx shopfront validate --strict --format github`");
+    expect(runs(validate!).slice(0, 2)).toEqual(["npm ci", "npx shopfront validate --strict --format github"]);
+    expect(runs(validate!)[2]).toContain(
+      'npx shopfront diff "$base" HEAD --out dist --target github-pages --format markdown',
+    );
+    expect(uses(validate!)).toEqual(["actions/checkout@v4", "actions/setup-node@v4", "actions/cache/restore@v4"]);
+    expect(publishing).toContain("On a pull request it runs `npx shopfront validate --strict --format github`");
+    // The cache the build job saves, restored by its prefix: a pull request never saves one.
+    const restore = validate!.steps.find((s) => s.uses === "actions/cache/restore@v4")!;
+    const saved = build!.steps.find((s) => s.uses?.startsWith("actions/cache@"))!;
+    expect(restore.with!.path).toBe(saved.with!.path);
+    expect(restore.with!["restore-keys"]).toBe(saved.with!["restore-keys"]);
   });
 
   it("on a push, runs the documented commands in order and uploads the output folder", () => {

@@ -1,0 +1,281 @@
+// Two builds compared as their clients see them, pure: per host the apps added, removed, renamed and
+// updated (each changed field and package file), the Homebrew Browser list's entries and leavers;
+// per kind of client the files that change; the problems a change brings or clears; and what a
+// deploy of the second side would send.
+import type { Problem } from "../catalogue/problems.js";
+import { PACKAGE_FILE_TEMPLATES } from "../routes/packageFileLayout.js";
+import type { IndexedFile } from "../trust/fileIndex.js";
+import { compareCodePoints } from "../util/codePoints.js";
+import {
+  PACKAGE_FILE_KINDS,
+  type AppRecord,
+  type HostSnapshot,
+  type PackageFileKind,
+  type Snapshot,
+} from "./readSnapshot.js";
+import { wordDiff, type WordChange } from "./wordDiff.js";
+
+/** A file's size and SHA-256. */
+export interface FileState {
+  size: number;
+  sha256: string;
+}
+
+export interface FieldChange {
+  field: string;
+  from: unknown;
+  to: unknown;
+  /** For a description: the words removed and added. */
+  words?: WordChange[];
+}
+
+export interface PackageFileChange {
+  kind: PackageFileKind;
+  /** The URL path of the second side's file (the first side's when it is gone). */
+  path: string;
+  from: FileState | null;
+  to: FileState | null;
+}
+
+export interface AppRef {
+  name: string;
+  displayName: string;
+  version: string;
+}
+
+export interface AppUpdate extends AppRef {
+  fields: FieldChange[];
+  files: PackageFileChange[];
+  /** The archive changed and the version did not: clients that compare versions never fetch it. */
+  archiveChangedVersionSame: boolean;
+}
+
+export interface AppRename {
+  from: AppRef;
+  to: AppRef;
+}
+
+export interface HostDiff {
+  host: string;
+  /** Whether the host is in both sides, or only in the second (added) or the first (removed). */
+  status: "kept" | "added" | "removed";
+  added: AppRef[];
+  removed: AppRef[];
+  renamed: AppRename[];
+  updated: AppUpdate[];
+  /** The Homebrew Browser's list (600 entries at most): the apps it gains and loses, and its length on each side. */
+  hbb: { entered: string[]; left: string[]; from: number; to: number };
+}
+
+export type ClientKind = "v1-v2" | "v4-v3" | "homebrew-browser" | "package-files" | "site" | "other";
+export const CLIENT_KINDS: readonly ClientKind[] = [
+  "v1-v2",
+  "v4-v3",
+  "homebrew-browser",
+  "package-files",
+  "site",
+  "other",
+];
+
+export interface ClientCounts {
+  kind: ClientKind;
+  added: number;
+  removed: number;
+  changed: number;
+}
+
+export interface ProblemDiff {
+  introduced: Problem[];
+  fixed: Problem[];
+}
+
+/** What changes between two snapshots; diffBuilds adds what each side was. */
+export interface Comparison {
+  /** Whether every served file is the same, byte for byte, on both sides. */
+  same: boolean;
+  hosts: HostDiff[];
+  clients: ClientCounts[];
+  files: { added: number; removed: number; changed: number; unchanged: number };
+  /** What a deploy of the second side over the first sends (files added or changed, their bytes) and deletes. */
+  deploy: { files: number; bytes: number; deleted: number };
+  /** Null when a side's problems are not known (a deployment, or a folder without its build's state). */
+  problems: ProblemDiff | null;
+}
+
+/** Fields whose change a client sees through a package file's change (reported with the file). */
+const FILE_FIELDS = new Set(["zip_size", "extracted"]);
+const WORD_FIELDS = new Set(["short_description", "long_description"]);
+
+function refOf(app: AppRecord): AppRef {
+  const text = (field: string) => (typeof app.fields[field] === "string" ? (app.fields[field] as string) : "");
+  return { name: app.name, displayName: text("display_name"), version: text("version") };
+}
+
+const byName = (a: { name: string }, b: { name: string }) => compareCodePoints(a.name, b.name);
+
+function sameFile(a: IndexedFile | undefined, b: IndexedFile | undefined): boolean {
+  return a?.sha256 === b?.sha256 && a?.size === b?.size;
+}
+
+const stateOf = (file: IndexedFile | undefined): FileState | null =>
+  file ? { size: file.size, sha256: file.sha256 } : null;
+
+function fieldChanges(from: AppRecord, to: AppRecord): FieldChange[] {
+  const names = [...new Set([...Object.keys(from.fields), ...Object.keys(to.fields)])].sort(compareCodePoints);
+  const changes: FieldChange[] = [];
+  for (const field of names) {
+    if (field === "internal_name" || FILE_FIELDS.has(field)) continue;
+    const a = from.fields[field];
+    const b = to.fields[field];
+    if (JSON.stringify(a) === JSON.stringify(b)) continue;
+    const change: FieldChange = { field, from: a ?? null, to: b ?? null };
+    if (WORD_FIELDS.has(field) && typeof a === "string" && typeof b === "string") change.words = wordDiff(a, b);
+    changes.push(change);
+  }
+  return changes;
+}
+
+function fileChanges(from: AppRecord, to: AppRecord): PackageFileChange[] {
+  return PACKAGE_FILE_KINDS.flatMap((kind) => {
+    const a = from.files[kind];
+    const b = to.files[kind];
+    if (sameFile(a, b)) return [];
+    return [{ kind, path: (b ?? a)!.path, from: stateOf(a), to: stateOf(b) }];
+  });
+}
+
+/** What makes an app the same app under a new name: its binary's or archive's bytes, else its fields. */
+function identityOf(app: AppRecord): string {
+  const file = app.files.binary ?? app.files.archive;
+  if (file) return `file:${file.sha256}`;
+  const { internal_name: _name, ...rest } = app.fields;
+  return `fields:${JSON.stringify(rest)}`;
+}
+
+const emptyHost = (id: string): HostSnapshot => ({ id, apps: new Map(), hbbListed: new Set() });
+
+function compareHost(id: string, a: HostSnapshot | undefined, b: HostSnapshot | undefined): HostDiff {
+  const from = a ?? emptyHost(id);
+  const to = b ?? emptyHost(id);
+  const added: AppRecord[] = [];
+  const removed: AppRecord[] = [];
+  const updated: AppUpdate[] = [];
+  for (const [name, app] of to.apps) if (!from.apps.has(name)) added.push(app);
+  for (const [name, app] of from.apps) {
+    const next = to.apps.get(name);
+    if (!next) {
+      removed.push(app);
+      continue;
+    }
+    const fields = fieldChanges(app, next);
+    const files = fileChanges(app, next);
+    if (fields.length === 0 && files.length === 0) continue;
+    const archiveChanged = files.some((f) => f.kind === "archive" && f.from !== null && f.to !== null);
+    updated.push({
+      ...refOf(next),
+      fields,
+      files,
+      archiveChangedVersionSame: archiveChanged && !fields.some((f) => f.field === "version"),
+    });
+  }
+  // A removed app and an added one with the same identity are one app renamed.
+  const renamed: AppRename[] = [];
+  const addedBy = new Map<string, AppRecord[]>();
+  for (const app of added) addedBy.set(identityOf(app), [...(addedBy.get(identityOf(app)) ?? []), app]);
+  const renamedNames = new Set<string>();
+  for (const app of removed.sort(byName)) {
+    const match = addedBy.get(identityOf(app))?.find((c) => !renamedNames.has(c.name));
+    if (!match) continue;
+    renamedNames.add(match.name).add(`\0${app.name}`);
+    renamed.push({ from: refOf(app), to: refOf(match) });
+  }
+  const entered = [...to.hbbListed].filter((n) => !from.hbbListed.has(n)).sort(compareCodePoints);
+  const left = [...from.hbbListed].filter((n) => !to.hbbListed.has(n)).sort(compareCodePoints);
+  return {
+    host: id,
+    status: a && b ? "kept" : b ? "added" : "removed",
+    added: added
+      .filter((app) => !renamedNames.has(app.name))
+      .sort(byName)
+      .map(refOf),
+    removed: removed.filter((app) => !renamedNames.has(`\0${app.name}`)).map(refOf),
+    renamed,
+    updated: updated.sort(byName),
+    hbb: { entered, left, from: from.hbbListed.size, to: to.hbbListed.size },
+  };
+}
+
+/** The package file templates as patterns over a path below a host's prefix. */
+const PACKAGE_FILE_PATTERNS = Object.values(PACKAGE_FILE_TEMPLATES).map(
+  (template) => new RegExp(`^/${template.replace(/[.]/g, "\\.").replace(/\{name\}/g, "[^/]+")}$`),
+);
+
+/** Which kind of client fetches the file at a URL path. */
+export function clientKindOf(path: string): ClientKind {
+  const local = path.replace(/^\/hosts\/[^/]+(?=\/)/, "");
+  if (/^\/v[12]\//.test(local)) return "v1-v2";
+  if (/^\/api\/v[34]\//.test(local)) return "v4-v3";
+  if (PACKAGE_FILE_PATTERNS.some((p) => p.test(local))) return "package-files";
+  if (/^\/hbb[/_]/.test(local)) return "homebrew-browser";
+  if (local === "/" || /^\/(browse|assets)\//.test(local) || local.endsWith(".html")) return "site";
+  return "other";
+}
+
+function problemKey(p: Problem): string {
+  return JSON.stringify([p.file, p.pointer, p.code, p.severity, p.message]);
+}
+
+function compareProblems(a: readonly Problem[], b: readonly Problem[]): ProblemDiff {
+  const before = new Set(a.map(problemKey));
+  const after = new Set(b.map(problemKey));
+  return { introduced: b.filter((p) => !before.has(problemKey(p))), fixed: a.filter((p) => !after.has(problemKey(p))) };
+}
+
+/** What changes from side `a` to side `b`. */
+export function compareSnapshots(a: Snapshot, b: Snapshot): Comparison {
+  const clients = new Map<ClientKind, ClientCounts>(
+    CLIENT_KINDS.map((kind) => [kind, { kind, added: 0, removed: 0, changed: 0 }]),
+  );
+  const files = { added: 0, removed: 0, changed: 0, unchanged: 0 };
+  const deploy = { files: 0, bytes: 0, deleted: 0 };
+  for (const [path, file] of b.files) {
+    const before = a.files.get(path);
+    if (sameFile(before, file)) {
+      files.unchanged++;
+      continue;
+    }
+    const change = before ? "changed" : "added";
+    files[change]++;
+    clients.get(clientKindOf(path))![change]++;
+    deploy.files++;
+    deploy.bytes += file.size;
+  }
+  for (const path of a.files.keys()) {
+    if (b.files.has(path)) continue;
+    files.removed++;
+    clients.get(clientKindOf(path))!.removed++;
+    deploy.deleted++;
+  }
+  const hostIds = [...new Set([...a.hosts.keys(), ...b.hosts.keys()])].sort(compareCodePoints);
+  const hosts = hostIds
+    .map((id) => compareHost(id, a.hosts.get(id), b.hosts.get(id)))
+    .filter(
+      (h) =>
+        h.status !== "kept" ||
+        h.added.length +
+          h.removed.length +
+          h.renamed.length +
+          h.updated.length +
+          h.hbb.entered.length +
+          h.hbb.left.length >
+          0,
+    );
+  return {
+    same: files.added + files.removed + files.changed === 0,
+    hosts,
+    clients: [...clients.values()],
+    files,
+    deploy,
+    problems: a.problems && b.problems ? compareProblems(a.problems, b.problems) : null,
+  };
+}

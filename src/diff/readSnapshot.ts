@@ -1,0 +1,182 @@
+// One side of a diff as clients see it: every served file's size and SHA-256 (the signed file index,
+// docs/trust.md), each host's apps as the v1 API lists them, and which apps the Homebrew Browser's
+// list holds. Read through a reader of URL paths, so that a built folder and a deployment's base URL
+// are read alike, and only the index and a few lists are read: never every file.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { isValidName } from "../catalogue/names.js";
+import type { Problem } from "../catalogue/problems.js";
+import { hbbFolderOf } from "../render/renderHbb.js";
+import { BINARY_NAMES, packageFilePaths } from "../routes/packageFileLayout.js";
+import { FILE_INDEX } from "../routes/routeTable.js";
+import { parseEntry, parseShard, sha256Hex, type IndexedFile } from "../trust/fileIndex.js";
+import { FailureError, isSystemError } from "../util/errors.js";
+
+/** The bytes served at a URL path (from `/`), or undefined when nothing is. */
+export type PathReader = (path: string) => Promise<Uint8Array | undefined>;
+
+/** A package's stored files, by what they are. */
+export type PackageFileKind = "archive" | "icon" | "binary" | "meta";
+export const PACKAGE_FILE_KINDS: readonly PackageFileKind[] = ["archive", "icon", "binary", "meta"];
+
+/** An app as one host lists it: the v1 API's object, and its package files as the index lists them. */
+export interface AppRecord {
+  name: string;
+  fields: Record<string, unknown>;
+  files: Partial<Record<PackageFileKind, IndexedFile>>;
+}
+
+export interface HostSnapshot {
+  id: string;
+  apps: Map<string, AppRecord>;
+  /** The names the Homebrew Browser's list of the host holds. */
+  hbbListed: Set<string>;
+}
+
+export interface Snapshot {
+  /** Every served file by its URL path. */
+  files: Map<string, IndexedFile>;
+  /** The index's revision and when it was built. */
+  revision: number;
+  built: string;
+  defaultHost: string | undefined;
+  hosts: Map<string, HostSnapshot>;
+  /** The build's problems: a git revision's, which diff built, or a built folder's, which its state keeps. */
+  problems?: Problem[];
+}
+
+/** Reads a built folder: a URL path is the file at that path below it. */
+export function folderReader(dir: string): PathReader {
+  return async (path) => {
+    try {
+      return await readFile(join(dir, path));
+    } catch (error) {
+      if (isSystemError(error) && (error.code === "ENOENT" || error.code === "ENOTDIR")) return undefined;
+      throw error;
+    }
+  };
+}
+
+const TIMEOUT_MS = 60_000;
+
+/** Reads a deployment: a URL path is fetched from the base URL (its trailing slash dropped). */
+export function urlReader(base: string): PathReader {
+  const root = base.replace(/\/+$/, "");
+  return async (path) => {
+    const url = `${root}${path}`;
+    let res: Response;
+    try {
+      res = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), redirect: "follow" });
+    } catch (error) {
+      const reason =
+        error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+      throw new FailureError(`cannot fetch ${url}: ${reason}`);
+    }
+    if (res.status === 404) {
+      await res.body?.cancel();
+      return undefined;
+    }
+    if (res.status !== 200) {
+      await res.body?.cancel();
+      throw new FailureError(`${url} answered ${res.status}`);
+    }
+    return new Uint8Array(await res.arrayBuffer());
+  };
+}
+
+const utf8 = new TextDecoder("utf-8");
+
+function parseJson(bytes: Uint8Array, where: string): unknown {
+  try {
+    return JSON.parse(utf8.decode(bytes)) as unknown;
+  } catch {
+    throw new FailureError(`${where} is not JSON`);
+  }
+}
+
+/** The served files, from entry.json and its shards, each shard checked against the entry's digest. */
+async function readIndex(read: PathReader, label: string): Promise<Pick<Snapshot, "files" | "revision" | "built">> {
+  const bytes = await read(`/${FILE_INDEX.entry}`);
+  if (!bytes)
+    throw new FailureError(
+      `${label} has no file index (/${FILE_INDEX.entry}): it is not a build of shopfront 0.1 or later`,
+    );
+  const entry = parseEntry(utf8.decode(bytes));
+  if (typeof entry === "string") throw new FailureError(`${label}/${FILE_INDEX.entry}: ${entry}`);
+  const files = new Map<string, IndexedFile>();
+  for (const shard of entry.shards) {
+    const shardBytes = await read(`/${shard.path}`);
+    if (!shardBytes || shardBytes.byteLength !== shard.size || sha256Hex(shardBytes) !== shard.sha256)
+      throw new FailureError(`${label}/${shard.path} is missing or is not the shard ${FILE_INDEX.entry} names`);
+    const listed = parseShard(utf8.decode(shardBytes));
+    if (typeof listed === "string") throw new FailureError(`${label}/${shard.path}: ${listed}`);
+    for (const file of listed) files.set(file.path, file);
+  }
+  return { files, revision: entry.revision, built: entry.built };
+}
+
+/** The Homebrew Browser list's names: after the header, a token line (name first) then six text lines per app; footers are `=Category=`. */
+export function hbbListNames(text: string): Set<string> {
+  const lines = text.split(/\r?\n/);
+  const names = new Set<string>();
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line === "" || /^=[^=]+=$/.test(line)) continue;
+    names.add(line.split(" ", 1)[0]!);
+    i += 6;
+  }
+  return names;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A side's snapshot: its index, then `/v1/hosts`, each host's `/v1/<host>/packages` and Homebrew
+ * Browser list. The default host is the one whose files are not under `/hosts/<host>/`.
+ */
+export async function readSnapshot(read: PathReader, label: string): Promise<Snapshot> {
+  const index = await readIndex(read, label);
+  const hostsBytes = await read("/v1/hosts");
+  if (!hostsBytes) throw new FailureError(`${label} serves no /v1/hosts: it is not a shopfront build`);
+  const hostsValue = parseJson(hostsBytes, `${label}/v1/hosts`);
+  const ids = isRecord(hostsValue) && Array.isArray(hostsValue.repos) ? hostsValue.repos : undefined;
+  // A name goes into paths read next: one the name rule refuses is not a shopfront build's.
+  if (!ids?.every((id): id is string => typeof id === "string" && isValidName(id)))
+    throw new FailureError(`${label}/v1/hosts has no list of valid host ids (repos)`);
+  const defaultHost = ids.find((id) => !index.files.has(`/hosts/${id}/api/v4/contents`));
+  const hosts = new Map<string, HostSnapshot>();
+  for (const id of ids) {
+    const listBytes = await read(`/v1/${id}/packages`);
+    const list = listBytes ? parseJson(listBytes, `${label}/v1/${id}/packages`) : [];
+    if (!Array.isArray(list)) throw new FailureError(`${label}/v1/${id}/packages is not a list`);
+    const apps = new Map<string, AppRecord>();
+    for (const fields of list) {
+      if (!isRecord(fields) || typeof fields.internal_name !== "string" || !isValidName(fields.internal_name))
+        throw new FailureError(`${label}/v1/${id}/packages holds an entry without a valid internal_name`);
+      const name = fields.internal_name;
+      apps.set(name, { name, fields, files: defaultHost ? packageFilesOf(index.files, id, defaultHost, name) : {} });
+    }
+    const hbb = await read(hbbFolderOf(id, defaultHost ?? id).list);
+    hosts.set(id, { id, apps, hbbListed: hbb ? hbbListNames(utf8.decode(hbb)) : new Set() });
+  }
+  return { ...index, defaultHost, hosts };
+}
+
+function packageFilesOf(
+  files: ReadonlyMap<string, IndexedFile>,
+  host: string,
+  defaultHost: string,
+  name: string,
+): AppRecord["files"] {
+  const found: AppRecord["files"] = {};
+  for (const binary of BINARY_NAMES) {
+    const paths = packageFilePaths(host, defaultHost, name, binary);
+    for (const kind of PACKAGE_FILE_KINDS) {
+      const file = files.get(`/${paths[kind]}`);
+      if (file) found[kind] = file;
+    }
+  }
+  return found;
+}
