@@ -1,7 +1,8 @@
 // The browse site's part of a rebuild plan: the packages the plan removed, changed or added, handed
 // to the site's assembler (site/assembleSite.ts) with the last build's site index, and its pages
 // merged into the plan's writes, counts and state. Nothing is learned from the live output: the
-// hosts come from hosts.json or the index, the packages from the plan.
+// hosts come from hosts.json or the index, the packages from the plan, and a kept package that the
+// feeds come to name from its manifest (keptPackage).
 import type { HostInfo, Package } from "../catalogue/fields.js";
 import { contentText } from "../render/renderApi.js";
 import { fileFor } from "../routes/routeTable.js";
@@ -12,20 +13,30 @@ import { siteHosts, type FilesSource } from "../site/renderSite.js";
 import { sitePackage } from "../site/sitePackage.js";
 import type { LiveFiles, RebuildPlan } from "./planRebuild.js";
 
+/** What the site's part of a rebuild is given beside the plan. */
+export interface SiteChangesInput {
+  live: LiveFiles;
+  /** Whether the output has the browse site. */
+  site: boolean;
+  /** hosts.json's hosts, when it was read again. */
+  hosts: readonly HostInfo[] | undefined;
+  /** Which packages have files once the plan is carried out. */
+  files: FilesSource | undefined;
+  /** The origin the feeds' URLs are under. */
+  baseUrl: string;
+  /**
+   * A package the plan did not render anew, as its API object: what a feed shows of a kept package
+   * that joins its host's newest (from its manifest, which the survey found unchanged).
+   */
+  keptPackage(host: string, name: string): Package;
+}
+
 /**
- * The plan with the site's changes added to its writes, and its counts of files brought up to date;
- * `hosts` are hosts.json's when it was read again, `files` says which packages have files once the
- * plan is carried out, `baseUrl` the origin its feeds' URLs are under. A host's new name or
- * description is on every page: that takes a full build.
+ * The plan with the site's changes added to its writes, and its counts of files brought up to date.
+ * A host's new name or description is on every page: that takes a full build.
  */
-export function withSiteChanges(
-  plan: RebuildPlan,
-  live: LiveFiles,
-  site: boolean,
-  hosts: readonly HostInfo[] | undefined,
-  files: FilesSource | undefined,
-  baseUrl: string,
-): RebuildPlan | { fullBuild: string } {
+export function withSiteChanges(plan: RebuildPlan, input: SiteChangesInput): RebuildPlan | { fullBuild: string } {
+  const { live, site, hosts, files, baseUrl } = input;
   if (!site) return plan;
   const index = plan.state.site;
   if (!index) return { fullBuild: "the last build kept no index of its browse site" };
@@ -51,11 +62,7 @@ export function withSiteChanges(
     { hosts: index.hosts, fresh, gone, files: source, hbb: files !== undefined },
     { index, live: { bytes: (path) => (live.exists(path) ? live.bytes(path) : undefined) } },
   );
-  // A package the feeds name and the plan did not render again: its API object as the live slot holds it.
-  const packageOf = (host: string, name: string) => {
-    const path = fileFor("package", { host, name });
-    return sitePackage(host, JSON.parse(Buffer.from(live.bytes(path)).toString("latin1")) as Package, source);
-  };
+  const packageOf = (host: string, name: string) => sitePackage(host, input.keptPackage(host, name), source);
   const feeds = assembleFeeds(
     { hosts: index.hosts, index: pages.index, fresh, baseUrl },
     { index, live: { bytes: (path) => (live.exists(path) ? live.bytes(path) : undefined) }, packageOf },

@@ -3,7 +3,10 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadManifest, loadPackageFiles, type PackageFilesReuse } from "../load/loadCatalogue.js";
-import type { HostInfo, PackageStats } from "../catalogue/fields.js";
+import type { HostInfo, Manifest, Package, PackageStats } from "../catalogue/fields.js";
+import { mergeDerived } from "../packageFiles/mergeDerived.js";
+import { packageObject } from "../render/renderApi.js";
+import { compareCodePoints } from "../util/codePoints.js";
 import { applyStrict, isError, sortProblems, type Problem } from "../catalogue/problems.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { readSourceFile } from "../read/readCatalogue.js";
@@ -11,6 +14,7 @@ import { signatureOf, type Signature } from "../read/signature.js";
 import type { TargetId } from "../targets/target.js";
 import {
   validateHostsFile,
+  validateManifest,
   validateStatsFile,
   HOSTS_FILE,
   MAX_SOURCE_BYTES,
@@ -26,6 +30,7 @@ import { planRebuild, type LiveFiles, type RebuildSummary, type RereadPackage } 
 import { todayUrlsOf } from "../render/renderToday.js";
 import { statOrNothing, surveyCatalogue, type RereadStats, type Survey } from "./surveyCatalogue.js";
 import { filesSource, packageFilesReuse, withPackageFiles } from "./planPackageFiles.js";
+import { knownFiles } from "./surveyPackageFiles.js";
 import { fileIndexOutdated, writeFileIndex, type FileIndexOptions } from "../trust/writeFileIndex.js";
 
 export interface RebuildOptions {
@@ -136,14 +141,19 @@ async function rebuildFrom(
       return files ? readFileSync(files.icon.file) : live.bytes(at);
     },
   );
-  const plan = withSiteChanges(
-    hbb,
+  const plan = withSiteChanges(hbb, {
     live,
-    options.site,
-    hostsFile.hosts,
-    filesSource(hbb.state),
-    inputs.today.urls.baseUrl,
-  );
+    site: options.site,
+    hosts: hostsFile.hosts,
+    files: filesSource(hbb.state),
+    baseUrl: inputs.today.urls.baseUrl,
+    // Only a rebuild that moved a package reads a kept one's manifest: a no-op loads no validators.
+    keptPackage: keptPackages(
+      options.catalogueDir,
+      hbb.state,
+      hbb.removed.length + hbb.changed.length + hbb.added.length > 0 ? await schemaValidators() : undefined,
+    ),
+  });
   if ("fullBuild" in plan) return plan;
   // The plan adds the warnings found only once the output is planned (stats of unknown packages, the
   // Homebrew Browser's lists): --strict refuses them too, before anything is written.
@@ -307,6 +317,38 @@ async function rereadManifests(
     }
   }
   return { problems, packages };
+}
+
+/**
+ * A kept package's API object, rendered again from its manifest (which the survey found unchanged,
+ * so it reads as the last build read it) with its stats entry and, for a package with files, what
+ * they derive as the state remembers it: never read back from the live output.
+ */
+function keptPackages(dir: string, state: BuildState, validators: Validators | undefined) {
+  return (host: string, name: string): Package => {
+    const file = `${host}/${name}.json`;
+    if (!validators) throw new Error(`internal: the site asked for ${file} in a rebuild that moved no package`);
+    const ref = { host, name, file, ...knownFiles(state, host, name) };
+    const checked = validateManifest(ref, readSourceFile(join(dir, file), MAX_SOURCE_BYTES), validators);
+    if (!checked.manifest) throw new Error(`internal: ${file}, kept by the survey, no longer reads as valid`);
+    const memo = state.packageFilesMemo?.[`${host}/${name}`];
+    const manifest = memo ? (mergeDerived(checked.manifest, memo.derived, file).package as Manifest) : checked.manifest;
+    const packages = state.packages[host]!;
+    return packageObject(manifest, statsAt(packages, indexOfName(packages.names, name)));
+  };
+}
+
+/** Where `name` is in a host's names (in code-point order), by binary search. */
+function indexOfName(names: readonly string[], name: string): number {
+  let [low, high] = [0, names.length - 1];
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    const order = compareCodePoints(names[mid]!, name);
+    if (order === 0) return mid;
+    if (order < 0) low = mid + 1;
+    else high = mid - 1;
+  }
+  throw new Error(`internal: ${name} is not among its host's packages`);
 }
 
 /** Whether the live file at `path` and the file `file` hold the same bytes (small files: the icon, meta.xml). */

@@ -133,11 +133,16 @@ const PACKAGE_KEYS = (Object.keys(PACKAGE_FIELDS) as (keyof Package)[]).sort();
 
 /** One package object: the manifest's fields and its stats, keys in alphabetical order. */
 export function renderPackage(manifest: Manifest, stats: PackageStats = NO_STATS): string {
-  // Built in key order and stringified once: JSON.stringify keeps insertion order.
+  return escapeNonAscii(JSON.stringify(packageObject(manifest, stats)));
+}
+
+/** The package object of the API for a manifest and its stats entry, its keys in the API's order. */
+export function packageObject(manifest: Manifest, stats: PackageStats = NO_STATS): Package {
+  // Built in key order: JSON.stringify keeps insertion order.
   const pkg: Record<string, unknown> = {};
   for (const key of PACKAGE_KEYS)
     pkg[key] = key in stats ? stats[key as keyof PackageStats] : manifest[key as keyof Manifest];
-  return escapeNonAscii(JSON.stringify(pkg));
+  return pkg as unknown as Package;
 }
 
 /** The host list object: `repos` in the catalogue's order, `repositories` keyed by id with sorted keys. */
