@@ -56,6 +56,8 @@ export const PROBLEM_CODES = {
   PACKAGE_EXTRA_APP_FOLDER: "the package holds an apps/<other>/ folder for another name (warning)",
   PACKAGE_NO_BINARY: "apps/<name>/ holds no boot.dol or boot.elf",
   PACKAGE_TWO_BINARIES: "apps/<name>/ holds both boot.dol and boot.elf",
+  PACKAGE_BAD_BINARY:
+    "apps/<name>/boot.dol or boot.elf is empty (0 bytes) or is not a DOL or ELF by its header: the Homebrew Channel could not load it",
   PACKAGE_NO_META: "apps/<name>/ holds no meta.xml",
   META_UNREADABLE: "a meta.xml with no <app> element that any reader could find",
   META_BAD_DATE: "a meta.xml release_date that is not yyyyMMddHHmmss, yyyyMMddHHmm or yyyyMMdd (warning)",

@@ -59,8 +59,9 @@ function appsFolder(dir: string): { apps: string; root?: string } {
   return { apps: dir };
 }
 
+/** A finding as a reason, naming its entry once (most messages start with it already). */
 function describeFinding(f: PackageFinding): string {
-  return `${f.entry !== undefined ? `${f.entry}: ` : ""}${f.message}`;
+  return f.entry === undefined || f.message.startsWith(f.entry) ? f.message : `${f.entry}: ${f.message}`;
 }
 
 /** An app's files checked as a build checks them (a folder zipped first), with what they derive. */

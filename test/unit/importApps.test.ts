@@ -2,16 +2,18 @@
 // with spaces, capitals, a quote; a meta.xml with a BOM, one without a date, one with a date that
 // cannot be read, an app without meta.xml, an icon under another name. Every app is imported or named
 // with what to do; the build serves them all; a re-run skips them; a failed run writes nothing.
-import { cpSync, readdirSync, readFileSync, renameSync, writeFileSync, mkdirSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { proposeName } from "../../src/catalogue/names.js";
 import { importApps } from "../../src/import/importCatalogue.js";
+import { validateCatalogue } from "../../src/load/validateCatalogue.js";
 import { defaultImportHost } from "../../src/import/defaultHost.js";
 import { guessReleaseDate } from "../../src/packageFiles/guessReleaseDate.js";
 import { createManifest } from "../../src/scaffold/createManifest.js";
 import { UsageError } from "../../src/util/errors.js";
+import { dolBytes } from "../support/binaries.js";
 import { copyFixture, FIXTURES, readJson, readTree, shopfront, tempDir, writeFiles } from "../support/helpers.js";
 
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
@@ -129,7 +131,7 @@ describe("import apps", () => {
     writeFileSync(
       join(dir, "pong.zip"),
       zipSync({
-        "apps/pong/boot.dol": strToU8("DOL"),
+        "apps/pong/boot.dol": dolBytes(),
         "apps/pong/meta.xml": strToU8("<app><name>Pong</name><release_date>20100101</release_date></app>"),
       }),
     );
@@ -226,5 +228,69 @@ describe("new --from an app folder", () => {
     await expect(attempt).rejects.toThrow(
       /is neither an app's folder \(it holds no boot\.dol, boot\.elf or meta\.xml\) nor an SD card tree holding apps\/wiidoom\/; its apps\/ holds .*give the app's folder, --from /,
     );
+  });
+});
+
+describe("a binary the Homebrew Channel cannot load", () => {
+  /** A card whose WiiMC has `bytes` as its boot.dol. */
+  function cardWith(bytes: Uint8Array | string): string {
+    const dir = card();
+    writeFileSync(join(dir, "apps", "WiiMC", "boot.dol"), bytes);
+    return dir;
+  }
+
+  it.each([
+    ["0 bytes", "", /^apps\/WiiMC\/boot\.dol is empty \(0 bytes\)/],
+    ["text, no DOL", "DOL WiiMC\0\0\0\0", /^apps\/WiiMC\/boot\.dol is .*shorter than a DOL's 256-byte header/],
+  ])("of %s is refused by import apps, naming the file; nothing of it is written", async (_, bytes, reason) => {
+    const catalogue = copyFixture("basic");
+    const report = await importApps({ dir: cardWith(bytes), catalogueDir: catalogue, force: false, now: () => NOW });
+    const skipped = report.summary!.skipped.find((s) => s.source === "WiiMC/");
+    expect(skipped?.reasons.join("\n")).toMatch(reason);
+    expect(readdirSync(join(catalogue, "primary")).filter((f) => f.startsWith("WiiMC"))).toEqual([]);
+  });
+
+  it.each([
+    ["0 bytes", ""],
+    ["text, no DOL", "DOL WiiMC\0\0\0\0"],
+  ])("of %s is refused by new --from, naming the file; nothing is written", async (_, bytes) => {
+    const catalogue = copyFixture("basic");
+    const before = readTree(catalogue);
+    const result = await createManifest({
+      catalogueDir: catalogue,
+      host: "primary",
+      name: "wiimc",
+      projectDir: ".",
+      from: join(cardWith(bytes), "apps", "WiiMC"),
+      now: () => NOW,
+    });
+    expect(result.problems.map((p) => [p.code, p.file])).toEqual([
+      ["PACKAGE_BAD_BINARY", "primary/wiimc/apps/wiimc/boot.dol"],
+    ]);
+    expect(readTree(catalogue)).toEqual(before);
+  });
+
+  it.each([
+    ["folder", "of 0 bytes", ""],
+    ["folder", "an ELF named boot.dol", "\x7fELF\x01\x02\x01"],
+    ["zip", "of 0 bytes", ""],
+  ])("in a package %s, %s is an error of validate naming the file", async (kind, _, bytes) => {
+    const catalogue = copyFixture("basic");
+    await importApps({ dir: card(), catalogueDir: catalogue, force: false, now: () => NOW });
+    const app = join(catalogue, "primary", "WiiMC", "apps", "WiiMC");
+    writeFileSync(join(app, "boot.dol"), bytes);
+    let file = "primary/WiiMC/apps/WiiMC/boot.dol";
+    if (kind === "zip") {
+      const files = Object.fromEntries(
+        readdirSync(app).map((f) => [`apps/WiiMC/${f}`, new Uint8Array(readFileSync(join(app, f)))]),
+      );
+      writeFileSync(join(catalogue, "primary", "WiiMC.zip"), zipSync(files));
+      rmSync(join(catalogue, "primary", "WiiMC"), { recursive: true });
+      file = "primary/WiiMC.zip";
+    }
+    const { problems } = await validateCatalogue(catalogue);
+    const bad = problems.filter((p) => p.code === "PACKAGE_BAD_BINARY");
+    expect(bad.map((p) => [p.file, p.severity])).toEqual([[file, "error"]]);
+    expect(bad[0]!.message).toMatch(/^apps\/WiiMC\/boot\.dol is/);
   });
 });
