@@ -1,7 +1,11 @@
 // Problems are data: every check returns them, the CLI formats and prints them.
 import { compareCodePoints } from "../util/codePoints.js";
 
-export type Severity = "error" | "warning";
+/**
+ * An error fails the command; a warning is for the maintainer to fix (an error with --strict); a
+ * notice says what the build did that nobody can change (--strict leaves it a notice).
+ */
+export type Severity = "error" | "warning" | "notice";
 
 /** Every problem code, with what it means. The README's table is checked against this list. */
 export const PROBLEM_CODES = {
@@ -73,7 +77,7 @@ export const PROBLEM_CODES = {
   PLACEHOLDER_TEXT:
     "a manifest or hosts.json field still holding the placeholder text that init or new wrote, which would be published (warning)",
   HBB_LEFT_OUT:
-    "a package (or host) the Homebrew Browser's lists leave out: no package files, a category the Wii app does not know, a full category (warning)",
+    "a package (or host) the Homebrew Browser's lists leave out: no package files, a category the Wii app does not know, a full category (warning); the Homebrew Browser itself, which no list holds (notice)",
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;
