@@ -66,7 +66,7 @@ export const PROBLEM_CODES = {
   META_UNREADABLE: "a meta.xml with no <app> element that any reader could find",
   META_BAD_DATE: "a meta.xml release_date that is not yyyyMMddHHmmss, yyyyMMddHHmm or yyyyMMdd (warning)",
   RELEASE_DATE_GUESSED:
-    "meta.xml gives no release date that can be read: new --from and import apps set release_date from the files, below the host's dated packages (warning)",
+    "a release_date that new --from or import apps guessed (meta.xml gives none that can be read), still as they wrote it: set the real one (warning)",
   META_MISMATCH: "meta.xml says otherwise than the manifest (display name, coder, version, descriptions) (warning)",
   ICON_NOT_PNG: "apps/<name>/icon.png is not a PNG image",
   ICON_WRONG_SIZE: "apps/<name>/icon.png is not 128x48 pixels (warning)",

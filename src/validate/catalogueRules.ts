@@ -11,7 +11,7 @@ import type { Validators } from "../catalogue/schemas.js";
 import type { ValidateFunction } from "ajv";
 import { controllersOfPeripherals, peripheralsAgree } from "../catalogue/todayFields.js";
 import { STATS_FOLDER, statsFileOf, type StatsFile } from "../catalogue/statsFile.js";
-import { hostPlaceholderFindings, manifestPlaceholderFindings } from "./placeholderRules.js";
+import { guessedDateFindings, hostPlaceholderFindings, manifestPlaceholderFindings } from "./placeholderRules.js";
 
 export const HOSTS_FILE = "hosts.json";
 export const MANIFEST_EXTENSION = ".json";
@@ -152,7 +152,7 @@ export function validateManifest(ref: ManifestRef, source: SourceBytes, validato
           finding(
             "MISSING_FIELD",
             `/${field}`,
-            `${field} is missing: only a package with files beside its manifest (${ref.name}.zip or a folder ${ref.name}/) may leave it to the build`,
+            `is missing: only a package with files beside its manifest (${ref.name}.zip or a folder ${ref.name}/) may leave it to the build`,
           ),
         );
       }
@@ -184,7 +184,7 @@ export function validateManifest(ref: ManifestRef, source: SourceBytes, validato
       ),
     );
   }
-  findings.push(...manifestPlaceholderFindings(raw));
+  findings.push(...manifestPlaceholderFindings(raw), ...guessedDateFindings(raw));
   const problems = inFile(ref.file, findings);
   return problems.some((p) => p.severity === "error") ? { problems } : { manifest: value as Manifest, problems };
 }

@@ -1,12 +1,14 @@
-// Placeholder text that `init` and `new` wrote and nobody replaced: valid by the schema, so it would
-// be published as if it were the package's (or the repository's) own words. A warning names the
-// field and what to write; `--strict` makes it an error.
+// Placeholder text that `init` and `new` wrote and nobody replaced, and a release date that `new
+// --from` or `import apps` guessed: valid by the schema, so it would be published as if it were the
+// package's (or the repository's) own. A warning names the field and what to write; `--strict`
+// makes it an error.
 import {
   HOST_PLACEHOLDER_HINTS,
   HOST_PLACEHOLDERS,
   MANIFEST_PLACEHOLDER_HINTS,
   MANIFEST_PLACEHOLDERS,
 } from "../catalogue/manifestTemplate.js";
+import { GUESSED_DATE_KEY, hasGuessedDate } from "../catalogue/guessedDate.js";
 import { finding, type Finding } from "../catalogue/problems.js";
 
 /** The placeholders a manifest (as parsed, valid or not) still holds, one warning per field. */
@@ -19,6 +21,21 @@ export function manifestPlaceholderFindings(manifest: unknown): Finding[] {
     if (found) findings.push(found);
   }
   return findings;
+}
+
+/** A release date still as `new --from` or `import apps` guessed it: a warning until a person sets it. */
+export function guessedDateFindings(manifest: unknown): Finding[] {
+  if (!hasGuessedDate(manifest)) return [];
+  const date = (manifest as { release_date: number }).release_date;
+  const written = new Date(date * 1000).toISOString().replace(/\.000Z$/, "Z");
+  return [
+    finding(
+      "RELEASE_DATE_GUESSED",
+      "/release_date",
+      `is guessed (${written}: the app's meta.xml gives no date): write the app's real release date in Unix seconds (and as <release_date> in its meta.xml); /${GUESSED_DATE_KEY} says which date was guessed, and may go then`,
+      "warning",
+    ),
+  ];
 }
 
 /** The placeholders the hosts of hosts.json (as parsed, valid or not) still hold in their names and descriptions. */
