@@ -413,6 +413,12 @@ describe("import apps with the card's Homebrew Browser list", () => {
     };
     expect(feed.items[0]!._shopfront.name).not.toBe(guessed);
     expect(feed.items.at(-1)!._shopfront.name).toBe(guessed);
+    // The build publishes the guess as 0, "unknown": older than any date the host has or gets later.
+    const v1 = readJson(join(out, "v1", "primary", "packages")) as { internal_name: string }[];
+    expect(v1.find((p) => p.internal_name === guessed)).toMatchObject({ release_date: 0, updated: 0 });
+    expect(readFileSync(join(out, "browse", "primary", "package", guessed, "index.html"), "utf8")).toContain(
+      "<dt>Released</dt><dd>Unknown</dd>",
+    );
     const v4 = readJson(join(out, "api", "v4", "contents")) as { slug: string; release_date: number }[];
     expect([...v4].sort((a, b) => b.release_date - a.release_date)[0]!.slug).not.toBe(guessed);
 
