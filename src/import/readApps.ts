@@ -1,8 +1,12 @@
 // `shopfront import apps DIR`: an SD card's apps (DIR is its apps/ folder, its root, or any folder of
 // app folders and app zips) -> what writeImport writes. Every app is staged first, into a folder of
 // its own outside the catalogue: copied under the name it gets (a folder name that breaks the name
-// rule gets a proposed one), completed (a minimal meta.xml, icon.png from an icon under another name)
-// and checked as a build would check it. Nothing is written into the catalogue here.
+// rule gets a proposed one), without what the app wrote there for its user (packageFiles/userData.ts),
+// completed (a minimal meta.xml, icon.png from an icon under another name or the card's Homebrew
+// Browser's cache) and checked as a build would check it. Its manifest takes what the card's
+// Homebrew Browser list says of it (cardHbbList.ts) and what its meta.xml says; a date nothing
+// gives is guessed once every app is read, below every date the host will know, and marked so.
+// Nothing is written into the catalogue here.
 import { copyFileSync, existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { GUESSED_DATE_KEY } from "../catalogue/guessedDate.js";
