@@ -237,6 +237,27 @@ describe("new --from an app folder", () => {
     expect(readdirSync(join(catalogue, "primary", "mmm", "apps"))).toEqual(["mmm"]);
   });
 
+  it("leaves out what the app wrote on the card for its user, naming each", async () => {
+    const catalogue = copyFixture("basic");
+    const result = await createManifest({
+      catalogueDir: catalogue,
+      host: "primary",
+      name: "homebrew_browser",
+      projectDir: ".",
+      from: join(card(), "apps", "homebrew_browser"),
+      now: () => NOW,
+    });
+    expect(result.leftOut?.map((l) => l.entry).sort()).toEqual(["listv036.txt", "settings.xml", "temp/"]);
+    expect(readdirSync(join(catalogue, "primary", "homebrew_browser", "apps", "homebrew_browser")).sort()).toEqual([
+      "boot.dol",
+      "icon.png",
+      "meta.xml",
+    ]);
+    // Its date is guessed, and marked so in the manifest.
+    const m = written(catalogue, "homebrew_browser");
+    expect(m.$release_date_guessed).toBe(m.release_date);
+  });
+
   it("warns of a guessed date instead of using now", async () => {
     const catalogue = copyFixture("basic");
     const app = join(card(), "apps", "snes9xgx");
