@@ -218,6 +218,11 @@ describe("import apps", () => {
       /wrote catalogue\/primary\/snes9xgx\/apps\/snes9xgx\/meta\.xml \(the app had none\): complete it\n {2}<\?xml/,
     );
     expect(result.stderr).toMatch(/^warning: Multi Mod Manager\/ is imported as multi-mod-manager/m);
+    // Where each field came from, per app; what was left out of whose folder, per file.
+    expect(result.stdout).toMatch(
+      /^ftpii\/: category, release_date, controllers from apps\/homebrew_browser\/listv036\.txt line 40; display_name, coder, version, short_description, long_description from meta\.xml$/m,
+    );
+    expect(result.stdout).toMatch(/^note: homebrew_browser\/settings\.xml is left out: /m);
   });
 });
 
