@@ -75,7 +75,7 @@ export const PROBLEM_CODES = {
   HBB_VALUE_CUT:
     "a value cut to fit the Wii app's buffer in the Homebrew Browser's list or repository list (warning)",
   PLACEHOLDER_TEXT:
-    "a manifest or hosts.json field still holding the placeholder text that init or new wrote, which would be published (warning)",
+    "a manifest or hosts.json field still holding the placeholder text that init, new or an import wrote, which would be published (warning)",
   HBB_LEFT_OUT:
     "a package (or host) the Homebrew Browser's lists leave out: no package files, a category the Wii app does not know, a full category (warning); the Homebrew Browser itself, which no list holds (notice)",
 } as const;

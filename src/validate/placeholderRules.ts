@@ -38,6 +38,12 @@ export function guessedDateFindings(manifest: unknown): Finding[] {
   ];
 }
 
+/**
+ * The description an import gives a host it declares knowing nothing but its id (its name is the
+ * id, its host `<id>.example.org`): a placeholder like init's.
+ */
+export const IMPORTED_HOST_DESCRIPTION = "Imported by shopfront; edit the name, host and description in hosts.json.";
+
 /** The placeholders the hosts of hosts.json (as parsed, valid or not) still hold in their names and descriptions. */
 export function hostPlaceholderFindings(hostsFile: unknown): Finding[] {
   if (!isObject(hostsFile) || !Array.isArray(hostsFile.hosts)) return [];
@@ -49,6 +55,14 @@ export function hostPlaceholderFindings(hostsFile: unknown): Finding[] {
       const found = placeholderFinding(`/hosts/${index}/${field}`, host[field], texts, hint, "init");
       if (found) findings.push(found);
     }
+    const imported = placeholderFinding(
+      `/hosts/${index}/description`,
+      host.description,
+      [IMPORTED_HOST_DESCRIPTION],
+      `${HOST_PLACEHOLDER_HINTS.description}, and the repository's own name and domain in /hosts/${index}/name and /hosts/${index}/host`,
+      "an import",
+    );
+    if (imported) findings.push(imported);
   });
   return findings;
 }

@@ -223,6 +223,11 @@ describe("import apps", () => {
       /^ftpii\/: category, release_date, controllers from apps\/homebrew_browser\/listv036\.txt line 40; display_name, coder, version, short_description, long_description from meta\.xml$/m,
     );
     expect(result.stdout).toMatch(/^note: homebrew_browser\/settings\.xml is left out: /m);
+    // Where each field came from, per app; what was left out of whose folder, per file.
+    expect(result.stdout).toMatch(
+      /^ftpii\/: category, release_date, controllers from apps\/homebrew_browser\/listv036\.txt line 40; display_name, coder, version, short_description, long_description from meta\.xml$/m,
+    );
+    expect(result.stdout).toMatch(/^note: homebrew_browser\/settings\.xml is left out: /m);
   });
 });
 
@@ -458,9 +463,10 @@ describe("import apps with the card's Homebrew Browser list", () => {
 
     // validate names the guessed date until it is set; --strict fails on it, and on nothing a maintainer cannot fix.
     const strict = await validateCatalogue(catalogue, { strict: true });
-    expect(strict.problems.filter((p) => p.severity === "error").map((p) => [p.code, p.file])).toEqual([
-      ["META_BAD_DATE", "primary/ftpii/apps/ftpii/meta.xml"],
-      ["RELEASE_DATE_GUESSED", "primary/homebrew_browser.json"],
+    expect(strict.problems.filter((p) => p.severity === "error").map((p) => [p.code, p.file, p.pointer])).toEqual([
+      ["PLACEHOLDER_TEXT", "hosts.json", "/hosts/0/description"],
+      ["META_BAD_DATE", "primary/ftpii/apps/ftpii/meta.xml", ""],
+      ["RELEASE_DATE_GUESSED", "primary/homebrew_browser.json", "/release_date"],
     ]);
     expect(strict.problems.filter((p) => p.code === "HBB_LEFT_OUT").map((p) => [p.severity, p.file])).toEqual([
       ["notice", "primary/homebrew_browser.json"],
@@ -473,6 +479,14 @@ describe("import apps with the card's Homebrew Browser list", () => {
     );
     const ftpiiMeta = join(catalogue, "primary", "ftpii", "apps", "ftpii", "meta.xml");
     writeFileSync(ftpiiMeta, readFileSync(ftpiiMeta, "utf8").replace("sometime in 2009", "20090426000000"));
+    // The host the import declared with placeholders, named.
+    const hostsFile = readJson(join(catalogue, "hosts.json")) as { hosts: Record<string, string>[] };
+    Object.assign(hostsFile.hosts[0]!, {
+      name: "My Wii Apps",
+      host: "wii.example.net",
+      description: "Apps from my card.",
+    });
+    writeFileSync(join(catalogue, "hosts.json"), JSON.stringify(hostsFile));
     const fixed = await validateCatalogue(catalogue, { strict: true });
     expect(fixed.problems.filter((p) => p.severity !== "notice")).toEqual([]);
     expect(fixed.valid).toBeTruthy();
