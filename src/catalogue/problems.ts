@@ -1,7 +1,11 @@
 // Problems are data: every check returns them, the CLI formats and prints them.
 import { compareCodePoints } from "../util/codePoints.js";
 
-export type Severity = "error" | "warning";
+/**
+ * An error fails the command; a warning is for the maintainer to fix (an error with --strict); a
+ * notice says what the build did that nobody can change (--strict leaves it a notice).
+ */
+export type Severity = "error" | "warning" | "notice";
 
 /** Every problem code, with what it means. The README's table is checked against this list. */
 export const PROBLEM_CODES = {
@@ -56,11 +60,13 @@ export const PROBLEM_CODES = {
   PACKAGE_EXTRA_APP_FOLDER: "the package holds an apps/<other>/ folder for another name (warning)",
   PACKAGE_NO_BINARY: "apps/<name>/ holds no boot.dol or boot.elf",
   PACKAGE_TWO_BINARIES: "apps/<name>/ holds both boot.dol and boot.elf",
+  PACKAGE_BAD_BINARY:
+    "apps/<name>/boot.dol or boot.elf is empty (0 bytes) or is not a DOL or ELF by its header: the Homebrew Channel could not load it",
   PACKAGE_NO_META: "apps/<name>/ holds no meta.xml",
   META_UNREADABLE: "a meta.xml with no <app> element that any reader could find",
   META_BAD_DATE: "a meta.xml release_date that is not yyyyMMddHHmmss, yyyyMMddHHmm or yyyyMMdd (warning)",
   RELEASE_DATE_GUESSED:
-    "meta.xml gives no release date that can be read: new --from and import apps set release_date from the files, below the host's dated packages (warning)",
+    "a release_date that new --from or import apps guessed (meta.xml gives none that can be read), still as they wrote it: set the real one (warning)",
   META_MISMATCH: "meta.xml says otherwise than the manifest (display name, coder, version, descriptions) (warning)",
   ICON_NOT_PNG: "apps/<name>/icon.png is not a PNG image",
   ICON_WRONG_SIZE: "apps/<name>/icon.png is not 128x48 pixels (warning)",
@@ -69,9 +75,9 @@ export const PROBLEM_CODES = {
   HBB_VALUE_CUT:
     "a value cut to fit the Wii app's buffer in the Homebrew Browser's list or repository list (warning)",
   PLACEHOLDER_TEXT:
-    "a manifest or hosts.json field still holding the placeholder text that init or new wrote, which would be published (warning)",
+    "a manifest or hosts.json field still holding the placeholder text that init, new or an import wrote, which would be published (warning)",
   HBB_LEFT_OUT:
-    "a package (or host) the Homebrew Browser's lists leave out: no package files, a category the Wii app does not know, a full category (warning)",
+    "a package (or host) the Homebrew Browser's lists leave out: no package files, a category the Wii app does not know, a full category (warning); the Homebrew Browser itself, which no list holds (notice)",
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;

@@ -140,7 +140,10 @@ export function judge(
         status === 404 ? { file: expect.file, how: "missing" } : undefined,
       );
     else if (!isHead && body !== wanted && !isOtherDaysFeatured(expect.file, body, api)) {
-      const other = api.baseUrl === undefined ? undefined : otherBaseUrl(wanted, body, api.baseUrl);
+      const other =
+        api.baseUrl === undefined
+          ? undefined
+          : (otherBaseUrl(wanted, body, api.baseUrl) ?? otherDaysFeaturedAt(expect.file, body, api, api.baseUrl));
       if (other !== undefined)
         fail(c.row, `body is ${expect.file} with its URLs at ${other}, not at ${api.baseUrl}`, undefined, other);
       else
@@ -235,6 +238,18 @@ function isOtherDaysFeatured(file: string, body: string, api: ExpectedApi): bool
   } catch {
     return false;
   }
+}
+
+/**
+ * The origin a featured-app file names, when it is the featured app of another day built with
+ * another base URL (a build of another day and another base URL is both at once): its URLs put at
+ * `baseUrl`, it is one of today's contents. Undefined otherwise.
+ */
+function otherDaysFeaturedAt(file: string, body: string, api: ExpectedApi, baseUrl: string): string | undefined {
+  if (!FEATURED_FILE.test(file)) return undefined;
+  const other = /"(https?:\/\/[^/"\\<&]+)\//.exec(body)?.[1];
+  if (other === undefined || other === baseUrl) return undefined;
+  return isOtherDaysFeatured(file, body.replaceAll(`"${other}/`, `"${baseUrl}/`), api) ? other : undefined;
 }
 
 /** The max-age of a Cache-Control header, or undefined. */

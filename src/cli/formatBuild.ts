@@ -3,16 +3,28 @@ import type { BuildSummary } from "../engine/buildCatalogue.js";
 import { listed, plural } from "./formatProblems.js";
 import { CONFIG_FILE } from "../config/readConfig.js";
 
+/** What became of the file index's entry in a build that wrote no file of its own: signed anew, written anew, or kept. */
+export type IndexChange = "signed" | "written" | "kept";
+
 /**
  * `built 2 hosts, 100000 packages (3 changed, 4 files written) in 0.6 s into dist`, or with
  * `; compared with the last build by content, as most packages must be read again` after the counts.
+ * A build that changed no file of the API or the site but the file index's says what it did to it
+ * (a first signature over an unsigned build): "nothing changed ... up to date" would hide it.
  */
-export function formatBuildSummary(built: BuildSummary, time: string, out: string): string {
+export function formatBuildSummary(
+  built: BuildSummary,
+  time: string,
+  out: string,
+  index: IndexChange = "kept",
+): string {
   const what = `built ${plural(built.hosts, "host")}, ${plural(built.packages, "package")}`;
   const mode = built.mode;
   if (mode.kind === "full")
     return `${what}, ${plural(built.files, "file")} in ${time} into ${out} (full build: ${mode.reason})`;
   const how = mode.kind === "compared" ? `; compared with the last build by content, as ${mode.reason}` : "";
+  if (built.filesWritten === 0 && index !== "kept")
+    return `${what} (nothing changed${how}; the file index ${index === "signed" ? "signed" : "written again, unsigned"}) in ${time} into ${out}`;
   if (built.filesWritten === 0) return `${what} (nothing changed${how}) in ${time}; ${out} is up to date`;
   return `${what} (${built.changedPackages} changed, ${plural(built.filesWritten, "file")} written${how}) in ${time} into ${out}`;
 }

@@ -29,7 +29,7 @@ function command(name: string, properties: Record<string, string | number | unde
 export function formatAnnotation(problem: LocatedProblem, displayFile: (file: string) => string): string {
   const message = problem.pointer ? `${problem.pointer} ${problem.message}` : problem.message;
   return command(
-    problem.severity === "warning" ? "warning" : "error",
+    problem.severity,
     { file: displayFile(problem.file), line: problem.line, col: problem.column, title: problem.code },
     message,
   );

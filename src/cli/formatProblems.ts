@@ -1,12 +1,12 @@
 // How problems read in a terminal: one line each, `file: /pointer message`, then a count. Past a
 // limit the list is cut (errors first), with how many were left out and a count per kind, so a
 // catalogue with thousands of problems still gives a report a maintainer can read.
-import { isError, type Problem } from "../catalogue/problems.js";
+import type { Problem } from "../catalogue/problems.js";
 import { compareCodePoints } from "../util/codePoints.js";
 
 export function formatProblem(problem: Problem, displayFile: (file: string) => string): string {
   const pointer = problem.pointer ? `${problem.pointer} ` : "";
-  const severity = problem.severity === "warning" ? " (warning)" : "";
+  const severity = problem.severity === "error" ? "" : ` (${problem.severity})`;
   return `${displayFile(problem.file)}: ${pointer}${problem.message}${severity}`;
 }
 
@@ -16,11 +16,11 @@ export function plural(n: number, word: string): string {
 }
 
 function countParts(problems: readonly Problem[]): string {
-  const errors = problems.filter(isError).length;
-  const warnings = problems.length - errors;
-  return [errors > 0 ? plural(errors, "error") : "", warnings > 0 ? plural(warnings, "warning") : ""]
-    .filter(Boolean)
-    .join(" and ");
+  const count = (severity: Problem["severity"]) => problems.filter((p) => p.severity === severity).length;
+  const parts = (["error", "warning", "notice"] as const)
+    .map((severity) => (count(severity) > 0 ? plural(count(severity), severity) : ""))
+    .filter(Boolean);
+  return listed(parts);
 }
 
 /** `2 errors and 1 warning in 3 files` */
@@ -33,9 +33,16 @@ export function formatProblemCount(problems: readonly Problem[]): string {
   return `${countParts(problems)} in ${plural(new Set(problems.map((p) => p.file)).size, "file")}`;
 }
 
+const SEVERITY_ORDER: readonly Problem["severity"][] = ["error", "warning", "notice"];
+
+/** Errors, then warnings, then notices, each kind in the order given (by file): the ones that fail a run come first. */
+function bySeverity<P extends Problem>(problems: readonly P[]): P[] {
+  return SEVERITY_ORDER.flatMap((severity) => problems.filter((p) => p.severity === severity));
+}
+
 /**
- * The lines of a problem report, without the final count. With more than `limit` problems (0: no
- * limit) only the first `limit` are listed, errors before warnings, then how many more there are
+ * The lines of a problem report, without the final count: errors first, then warnings, then
+ * notices. With more than `limit` problems (0: no limit) only the first `limit` are listed, then how many more there are
  * and how many of each kind. `formatOne` writes a listed problem (`--format github` writes a
  * workflow command).
  */
@@ -45,8 +52,9 @@ export function formatProblems<P extends Problem>(
   limit: number,
   formatOne: (problem: P, displayFile: (file: string) => string) => string = formatProblem,
 ): string[] {
-  if (limit === 0 || problems.length <= limit) return problems.map((p) => formatOne(p, displayFile));
-  const shown = [...problems.filter(isError), ...problems.filter((p) => !isError(p))].slice(0, limit);
+  const ordered = bySeverity(problems);
+  if (limit === 0 || problems.length <= limit) return ordered.map((p) => formatOne(p, displayFile));
+  const shown = ordered.slice(0, limit);
   const listed = new Set(shown);
   const hidden = problems.filter((p) => !listed.has(p));
   const kinds = new Map<string, number>();

@@ -1,5 +1,6 @@
-// Where an rclone deploy goes: `rclone:REMOTE:PATH` (a remote of the user's rclone config) or
-// `rclone:/ABSOLUTE/PATH` (a folder on this machine, rclone's local backend), checked before
+// Where an rclone deploy goes: `rclone:REMOTE:PATH` (a remote of the user's rclone config; PATH
+// relative to the remote's home, or absolute: `sftp:/var/www`, a local or alias remote's
+// `/srv/site`) or `rclone:/ABSOLUTE/PATH` (a folder on this machine, rclone's local backend), checked before
 // rclone runs. The path becomes the root every file is written under and every stray `--delete`
 // removes is looked for under, so it is held to plain segments: no `..` that would climb out of it.
 import { UsageError } from "../util/errors.js";
@@ -7,7 +8,7 @@ import { UsageError } from "../util/errors.js";
 export interface RcloneLocation {
   /** A remote of the rclone config, or undefined for a local folder. */
   remote?: string;
-  /** Under the remote (may be ""), or the local folder's absolute path; no trailing `/` but the root's. */
+  /** Under the remote (may be "", or absolute from `/`), or the local folder's absolute path; no trailing `/` but the root's. */
   path: string;
 }
 
@@ -30,7 +31,8 @@ export function parseRcloneUrl(value: string): RcloneLocation {
   // `rclone::backend:...` is rclone's on-the-fly remote, whose settings (often credentials) would sit in the command line.
   if (remote === "") throw fail("name a remote of your rclone config (an on-the-fly :backend: remote is not taken)");
   if (!REMOTE_NAME.test(remote)) throw fail(`${JSON.stringify(remote)} is not an rclone remote name`);
-  return { remote, path: checkedPath(rest.slice(colon + 1), fail, false) };
+  const path = rest.slice(colon + 1);
+  return { remote, path: checkedPath(path, fail, path.startsWith("/")) };
 }
 
 function checkedPath(raw: string, fail: (why: string) => UsageError, absolute: boolean): string {

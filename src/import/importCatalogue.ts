@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { validateCatalogue, type ValidationResult } from "../load/validateCatalogue.js";
 import type { Problem } from "../catalogue/problems.js";
 import { UsageError } from "../util/errors.js";
-import { defaultImportHost } from "./defaultHost.js";
+import { assertDeclaredHost, defaultImportHost } from "./defaultHost.js";
 import { fetchApi, readApiFiles, type ApiChoice } from "./fetchApi.js";
 import type { DownloadSettings } from "./fetchArchives.js";
 import { parseHbbList } from "./parseHbbList.js";
@@ -123,8 +123,9 @@ export type ImportAppsReport = ImportReport & Omit<AppsRead, "source"> & { host:
  * files. Every app is read and staged before anything is written.
  */
 export async function importApps(
-  options: ImportTarget & { dir: string; host?: string; now?: () => number },
+  options: ImportTarget & { dir: string; host?: string; now?: () => number; hbbList?: string },
 ): Promise<ImportAppsReport> {
+  if (options.host !== undefined) await assertDeclaredHost(options.catalogueDir, options.host);
   const host = options.host ?? (await defaultImportHost(options.catalogueDir));
   const stageDir = mkdtempSync(join(tmpdir(), "shopfront-apps-"));
   try {
@@ -135,6 +136,7 @@ export async function importApps(
       stageDir,
       force: options.force,
       ...(options.now ? { now: options.now } : {}),
+      ...(options.hbbList !== undefined ? { hbbList: options.hbbList } : {}),
     });
     const report = await importSource(source, options);
     return { ...report, ...read, host };

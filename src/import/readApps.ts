@@ -1,10 +1,15 @@
 // `shopfront import apps DIR`: an SD card's apps (DIR is its apps/ folder, its root, or any folder of
 // app folders and app zips) -> what writeImport writes. Every app is staged first, into a folder of
 // its own outside the catalogue: copied under the name it gets (a folder name that breaks the name
-// rule gets a proposed one), completed (a minimal meta.xml, icon.png from an icon under another name)
-// and checked as a build would check it. Nothing is written into the catalogue here.
-import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+// rule gets a proposed one), without what the app wrote there for its user (packageFiles/userData.ts),
+// completed (a minimal meta.xml, icon.png from an icon under another name or the card's Homebrew
+// Browser's cache) and checked as a build would check it. Its manifest takes what the card's
+// Homebrew Browser list says of it (cardHbbList.ts) and what its meta.xml says; a date nothing
+// gives is guessed once every app is read, below every date the host will know, and marked so.
+// Nothing is written into the catalogue here.
+import { copyFileSync, existsSync, lstatSync, readdirSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { GUESSED_DATE_KEY } from "../catalogue/guessedDate.js";
 import { foldCase, isValidName, NAME_RULE, proposeName } from "../catalogue/names.js";
 import { isError } from "../catalogue/problems.js";
 import {
@@ -15,7 +20,7 @@ import {
   zipAppFolders,
 } from "../packageFiles/appFolder.js";
 import type { PackageFinding } from "../packageFiles/checkZipEntries.js";
-import { guessedDateMessage, guessReleaseDate } from "../packageFiles/guessReleaseDate.js";
+import { guessReleaseDate } from "../packageFiles/guessReleaseDate.js";
 import { inspectPackageZip, type PackageZipReport } from "../packageFiles/inspectPackageZip.js";
 import { manifestFromFiles } from "../packageFiles/manifestFromFiles.js";
 import { zipPackageFolder } from "../packageFiles/zipPackageFolder.js";
@@ -23,6 +28,8 @@ import { readReleaseDates } from "../read/readReleaseDates.js";
 import { compareCodePoints } from "../util/codePoints.js";
 import { UsageError } from "../util/errors.js";
 import { MANIFEST_EXTENSION } from "../validate/catalogueRules.js";
+import { HBB_CATEGORIES } from "../render/renderHbb.js";
+import { findCachedIcon, findCardList, readCardList, type CardList } from "./cardHbbList.js";
 import type { ImportedPackage, ImportSource, SkippedEntry } from "./writeImport.js";
 
 export interface ReadAppsOptions {
@@ -36,6 +43,8 @@ export interface ReadAppsOptions {
   force: boolean;
   /** The wall clock, for a release date nothing else gives (tests fix it). */
   now?: () => number;
+  /** A Homebrew Browser list to read instead of the card's own apps/homebrew_browser/listv036.txt. */
+  hbbList?: string;
 }
 
 export interface AppsRead {
@@ -46,6 +55,42 @@ export interface AppsRead {
   metaWritten: { file: string; text: string }[];
   /** Apps whose manifest the catalogue has: left as they are (without force). */
   alreadyThere: string[];
+  /** The Homebrew Browser list read, as the reports name it; undefined when there was none. */
+  hbbList?: string;
+  /** Per app imported, where each of its manifest's fields came from. */
+  origins: string[];
+}
+
+/** The manifest fields an app's meta.xml, a list or a default can give, in the order reports name them. */
+const ORIGIN_FIELDS = [
+  "category",
+  "release_date",
+  "controllers",
+  "display_name",
+  "coder",
+  "version",
+  "short_description",
+  "long_description",
+] as const;
+type OriginField = (typeof ORIGIN_FIELDS)[number];
+
+/** Fields a list gives only where meta.xml lacks them: meta.xml is the author's own word. */
+/** The category the manifest template gives an app that nothing names one for. */
+const DEFAULT_CATEGORY = "utilities";
+
+/** Fields a list gives only where meta.xml lacks them (the folder's name is no display name): meta.xml is the author's own word. */
+const META_FIRST: readonly OriginField[] = [
+  "display_name",
+  "coder",
+  "version",
+  "short_description",
+  "long_description",
+];
+
+/** A package whose release date is guessed once every dated app of the import is known. */
+interface PendingGuess {
+  pkg: ImportedPackage;
+  newest: number | undefined;
 }
 
 /** The folder that holds the apps, and the card's root when DIR is one. */
@@ -59,8 +104,9 @@ function appsFolder(dir: string): { apps: string; root?: string } {
   return { apps: dir };
 }
 
+/** A finding as a reason, naming its entry once (most messages start with it already). */
 function describeFinding(f: PackageFinding): string {
-  return `${f.entry !== undefined ? `${f.entry}: ` : ""}${f.message}`;
+  return f.entry === undefined || f.message.startsWith(f.entry) ? f.message : `${f.entry}: ${f.message}`;
 }
 
 /** An app's files checked as a build checks them (a folder zipped first), with what they derive. */
@@ -94,7 +140,20 @@ export async function readApps(options: ReadAppsOptions): Promise<AppsRead> {
     warnings: [],
     metaWritten: [],
     alreadyThere: [],
+    origins: [],
   };
+  const listPath = options.hbbList ?? findCardList(apps);
+  let list: CardList | undefined;
+  if (listPath !== undefined) {
+    const file =
+      options.hbbList !== undefined
+        ? options.hbbList
+        : `${root !== undefined ? "apps/" : ""}${relative(apps, listPath).split(sep).join("/")}`;
+    list = readCardList(listPath, file, host);
+    read.hbbList = file;
+  }
+  const pending: PendingGuess[] = [];
+  const defaulted: string[] = [];
   const skip = (source: string, reasons: string[], name?: string): void => {
     const entry: SkippedEntry = { source, host, reasons };
     if (name !== undefined) entry.name = name;
@@ -173,18 +232,32 @@ export async function readApps(options: ReadAppsOptions): Promise<AppsRead> {
       read.alreadyThere.push(manifestFile);
       continue;
     }
+    const listed = list?.apps.get(foldCase(folderName)) ?? list?.apps.get(foldCase(name));
     let filesPath = path;
+    let metaWritten = false;
     const renamed = name !== folderName;
     if (!isZip) {
       const staged = stageAppFolder(
         path,
         name,
         join(stageDir, String(i), name),
-        folderName.replace(/["'`]/g, "").trim() || name,
+        String(listed?.fields.display_name ?? (folderName.replace(/["'`]/g, "").trim() || name)),
       );
       filesPath = staged.path;
+      metaWritten = staged.metaWritten !== undefined;
       if (staged.metaWritten !== undefined)
         read.metaWritten.push({ file: `${host}/${name}/apps/${name}/meta.xml`, text: staged.metaWritten });
+      for (const { entry, what } of staged.leftOut)
+        read.source.notes!.push(
+          `${source}${entry} is left out: ${what}, which the app writes for whoever uses it, not part of the app`,
+        );
+      const cached = staged.hasIcon ? undefined : findCachedIcon(apps, folderName);
+      if (cached !== undefined) {
+        copyFileSync(cached, join(staged.path, "apps", name, "icon.png"));
+        read.source.notes!.push(
+          `${source} has no icon.png: it gets the one the card's Homebrew Browser downloaded for it, ${relative(apps, cached).split(sep).join("/")}`,
+        );
+      }
       if (staged.iconFrom !== undefined)
         read.warnings.push(
           `${source}: its icon is ${staged.iconFrom}; copied to icon.png, the name the Homebrew Channel reads`,
@@ -201,31 +274,55 @@ export async function readApps(options: ReadAppsOptions): Promise<AppsRead> {
         `${source} is imported as ${name} (its name breaks the rule: ${NAME_RULE}): the app now installs at sd:/apps/${name}/, not sd:/apps/${folderName}/, so an app that looks for its own files at its old path needs them there; to choose another name, rename the folder and import again`,
       );
     const meta = report.derived.meta;
-    let released = meta?.release_date;
-    if (released === undefined) {
-      const newest = isZip ? await newestEntryTime(path) : newestFileTime(path);
-      const guess = guessReleaseDate(newest, hostDates, now);
-      released = guess.date;
-      const unreadable = report.findings.some((f) => f.code === "META_BAD_DATE");
-      read.warnings.push(
-        guessedDateMessage(
-          unreadable ? "unreadable" : "missing",
-          `${source}${isZip ? "" : "meta.xml"}`,
-          manifestFile,
-          guess,
-        ),
-      );
+    const { text, fillIn } = manifestFromFiles(name, undefined, meta, meta?.release_date ?? 0);
+    const manifest = JSON.parse(text) as Record<string, unknown>;
+    const origin = new Map<string, OriginField[]>();
+    const from = (where: string, field: OriginField) => origin.set(where, [...(origin.get(where) ?? []), field]);
+    for (const field of ORIGIN_FIELDS) {
+      const fromList = listed?.fields[field];
+      // The meta.xml written for an app without one knows nothing but the folder's name.
+      const fromMeta =
+        field === "release_date"
+          ? meta?.release_date !== undefined
+          : !fillIn.includes(field) && !(metaWritten && field === "display_name");
+      if (fromList !== undefined && !(fromMeta && META_FIRST.includes(field))) {
+        manifest[field] = fromList;
+        if (field === "release_date") manifest.updated = fromList;
+        from(`from ${listed!.source}`, field);
+      } else if (fromMeta && field !== "category" && field !== "controllers") from("from meta.xml", field);
+      else if (field === "display_name" && metaWritten) from("from the folder's name", field);
+      else if (field === "release_date") from("guessed", field);
+      else if (field === "category" || field === "controllers") from("by default", field);
+      else from("to fill in", field);
     }
-    const { text } = manifestFromFiles(name, undefined, meta, released);
+    if (listed?.fields.category === undefined) defaulted.push(name);
+    read.origins.push(`${source}: ${[...origin].map(([where, fields]) => `${fields.join(", ")} ${where}`).join("; ")}`);
     const pkg: ImportedPackage = {
       host,
       name,
       source,
-      manifest: JSON.parse(text) as Record<string, unknown>,
+      manifest,
       files: { kind: isZip ? "zip" : "folder", path: filesPath },
     };
     read.source.packages.push(pkg);
+    if (meta?.release_date === undefined && listed?.fields.release_date === undefined)
+      pending.push({ pkg, newest: isZip ? await newestEntryTime(path) : newestFileTime(path) });
   }
+  // Guessed below every date the host will know: its dated packages and this import's.
+  const known = [
+    ...hostDates,
+    ...read.source.packages
+      .filter((p) => !pending.some((g) => g.pkg === p))
+      .map((p) => p.manifest.release_date as number),
+  ];
+  for (const { pkg, newest } of pending) {
+    const { date } = guessReleaseDate(newest, known, now);
+    Object.assign(pkg.manifest, { release_date: date, updated: date, [GUESSED_DATE_KEY]: date });
+  }
+  if (defaulted.length > 0)
+    read.warnings.push(
+      `${defaulted.length === 1 ? "1 app was" : `${defaulted.length} apps were`} filed under ${DEFAULT_CATEGORY} by default, ${list ? `${list.file} not naming ${defaulted.length === 1 ? "it" : "them"}` : "no Homebrew Browser list naming them (--hbb-list FILE reads one)"}: ${defaulted.join(", ")}; set category in each manifest (${HBB_CATEGORIES.map((c) => c.category).join(", ")})`,
+    );
   if (ignored.length > 0) read.source.notes!.push(`ignored, being no app folder or zip: ${ignored.join(", ")}`);
   if (root !== undefined) {
     const others = readdirSync(root, { withFileTypes: true })

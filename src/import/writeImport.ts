@@ -25,6 +25,7 @@ import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { readSourceFile } from "../read/readCatalogue.js";
 import { writeAtomically } from "../util/writeAtomically.js";
 import { describeSchemaError } from "../validate/describeSchemaError.js";
+import { IMPORTED_HOST_DESCRIPTION } from "../validate/placeholderRules.js";
 import { manifestText } from "../catalogue/manifestFile.js";
 import { serializeStats, statsFileOf, type StatsFile } from "../catalogue/statsFile.js";
 import {
@@ -138,7 +139,7 @@ function placeholderHost(id: string): HostInfo {
     id,
     name: id,
     host: `${dnsLabel(id)}.example.org`,
-    description: `Imported by shopfront; edit the name, host and description in ${HOSTS_FILE}.`,
+    description: IMPORTED_HOST_DESCRIPTION,
   };
 }
 

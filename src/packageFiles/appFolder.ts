@@ -1,9 +1,10 @@
 // An app's folder as it sits on an SD card (apps/<name>/: boot.dol or boot.elf, meta.xml, icon.png),
 // turned into a package folder (<name>/apps/<name>/...) for `new --from` and `import apps`. The
 // Homebrew Channel reads these files' names in any case (FAT ignores it), and so does this module.
-import { cpSync, lstatSync, mkdirSync, readdirSync, writeFileSync, copyFileSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync, copyFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
 import yauzl from "yauzl";
+import { userDataOf } from "./userData.js";
 
 /** The files that make a folder an app's folder: any one of them, in any case. */
 export const APP_FOLDER_FILES = ["boot.dol", "boot.elf", "meta.xml"] as const;
@@ -51,6 +52,10 @@ export interface StagedApp {
   metaWritten?: string;
   /** The file copied to icon.png, for an app whose icon has another name. */
   iconFrom?: string;
+  /** Whether the staged app has an icon.png (its own, or one copied from iconFrom). */
+  hasIcon: boolean;
+  /** What the app wrote in its folder for its user (userData.ts), left out: each entry (a folder ends in `/`) and what it is. */
+  leftOut: { entry: string; what: string }[];
 }
 
 /** A PNG of the app folder that is plainly its icon under another name (`Icon_HD.png`), if exactly one is. */
@@ -62,13 +67,17 @@ function otherIcon(files: Map<string, string>): string | undefined {
 /**
  * Copies the app folder `from` to `<into>/apps/<name>/` (symbolic links copied as links, for the
  * package check to refuse), writing a minimal meta.xml when it has none (named after `displayName`)
- * and an icon.png from an icon under another name. `into` must not exist.
+ * and an icon.png from an icon under another name, and leaving out what the app wrote for its user
+ * (settings, downloaded lists and caches). `into` must not exist.
  */
 export function stageAppFolder(from: string, name: string, into: string, displayName: string): StagedApp {
   const app = join(into, "apps", name);
   mkdirSync(join(into, "apps"), { recursive: true });
   cpSync(from, app, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
-  const staged: StagedApp = { path: into };
+  const entries = readdirSync(app, { withFileTypes: true }).map((e) => (e.isDirectory() ? `${e.name}/` : e.name));
+  const leftOut = userDataOf(basename(resolve(from)), entries);
+  for (const { entry } of leftOut) rmSync(join(app, entry), { recursive: true, force: true });
+  const staged: StagedApp = { path: into, leftOut, hasIcon: false };
   const files = appFiles(app);
   if (!files.has("meta.xml")) {
     staged.metaWritten = minimalMetaXml(displayName);
@@ -81,6 +90,7 @@ export function stageAppFolder(from: string, name: string, into: string, display
       staged.iconFrom = icon;
     }
   }
+  staged.hasIcon = files.has("icon.png") || staged.iconFrom !== undefined;
   return staged;
 }
 

@@ -25,5 +25,5 @@ export function guessedDateMessage(
   guess: { date: number; basis: string },
 ): string {
   const written = new Date(guess.date * 1000).toISOString().replace(/\.000Z$/, "Z");
-  return `${metaFile} ${what === "missing" ? "has no <release_date>" : "has a <release_date> that cannot be read"}: release_date is set to ${written} (${guess.basis}, so that it never leads "Newest releases"); set <release_date> in meta.xml (yyyyMMddHHmmss) and release_date in ${manifestFile}`;
+  return `${metaFile} ${what === "missing" ? "has no <release_date>" : "has a <release_date> that cannot be read"}: release_date is set to ${written} (${guess.basis}, so that it never leads "Newest releases"); set <release_date> in meta.xml (yyyyMMddHHmmss) and release_date in ${manifestFile}, which validate warns of until then`;
 }

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import yauzl from "yauzl";
+import { binaryProblem, DOL_HEADER_BYTES } from "./checkBinary.js";
 import { crc32 } from "./crc32.js";
 import { checkZipEntries, packageFinding, type PackageFinding, type ZipEntryInfo } from "./checkZipEntries.js";
 import { parseMetaXml, type MetaXml } from "./parseMetaXml.js";
@@ -247,7 +248,14 @@ export async function inspectPackageZip(
       for (const i of check.unpack) {
         const info = infos[i]!;
         const isBinary = info.name === layout?.binary?.entry;
-        const keep = info.name === layout?.meta ? limits.maxMetaXml : info.name === layout?.icon ? PNG_HEADER_BYTES : 0;
+        const keep =
+          info.name === layout?.meta
+            ? limits.maxMetaXml
+            : info.name === layout?.icon
+              ? PNG_HEADER_BYTES
+              : isBinary
+                ? DOL_HEADER_BYTES
+                : 0;
         const result = await unpackEntry(zipfile, entries[i]!, info, { keep, hash: isBinary });
         if (result.finding) findings.push(result.finding);
         if (result.unpacked) parts.set(i, result.unpacked);
@@ -301,6 +309,9 @@ export async function inspectPackageZip(
 
     const binary = part(layout?.binary?.entry);
     if (layout?.binary === undefined || binary === undefined) return { findings };
+    const unloadable = binaryProblem(binary.head!, binary.size, layout.binary.type);
+    if (unloadable !== undefined)
+      findings.push(packageFinding("PACKAGE_BAD_BINARY", `${layout.binary.entry} ${unloadable}`, layout.binary.entry));
     const zipHashes = hashes ?? (await hashFile(path));
     const derived: DerivedFiles = {
       zip_size: zipSize,

@@ -53,7 +53,7 @@ export function mergeDerived(
         finding(
           "FILES_MISMATCH",
           `/${field}`,
-          `${field} is ${JSON.stringify(stated)}, the package files say ${JSON.stringify(fromFiles)}`,
+          `is ${JSON.stringify(stated)}, the package files say ${JSON.stringify(fromFiles)}`,
         ),
       );
     }
@@ -65,14 +65,14 @@ export function mergeDerived(
     if (stated === undefined) {
       const value = fromMeta !== undefined && fromMeta !== "" ? fromMeta : FALLBACKS[field];
       if (value === undefined) {
-        findings.push(finding("MISSING_FIELD", `/${field}`, `${field} is in neither the manifest nor meta.xml`));
+        findings.push(finding("MISSING_FIELD", `/${field}`, "is in neither the manifest nor meta.xml"));
       } else merged[field] = value;
     } else if (fromMeta !== undefined && normalise(fromMeta) !== normalise(stated)) {
       findings.push(
         finding(
           "META_MISMATCH",
           `/${field}`,
-          `${field} is ${JSON.stringify(stated)}, meta.xml's <${metaField}> says ${JSON.stringify(fromMeta)}`,
+          `is ${JSON.stringify(stated)}, meta.xml's <${metaField}> says ${JSON.stringify(fromMeta)}`,
           "warning",
         ),
       );
@@ -80,7 +80,7 @@ export function mergeDerived(
   }
   if (manifest.release_date === undefined) {
     if (meta?.release_date === undefined) {
-      findings.push(finding("MISSING_FIELD", "/release_date", "release_date is in neither the manifest nor meta.xml"));
+      findings.push(finding("MISSING_FIELD", "/release_date", "is in neither the manifest nor meta.xml"));
     } else merged.release_date = meta.release_date;
   }
   return { package: merged, problems: inFile(manifestFile, findings) };

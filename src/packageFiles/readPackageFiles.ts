@@ -27,10 +27,20 @@ export function zipContent(sha256: string): string {
   return `zip:${sha256}`;
 }
 
+/**
+ * The findings as problems of the catalogue's files. A folder's finding about one of its files is
+ * that file's, and its message then goes without the entry's path it starts with: the report names
+ * the file already.
+ */
 function toProblems(files: Exclude<PackageFiles, { kind: "none" }>, findings: readonly PackageFinding[]): Problem[] {
   return findings.map(({ entry, ...f }) => {
-    const file = files.kind === "folder" && entry !== undefined ? `${files.file}${entry}` : files.file;
-    return inFile(file, [f])[0]!;
+    if (files.kind !== "folder" || entry === undefined) return inFile(files.file, [f])[0]!;
+    const message = f.message.startsWith(`${entry}: `)
+      ? f.message.slice(entry.length + 2)
+      : f.message.startsWith(`${entry} `)
+        ? f.message.slice(entry.length + 1)
+        : f.message;
+    return inFile(`${files.file}${entry}`, [{ ...f, message }])[0]!;
   });
 }
 

@@ -243,9 +243,14 @@ export function hbbListOf(host: string, packages: readonly HbbSource[]): { entri
     const pkg = p.pkg;
     const reason = leftOutReason(p, pkg.category);
     if (reason !== undefined) {
-      problems.push(
-        warning("HBB_LEFT_OUT", `${host}/${p.name}.json`, "", `the Homebrew Browser's list leaves it out: ${reason}`),
+      const left = warning(
+        "HBB_LEFT_OUT",
+        `${host}/${p.name}.json`,
+        "",
+        `the Homebrew Browser's list leaves it out: ${reason}`,
       );
+      // Nobody can put the Homebrew Browser in its own list: a notice, which --strict does not fail on.
+      problems.push(p.name === BROWSER_NAME ? { ...left, severity: "notice" } : left);
       continue;
     }
     const made = hbbEntry(host, p, pkg);

@@ -67,6 +67,8 @@ export interface CreateManifestResult {
   metaWritten?: { file: string; text: string };
   /** With `from` an app folder of another name: its name, for the app's path on the SD card changes. */
   renamedFrom?: string;
+  /** What the app wrote in its folder for its user, left out of the package: each entry and what it is. */
+  leftOut?: { entry: string; what: string }[];
 }
 
 /** Writes catalogue/HOST/NAME.json from the template. A bad name or host is a usage error; an existing file a failure. */
@@ -174,6 +176,7 @@ async function createWithFiles(
     if (staged.metaWritten !== undefined)
       result.metaWritten = { file: `${host}/${name}/apps/${name}/meta.xml`, text: staged.metaWritten };
     if (folderName !== name) result.renamedFrom = folderName;
+    if (staged.leftOut.length > 0) result.leftOut = staged.leftOut;
   }
   const workDir = mkdtempSync(join(tmpdir(), "shopfront-new-"));
   try {
@@ -200,7 +203,7 @@ async function createWithFiles(
         message: guessedDateMessage(unreadable ? "unreadable" : "missing", metaFile, file, guess),
       });
     }
-    const { text, fillIn } = manifestFromFiles(name, schema, meta, released);
+    const { text, fillIn } = manifestFromFiles(name, schema, meta, released, meta?.release_date === undefined);
     writeFileSync(manifestPath, text, { flag: "wx" });
     return { ...result, problems, file, files, fillIn };
   } catch (e) {

@@ -30,9 +30,17 @@ export interface PreviewOptions {
   port: number;
   /** Called once per finished request with a log line. */
   log?: (line: string) => void;
-  /** Serve even when the folder holds no build yet (`serve --watch` builds it later): until then, 404. */
+  /** Serve even when the folder holds no build yet (`serve --watch` builds it later). */
   beforeBuild?: boolean;
+  /**
+   * False while the first build runs (`serve --watch`): every request is then answered 503 with
+   * Retry-After, which says "not yet" to a browser, a client or a test, where a 404 would say "no such file".
+   */
+  ready?: () => boolean;
 }
+
+/** Seconds a client is asked to wait while the first build runs. */
+export const FIRST_BUILD_RETRY_AFTER = 1;
 
 export interface PreviewServer {
   url: string;
@@ -99,6 +107,17 @@ export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
       // "finish" never comes. "close" comes either way.
       res.once("close", () => options.log!(`${req.method} ${target} ${res.statusCode}`));
     }
+    if (options.ready && !options.ready())
+      return answer(
+        req,
+        res,
+        503,
+        JSON.stringify({
+          error: "not_ready",
+          message: "The preview is running its first build; try again in a moment.",
+        }),
+        { "Retry-After": String(FIRST_BUILD_RETRY_AFTER), "Cache-Control": "no-store" },
+      );
     const match =
       matchFileRequest(PORTABLE_ROUTES, req.method ?? "", req.url ?? "") ??
       matchRequest(PORTABLE_ROUTES, req.method ?? "", req.url ?? "");

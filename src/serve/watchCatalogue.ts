@@ -5,7 +5,7 @@
 // output's lock). It reports what happens through a callback and prints nothing. The server listens
 // before the first build, so that the build's v3 and v4 URLs name the address it serves at (a
 // client of the preview, `import api` among them, fetches the package files from the preview
-// itself), unless a base URL is given.
+// itself), unless a base URL is given; until that build ends, it answers 503 with Retry-After.
 import { existsSync, watch, type FSWatcher } from "node:fs";
 import { buildCatalogue, type BuildResult, type BuildSummary } from "../engine/buildCatalogue.js";
 import type { Problem } from "../catalogue/problems.js";
@@ -28,11 +28,13 @@ export interface WatchOptions {
   onEvent: (event: WatchEvent) => void;
   /** The server's request log. */
   log?: (line: string) => void;
+  /** The build each change runs; buildCatalogue unless given (a test holds one back). */
+  build?: typeof buildCatalogue;
 }
 
 export type WatchEvent =
-  /** A build starts (the first one too); every one ends with one of the events below. */
-  | { kind: "building" }
+  /** A build starts (the first one too, while the server at `url` answers 503); every one ends with one of the events below. */
+  | { kind: "building"; url: string; first: boolean }
   /** A build published the catalogue as it now is; `problems` holds its warnings. */
   | { kind: "built"; built: BuildSummary; problems: Problem[]; ms: number }
   /**
@@ -58,10 +60,12 @@ export const DEFAULT_QUIET_MS = 150;
  */
 export async function watchCatalogue(options: WatchOptions): Promise<WatchHandle> {
   let baseUrl = options.baseUrl;
+  let server: PreviewServer | undefined;
+  let firstBuildDone = false;
   const build = async (): Promise<void> => {
-    options.onEvent({ kind: "building" });
+    options.onEvent({ kind: "building", url: server!.url, first: !firstBuildDone });
     const started = performance.now();
-    const result: BuildResult = await buildCatalogue({
+    const result: BuildResult = await (options.build ?? buildCatalogue)({
       catalogueDir: options.catalogueDir,
       outDir: options.outDir,
       targets: options.targets ?? [],
@@ -124,18 +128,18 @@ export async function watchCatalogue(options: WatchOptions): Promise<WatchHandle
     // The first build says better what is wrong with the folder (missing, not a folder).
     watchError = error;
   }
-  let server: PreviewServer | undefined;
   try {
     server = await servePreview({
       dir: options.outDir,
       host: options.host,
       port: options.port,
       beforeBuild: true,
+      ready: () => firstBuildDone,
       ...(options.log ? { log: options.log } : {}),
     });
     baseUrl ??= previewOrigin(server.url);
     running = build();
-    await running;
+    await running.finally(() => (firstBuildDone = true));
     running = undefined;
     if (watchError !== undefined) throw watchError;
   } catch (error) {

@@ -61,7 +61,11 @@ interface Crumb {
 /**
  * The page frame. With `base` (a file of the tree) the page's links are written relative to that file
  * and a `<base>` element makes the browser read them so; the skip link then names the page itself.
- * Its head announces the feeds of `feeds`, the hosts the page shows packages of.
+ * Its head announces the feeds of `feeds`, the hosts the page shows packages of, on a page without
+ * a `<base>` of another file: a feed reader that finds the link reads it against the page's own
+ * address (many ignore `<base>`), and a relative link cannot resolve both ways. A page with such a
+ * `<base>` (a category's, a coder's, a later page of a list) links to its host's page, which
+ * announces them.
  */
 function layout(
   path: string,
@@ -88,7 +92,7 @@ function layout(
 ${base !== path && markup`<base href="${linkTo(path, base)}">\n`}<title>${title}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${link(STYLESHEET)}">
-${feeds.map((host) => feedLinks(link, host))}${script && markup`<script type="module" src="${link(SEARCH_SCRIPT)}"></script>\n`}</head>
+${base === path && feeds.map((host) => feedLinks(link, host))}${script && markup`<script type="module" src="${link(SEARCH_SCRIPT)}"></script>\n`}</head>
 <body>
 <a class="skip" href="${base === path ? "" : link(path)}#main">Skip to content</a>
 <header>

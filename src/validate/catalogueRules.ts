@@ -11,7 +11,8 @@ import type { Validators } from "../catalogue/schemas.js";
 import type { ValidateFunction } from "ajv";
 import { controllersOfPeripherals, peripheralsAgree } from "../catalogue/todayFields.js";
 import { STATS_FOLDER, statsFileOf, type StatsFile } from "../catalogue/statsFile.js";
-import { hostPlaceholderFindings, manifestPlaceholderFindings } from "./placeholderRules.js";
+import { hasGuessedDate } from "../catalogue/guessedDate.js";
+import { guessedDateFindings, hostPlaceholderFindings, manifestPlaceholderFindings } from "./placeholderRules.js";
 
 export const HOSTS_FILE = "hosts.json";
 export const MANIFEST_EXTENSION = ".json";
@@ -152,7 +153,7 @@ export function validateManifest(ref: ManifestRef, source: SourceBytes, validato
           finding(
             "MISSING_FIELD",
             `/${field}`,
-            `${field} is missing: only a package with files beside its manifest (${ref.name}.zip or a folder ${ref.name}/) may leave it to the build`,
+            `is missing: only a package with files beside its manifest (${ref.name}.zip or a folder ${ref.name}/) may leave it to the build`,
           ),
         );
       }
@@ -184,9 +185,24 @@ export function validateManifest(ref: ManifestRef, source: SourceBytes, validato
       ),
     );
   }
-  findings.push(...manifestPlaceholderFindings(raw));
+  findings.push(...manifestPlaceholderFindings(raw), ...guessedDateFindings(raw));
   const problems = inFile(ref.file, findings);
-  return problems.some((p) => p.severity === "error") ? { problems } : { manifest: value as Manifest, problems };
+  return problems.some((p) => p.severity === "error")
+    ? { problems }
+    : { manifest: withoutGuessedDate(value as Manifest), problems };
+}
+
+/**
+ * The manifest as the build publishes it: a release date still as `import apps` or `new --from`
+ * guessed it is published as 0, "unknown" (the site says so), and so is an `updated` that is the
+ * same guess. Nobody knows the date, and 0 is older than every date the host knows, whatever its
+ * other packages: a guess never leads the newest releases, the feeds or a list sorted by date, in
+ * a full build as in a rebuild, which renders a package from its own manifest alone.
+ */
+function withoutGuessedDate(manifest: Manifest): Manifest {
+  if (!hasGuessedDate(manifest)) return manifest;
+  const guess = manifest.release_date;
+  return { ...manifest, release_date: 0, updated: manifest.updated === guess ? 0 : manifest.updated };
 }
 
 export interface StatsFileResult {

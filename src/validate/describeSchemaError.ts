@@ -160,7 +160,7 @@ export function describeSchemaError(error: SchemaError, written?: ReadonlyMap<st
       return finding(
         "WRONG_TYPE",
         error.instancePath,
-        `must be ${type} (is ${found})${typeHint(error.data, path, type, found)}`,
+        `must be ${type} (is ${found})${typeHint(error.data, path, type, found, error.parentSchema)}`,
       );
     }
   }
@@ -178,10 +178,23 @@ function unknownFieldMessage(field: string, known: readonly string[]): string {
   return `is not a known field${hint}`;
 }
 
-/** What to write instead, where the value is a common slip: a version as a number, a date as text. */
-function typeHint(data: unknown, path: string, type: string, found: string): string {
+/**
+ * What to write instead, where the value is a common slip: a version as a number, a date as text.
+ * A number is said to be quoted only where the quoted number passes the field's other rules (a
+ * `controllers` of 1 would fail again as "1"); else the hint is the rule it must follow.
+ */
+function typeHint(data: unknown, path: string, type: string, found: string, schema: unknown): string {
   // `found` is a number as the file has it: `"version": 1.0` is quoted as "1.0", not "1".
-  if (type === "string" && typeof data === "number") return `; write it as a string: "${found}"`;
+  if (type === "string" && typeof data === "number") {
+    const rules = (schema ?? {}) as { pattern?: string; enum?: unknown[]; maxLength?: number };
+    const fits =
+      (rules.pattern === undefined || new RegExp(rules.pattern, "u").test(found)) &&
+      (rules.enum === undefined || rules.enum.includes(found)) &&
+      (rules.maxLength === undefined || found.length <= rules.maxLength);
+    if (fits) return `; write it as a string: "${found}"`;
+    const rule = PATTERN_MESSAGES[path.replace(/type$/, "pattern")];
+    return rule !== undefined ? `, a string that ${rule.replace(/^must /, "must ")}` : "";
+  }
   if (path === `${TIMESTAMP}type` && typeof data === "string") {
     const date = unixSeconds(data);
     if (date !== undefined)

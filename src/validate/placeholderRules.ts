@@ -1,12 +1,14 @@
-// Placeholder text that `init` and `new` wrote and nobody replaced: valid by the schema, so it would
-// be published as if it were the package's (or the repository's) own words. A warning names the
-// field and what to write; `--strict` makes it an error.
+// Placeholder text that `init` and `new` wrote and nobody replaced, and a release date that `new
+// --from` or `import apps` guessed: valid by the schema, so it would be published as if it were the
+// package's (or the repository's) own. A warning names the field and what to write; `--strict`
+// makes it an error.
 import {
   HOST_PLACEHOLDER_HINTS,
   HOST_PLACEHOLDERS,
   MANIFEST_PLACEHOLDER_HINTS,
   MANIFEST_PLACEHOLDERS,
 } from "../catalogue/manifestTemplate.js";
+import { GUESSED_DATE_KEY, hasGuessedDate } from "../catalogue/guessedDate.js";
 import { finding, type Finding } from "../catalogue/problems.js";
 
 /** The placeholders a manifest (as parsed, valid or not) still holds, one warning per field. */
@@ -21,6 +23,27 @@ export function manifestPlaceholderFindings(manifest: unknown): Finding[] {
   return findings;
 }
 
+/** A release date still as `new --from` or `import apps` guessed it: a warning until a person sets it. */
+export function guessedDateFindings(manifest: unknown): Finding[] {
+  if (!hasGuessedDate(manifest)) return [];
+  const date = (manifest as { release_date: number }).release_date;
+  const written = new Date(date * 1000).toISOString().replace(/\.000Z$/, "Z");
+  return [
+    finding(
+      "RELEASE_DATE_GUESSED",
+      "/release_date",
+      `is guessed (${written}: the app's meta.xml gives no date): write the app's real release date in Unix seconds (and as <release_date> in its meta.xml); /${GUESSED_DATE_KEY} says which date was guessed, and may go then`,
+      "warning",
+    ),
+  ];
+}
+
+/**
+ * The description an import gives a host it declares knowing nothing but its id (its name is the
+ * id, its host `<id>.example.org`): a placeholder like init's.
+ */
+export const IMPORTED_HOST_DESCRIPTION = "Imported by shopfront; edit the name, host and description in hosts.json.";
+
 /** The placeholders the hosts of hosts.json (as parsed, valid or not) still hold in their names and descriptions. */
 export function hostPlaceholderFindings(hostsFile: unknown): Finding[] {
   if (!isObject(hostsFile) || !Array.isArray(hostsFile.hosts)) return [];
@@ -32,6 +55,14 @@ export function hostPlaceholderFindings(hostsFile: unknown): Finding[] {
       const found = placeholderFinding(`/hosts/${index}/${field}`, host[field], texts, hint, "init");
       if (found) findings.push(found);
     }
+    const imported = placeholderFinding(
+      `/hosts/${index}/description`,
+      host.description,
+      [IMPORTED_HOST_DESCRIPTION],
+      `${HOST_PLACEHOLDER_HINTS.description}, and the repository's own name and domain in /hosts/${index}/name and /hosts/${index}/host`,
+      "an import",
+    );
+    if (imported) findings.push(imported);
   });
   return findings;
 }

@@ -269,6 +269,10 @@ describe("the browse site in chromium", () => {
         }[];
         return Promise.all(
           links.map(async (l) => {
+            // A feed reader may read the link against the page's own address, ignoring <base>: both must agree.
+            const raw = new URL((l as any).getAttribute("href") as string, (globalThis as any).location.href as string)
+              .href;
+            if (raw !== l.href) throw new Error(`${l.href} is ${raw} without the page's <base>`);
             const res = await fetch(l.href);
             const text = await res.text();
             const parsed =
@@ -301,6 +305,24 @@ describe("the browse site in chromium", () => {
     const host = await announced();
     await page.goto(`${site.url}browse/primary/package/evil/`);
     const pkg = await announced();
+    // A category's page and a coder's, reached as a visitor does, from the host's list.
+    await page.goto(`${site.url}browse/primary/`);
+    const lists = await page
+      .locator("main .meta a")
+      .evaluateAll((links: any[]) => links.slice(0, 2).map((a) => a.href as string));
+    expect(lists.map((url) => new URL(url).pathname)).toEqual([
+      expect.stringMatching(/^\/browse\/primary\/category\/[a-z]+\/$/),
+      expect.stringMatching(/^\/browse\/primary\/coder\//),
+    ]);
+    // They carry a <base> of the host's folder: they announce no feed a reader would resolve
+    // elsewhere, and link to the host's page, which announces them.
+    for (const url of lists) {
+      await page.goto(url);
+      expect(await announced()).toEqual([]);
+      expect(
+        await page.locator('nav[aria-label="Breadcrumb"] a').evaluateAll((a: any[]) => a.map((l) => l.href)),
+      ).toContain(`${site.url}browse/primary/`);
+    }
     for (const feeds of [host, pkg]) {
       expect(feeds.map((f) => f.path)).toEqual(feedsOf("primary"));
       expect(feeds.map((f) => f.type)).toEqual(["application/atom+xml", "application/feed+json"]);

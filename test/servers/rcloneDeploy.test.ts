@@ -89,6 +89,18 @@ describe("deploy rclone: to a local folder", () => {
     expect(second.plan.unchanged).toHaveLength(readTree(p.dist, { index: true }).size);
   });
 
+  it("writes to a named remote at an absolute path (a local remote of the rclone config, as sftp:/var/www is written)", async () => {
+    const p = await project();
+    const target = join(tempDir(), "named", "site");
+    const config = join(tempDir(), "rclone.conf");
+    writeFileSync(config, "[disk]\ntype = local\n");
+    const result = await shopfrontAsync(p.catalogue, ["deploy", `rclone:disk:${target}`, "--dir", p.dist], {
+      RCLONE_CONFIG: config,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(remoteTree(target)).toEqual([...readTree(p.dist, { index: true })]);
+  });
+
   it("deletes what the build no longer has, last, only with --delete", async () => {
     const p = await project();
     const target = join(tempDir(), "site");

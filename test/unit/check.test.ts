@@ -12,7 +12,7 @@ import { CHECK_USER_AGENT } from "../../src/check/runConformance.js";
 import { formatCheckReport } from "../../src/cli/formatCheck.js";
 import { countLogs } from "../../src/stats/countLogs.js";
 import { servePreview, type PreviewServer } from "../../src/serve/servePreview.js";
-import { BIN, copyFixture, manifest, shopfrontAsync, writeFiles } from "../support/helpers.js";
+import { BIN, copyFixture, manifest, shopfrontAsync, tempDir, writeFiles } from "../support/helpers.js";
 
 /**
  * An address where nothing listens, held so for the test: a server listens on 127.0.0.1 at a port the
@@ -254,6 +254,31 @@ describe("check against a build made with a base URL", () => {
     expect(lines.at(-1)).toMatch(
       /^hint: the base URL differs: \d+ v3\/v4 or feed files of the deployment name http:\/\/store\.example\.net:8080 where this check expects http:\/\/hbb\.example\.org; if it was built so, check with --base-url http:\/\/store\.example\.net:8080 /,
     );
+  });
+
+  it("names only the base URL for a build of another base URL and another day, whose featured app differs too", async () => {
+    // A day whose featured app is not today's: the check expects today's.
+    const today = Math.floor(Date.now() / 86_400_000);
+    const featured = (dist: string) => readFileSync(join(dist, "api", "v4", "featured-app"), "utf8");
+    const todays = join(tempDir(), "today");
+    await buildCatalogue({ catalogueDir: p.catalogue, outDir: todays, baseUrl: BASE, featuredDay: today });
+    let day = today + 1;
+    const dist = join(tempDir(), "dist");
+    for (; day < today + 60; day++) {
+      await buildCatalogue({ catalogueDir: p.catalogue, outDir: dist, baseUrl: BASE, featuredDay: day, force: true });
+      if (featured(dist) !== featured(todays)) break;
+    }
+    expect(featured(dist)).not.toBe(featured(todays));
+    const other = await servePreview({ dir: dist, host: "127.0.0.1", port: 0 });
+    try {
+      const { report } = await checkDeployment({ baseUrl: other.url, catalogueDir: p.catalogue });
+      expect(report!.ok).toBe(false);
+      expect(report!.older).toBeUndefined();
+      expect(report!.baseUrl).toMatchObject({ expected: "http://hbb.example.org", served: BASE });
+      expect(formatCheckReport(report!).join("\n")).not.toMatch(/older than the catalogue/);
+    } finally {
+      await other.close();
+    }
   });
 
   it("the binary reads baseUrl from shopfront.json, and judges a server on this machine by --target only", async () => {

@@ -1,11 +1,11 @@
 // The real binary, as a maintainer runs it: exit codes, messages relative to the working folder,
 // the summary line, and an untouched output after a failed build.
 import { spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BIN, copyFixture, manifest, readTree, shopfront, writeFiles } from "../support/helpers.js";
+import { BIN, copyFixture, manifest, readTree, shopfront, tempDir, writeFiles } from "../support/helpers.js";
 import { UNSIGNED_NOTE } from "../../src/cli/commands/build.js";
 import { isFileIndexPath } from "../../src/routes/routeTable.js";
 
@@ -37,6 +37,24 @@ describe("shopfront (the binary)", () => {
       new RegExp(
         `^built 2 hosts, 5 packages, ${[...files.keys()].filter((path) => !isFileIndexPath(path)).length} files in \\d+\\.\\d s into dist \\(full build: no previous build\\)\n$`,
       ),
+    );
+  });
+
+  it("says that a build which only signed the file index signed it, not that nothing changed", () => {
+    const cwd = project();
+    shopfront(cwd, "build");
+    const keys = join(tempDir(), "keys");
+    expect(shopfront(cwd, "key", "new", "--out", keys).code).toBe(0);
+    const key = join(
+      keys,
+      readdirSync(keys).find((f) => f !== "minisign.pub")!,
+    );
+    const signed = shopfront(cwd, "build", "--signing-key", key);
+    expect(signed.stdout).toMatch(
+      /^built 2 hosts, 5 packages \(nothing changed; the file index signed\) in \d+\.\d s into dist\n$/,
+    );
+    expect(shopfront(cwd, "build", "--signing-key", key).stdout).toMatch(
+      /\(nothing changed\) in \d+\.\d s; dist is up to date\n$/,
     );
   });
 

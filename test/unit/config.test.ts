@@ -102,6 +102,19 @@ describe("shopfront.json (the binary)", () => {
     });
   });
 
+  it("config writes its config quietly over a catalogue with warnings, and reports its errors", () => {
+    const cwd = project({});
+    writeFiles(join(cwd, "catalogue"), { "primary/240pTest.json": manifest("240pTest", { updated: 1 }) });
+    expect(shopfront(cwd, "validate").stderr).toMatch(/UPDATED_BEFORE_RELEASE|earlier than/);
+    const quiet = shopfront(cwd, "config", "nginx");
+    expect(quiet).toMatchObject({ code: 0, stderr: "" });
+    expect(quiet.stdout).toMatch(/^\s*root /m);
+    writeFiles(join(cwd, "catalogue"), { "primary/240pTest.json": manifest("240pTest", { zip_size: "12" }) });
+    const broken = shopfront(cwd, "config", "nginx");
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/240pTest\.json: \/zip_size must be integer/);
+  });
+
   it("reports an invalid file with its pointers, exits 1 and does nothing", () => {
     const cwd = project({ catalogue: 3, targets: ["ngnix"] });
     const run = shopfront(cwd, "build");

@@ -312,3 +312,37 @@ describe("a rebuild of the feeds", () => {
     );
   });
 });
+
+describe("the feed links of the site's pages", () => {
+  it("resolve to the feeds from every page, read against the page's address or against its <base>", async () => {
+    const dir = tempDir();
+    const catalogue = join(dir, "catalogue");
+    execFileSync(process.execPath, [GEN_CATALOGUE, catalogue, "60", "2", "5", "--coders=real"]);
+    const out = join(dir, "dist");
+    const result = await buildCatalogue({ catalogueDir: catalogue, outDir: out });
+    expect(result.built, JSON.stringify(result.problems)).toBeTruthy();
+    const files = tree(out);
+    const pages = [...files.keys()].filter((path) => path.endsWith(".html"));
+    const kinds = new Set<string>();
+    let announced = 0;
+    for (const path of pages) {
+      const html = files.get(path)!;
+      const pageUrl = new URL(path, "https://site.example/");
+      const base = /<base href="([^"]*)">/.exec(html)?.[1];
+      const baseUrl = base === undefined ? pageUrl : new URL(base, pageUrl);
+      for (const [, href] of html.matchAll(/<link rel="alternate" type="[^"]+" href="([^"]+)"/g)) {
+        announced++;
+        kinds.add(path.replace(/\/(category|coder|package|page)\/.*/, "/$1/"));
+        const asReader = new URL(href!, pageUrl).pathname.slice(1);
+        const asBrowser = new URL(href!, baseUrl).pathname.slice(1);
+        expect(asReader, `${path}: ${href}`).toBe(asBrowser);
+        expect(files.has(asReader), `${path}: ${href}`).toBe(true);
+        expect(asReader).toMatch(/^browse\/[^/]+\/feed\.(atom|jsonfeed)$/);
+      }
+    }
+    expect(announced).toBeGreaterThan(0);
+    // The home page, each host's page and its packages' pages announce them.
+    expect([...kinds].some((k) => k.endsWith("/package/"))).toBe(true);
+    expect(kinds.has("index.html")).toBe(true);
+  });
+});

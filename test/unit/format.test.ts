@@ -6,6 +6,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { escapeData, escapeProperty, formatAnnotation } from "../../src/cli/formatGithub.js";
+import { formatProblemCount, formatProblems } from "../../src/cli/formatProblems.js";
+import type { Problem } from "../../src/catalogue/problems.js";
 import { servePreview } from "../../src/serve/servePreview.js";
 import { pointerPosition, syntaxErrorPosition } from "../../src/validate/pointerLine.js";
 import { BIN, copyFixture, manifest, readTree, shopfront, writeFiles } from "../support/helpers.js";
@@ -100,13 +102,14 @@ function brokenProject(): string {
 }
 
 // Lines in manifest()'s pretty JSON: keys sorted as written, one per line from line 2.
+/** Errors first, then the warning: the ones that fail the run lead the report. */
 const EXPECTED_ANNOTATIONS = [
-  "::warning file=catalogue/primary/240pTest.json,line=13,col=14,title=UPDATED_BEFORE_RELEASE::/updated (1) is earlier than /release_date (1300000000)",
   '::error file=catalogue/primary/ZapShot.json,line=15,col=15,title=WRONG_TYPE::/zip_size must be integer (is string "12")',
   "::error file=catalogue/primary/snake.json,line=3,col=1,title=JSON_SYNTAX::line 3, column 1: expected a property name in double quotes, found the end of the file",
   expect.stringMatching(
     /^::error file=catalogue\/themes\/dark-blue\.json,line=16,col=15,title=UNKNOWN_FIELD::\/odd, key is not a known field/,
   ),
+  "::warning file=catalogue/primary/240pTest.json,line=13,col=14,title=UPDATED_BEFORE_RELEASE::/updated (1) is earlier than /release_date (1300000000)",
 ];
 
 describe("--format for validate and build (the binary)", () => {
@@ -138,7 +141,7 @@ describe("--format for validate and build (the binary)", () => {
     const run = shopfront(join(catalogue, ".."), "build", "--format", "github");
     expect(run.code).toBe(0);
     const [warning, summary, end] = run.stdout.split("\n");
-    expect(warning).toBe(EXPECTED_ANNOTATIONS[0]);
+    expect(warning).toBe(EXPECTED_ANNOTATIONS.at(-1));
     expect(summary).toMatch(/^built 2 hosts, 5 packages, \d+ files in \d+\.\d s into dist/);
     expect(end).toBe("");
   });
@@ -273,5 +276,31 @@ describe("--format for check (the binary)", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("a text report", () => {
+  const problem = (severity: Problem["severity"], file: string): Problem => ({
+    code: "HBB_LEFT_OUT",
+    severity,
+    file,
+    pointer: "",
+    message: severity,
+  });
+
+  it("lists errors first, then warnings, then notices, and counts each kind at the end", () => {
+    const problems = [
+      problem("notice", "a.json"),
+      problem("warning", "b.json"),
+      problem("error", "c.json"),
+      problem("warning", "d.json"),
+    ];
+    expect(formatProblems(problems, (f) => f, 0)).toEqual([
+      "c.json: error",
+      "b.json: warning (warning)",
+      "d.json: warning (warning)",
+      "a.json: notice (notice)",
+    ]);
+    expect(formatProblemCount(problems)).toBe("1 error, 2 warnings and 1 notice in 4 files");
   });
 });

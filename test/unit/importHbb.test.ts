@@ -286,7 +286,10 @@ describe("values that break a rule", () => {
     expect(reasons["../up"]).toEqual([expect.stringContaining("cannot be a package name")]);
     expect(existsSync(join(dir, "up.json"))).toBe(false);
     expect(existsSync(join(dir, "..", "up.json"))).toBe(false);
-    expect((await loadCatalogue(dir)).problems).toEqual([]);
+    // The host the import declared knowing only its id is a placeholder until it is named.
+    expect((await loadCatalogue(dir)).problems.map((p) => [p.code, p.pointer])).toEqual([
+      ["PLACEHOLDER_TEXT", "/hosts/0/description"],
+    ]);
   });
 
   it("two names that differ only in case: the first is imported, the second reported", async () => {
@@ -340,6 +343,7 @@ describe("an existing catalogue", () => {
     ]);
     // The import kept the entry of a package the host does not have, as a build reports it.
     expect((await loadCatalogue(dir)).problems.map((p) => [p.code, p.pointer])).toEqual([
+      ["PLACEHOLDER_TEXT", "/hosts/1/description"],
       ["STATS_UNKNOWN_PACKAGE", "/packages/other"],
     ]);
   });
@@ -516,7 +520,10 @@ describe("importHbbList (one call: read, write, validate)", () => {
     const report = await importHbbList({ file: join(cwd, "list.txt"), host: "primary", catalogueDir, force: false });
     expect(report.problems).toEqual([]);
     expect(report.summary).toMatchObject({ written: ["primary/one.json"], skipped: [expect.anything()] });
-    expect(report.validation).toMatchObject({ problems: [], valid: { hosts: 1, packages: 1 } });
+    expect(report.validation).toMatchObject({
+      problems: [expect.objectContaining({ code: "PLACEHOLDER_TEXT", file: "hosts.json" })],
+      valid: { hosts: 1, packages: 1 },
+    });
     expect(report.validation!.ms).toBeGreaterThan(0);
     await expect(
       importHbbList({ file: join(cwd, "missing.txt"), host: "primary", catalogueDir, force: false }),

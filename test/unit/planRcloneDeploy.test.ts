@@ -68,6 +68,9 @@ describe("rclone targets", () => {
     ["rclone:dav:site", { remote: "dav", path: "site" }, "dav:site"],
     ["rclone:my remote:a/b/", { remote: "my remote", path: "a/b" }, "my remote:a/b"],
     ["rclone:box:", { remote: "box", path: "" }, "box:"],
+    ["rclone:sftp:/var/www", { remote: "sftp", path: "/var/www" }, "sftp:/var/www"],
+    ["rclone:sftp:/var/www/", { remote: "sftp", path: "/var/www" }, "sftp:/var/www"],
+    ["rclone:local:/", { remote: "local", path: "/" }, "local:/"],
   ])("%s", (url, location, onCommandLine) => {
     expect(parseRcloneUrl(url)).toEqual(location);
     expect(rclonePath(parseRcloneUrl(url))).toBe(onCommandLine);
@@ -78,6 +81,8 @@ describe("rclone targets", () => {
     expect(rclonePath({ remote: "box", path: "" }, STATE_FILE)).toBe(`box:${STATE_FILE}`);
     expect(rclonePath({ path: "/" }, STATE_FILE)).toBe(`/${STATE_FILE}`);
     expect(rclonePath({ remote: "dav", path: "a" }, STATE_FILE)).toBe(`dav:a/${STATE_FILE}`);
+    expect(rclonePath({ remote: "sftp", path: "/var/www" }, STATE_FILE)).toBe(`sftp:/var/www/${STATE_FILE}`);
+    expect(rclonePath({ remote: "local", path: "/" }, STATE_FILE)).toBe(`local:/${STATE_FILE}`);
   });
 
   it.each([
@@ -88,6 +93,8 @@ describe("rclone targets", () => {
     ["rclone:/srv/../etc", /"\.\." segment/],
     ["rclone:dav:a/../../b", /"\.\." segment/],
     ["rclone:dav:a//b", /empty segment/],
+    ["rclone:sftp://var/www", /empty segment/],
+    ["rclone:sftp:/var/../etc", /"\.\." segment/],
     ["rclone:/srv/a\nb", /control character/],
     ["s3://bucket", /not an rclone target/],
   ])("refuses %j", (url, message) => {

@@ -227,6 +227,35 @@ describe("manifest rules", () => {
     ]);
   });
 
+  it("advice that works when followed: each quoting hint, applied, makes its problem go; none where quoting would fail again", async () => {
+    const numbers = { version: 1.5, controllers: 1, coder: 7 };
+    const text = JSON.stringify(manifest("snake", numbers), null, 2);
+    const { problems } = await problemsAfter(put({ "primary/snake.json": text }));
+    expect(problems.map((p) => [p.pointer, p.message])).toEqual([
+      ["/coder", 'must be string (is 7); write it as a string: "7"'],
+      [
+        "/controllers",
+        "must be string (is 1), a string that must only hold controller letters: w (Wii Remote, up to 4), n, c, g, k, z, s",
+      ],
+      ["/version", 'must be string (is 1.5); write it as a string: "1.5"'],
+    ]);
+    // Each quoting hint followed: its problem goes, and no other comes.
+    let fixed = text;
+    for (const p of problems) {
+      const quoted = /write it as a string: (".*")$/.exec(p.message)?.[1];
+      if (quoted === undefined) continue;
+      const field = p.pointer.slice(1);
+      fixed = fixed.replace(`"${field}": ${JSON.parse(quoted) as string}`, `"${field}": ${quoted}`);
+    }
+    const after = await problemsAfter(put({ "primary/snake.json": fixed }));
+    expect(after.problems.map((p) => p.pointer)).toEqual(["/controllers"]);
+    // The rule followed: letters.
+    const letters = await problemsAfter(
+      put({ "primary/snake.json": fixed.replace('"controllers": 1', '"controllers": "w"') }),
+    );
+    expect(letters.problems).toEqual([]);
+  });
+
   it.each([
     ["game", "games"],
     ["Games", "games"],

@@ -4,6 +4,7 @@
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { watchCatalogue, type WatchEvent, type WatchHandle } from "../../src/serve/watchCatalogue.js";
 import { copyFixture, FIXTURES, manifest, tempDir, writeFiles } from "../support/helpers.js";
 
@@ -52,10 +53,49 @@ const displayName = async (url: string, name: string) => {
 };
 
 describe("watchCatalogue", () => {
+  it("answers 503 with Retry-After while its first build runs, then serves the build", async () => {
+    const catalogue = copyFixture("basic");
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const whileBuilding: { status: number; retryAfter: string | null; body: string }[] = [];
+    const handle = await watchCatalogue({
+      catalogueDir: catalogue,
+      outDir: join(tempDir(), "dist"),
+      host: "127.0.0.1",
+      port: 0,
+      onEvent: (event) => {
+        if (event.kind !== "building" || !event.first) return;
+        // Asked while the build is held back: it cannot have ended yet.
+        void Promise.all(
+          ["/v1/hosts", "/", "/browse/primary/"].map(async (path) => {
+            const res = await fetch(`${event.url}${path}`);
+            whileBuilding.push({
+              status: res.status,
+              retryAfter: res.headers.get("retry-after"),
+              body: await res.text(),
+            });
+          }),
+        ).finally(release);
+      },
+      build: async (options) => {
+        await held;
+        return buildCatalogue(options);
+      },
+    });
+    handles.push(handle);
+    expect(whileBuilding.map((r) => [r.status, r.retryAfter])).toEqual([
+      [503, "1"],
+      [503, "1"],
+      [503, "1"],
+    ]);
+    expect(JSON.parse(whileBuilding[0]!.body)).toMatchObject({ error: "not_ready" });
+    expect((await get(handle.url, "/v1/hosts")).status).toBe(200);
+  });
+
   it("builds, serves, and serves each edit once it is built", async () => {
     const catalogue = copyFixture("basic");
     const { events, url } = await start(catalogue);
-    expect(events).toEqual([{ kind: "building" }, expect.objectContaining({ kind: "built" })]);
+    expect(events).toEqual([{ kind: "building", url, first: true }, expect.objectContaining({ kind: "built" })]);
     expect(await displayName(url, "snake")).toBe("Snake");
 
     writeFiles(catalogue, { "primary/snake.json": manifest("snake", { display_name: "Snake II" }) });
@@ -128,7 +168,7 @@ describe("watchCatalogue", () => {
     writeFileSync(join(catalogue, "primary", "snake.json"), '{"internal_name": "snake",');
     const { events, url } = await start(catalogue);
     expect(events).toEqual([
-      { kind: "building" },
+      { kind: "building", url, first: true },
       expect.objectContaining({
         kind: "invalid",
         problems: [expect.objectContaining({ code: "JSON_SYNTAX" })],

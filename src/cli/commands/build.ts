@@ -1,10 +1,11 @@
 import type { Command } from "commander";
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { buildCatalogue } from "../../engine/buildCatalogue.js";
 import type { TargetId } from "../../targets/target.js";
 import { catalogueSetting, fromConfig, outSetting, siteSetting } from "../applyConfig.js";
 import { EXIT, exits } from "../exit.js";
-import { formatBuildSummary, formatDroppedTargets } from "../formatBuild.js";
+import { formatBuildSummary, formatDroppedTargets, type IndexChange } from "../formatBuild.js";
 import {
   catalogueOption,
   formatOption,
@@ -18,6 +19,7 @@ import { progressBar } from "../progress.js";
 import { displayPath, printJson, reportProblems, seconds } from "../report.js";
 import { parseSecretKey, type SecretKey } from "../../trust/minisign.js";
 import { INDEX_LIMITS } from "../../trust/fileIndex.js";
+import { FILE_INDEX } from "../../routes/routeTable.js";
 import { UsageError } from "../../util/errors.js";
 
 /** The environment variable that holds the signing key's text (a CI secret). */
@@ -142,8 +144,26 @@ export function registerBuild(program: Command): void {
   });
 }
 
+/** The file index's entry and signature as the output serves them, to tell what a build did to them. */
+function indexFiles(out: string): string {
+  const read = (file: string) => {
+    try {
+      return readFileSync(join(out, file), "latin1");
+    } catch {
+      return "";
+    }
+  };
+  return `${read(FILE_INDEX.entry)}\n${read(FILE_INDEX.signature)}`;
+}
+
+/** What the build did to the file index: its entry or signature changed, signed or not; or neither. */
+function indexChange(before: string, after: string, signed: boolean): IndexChange {
+  return before === after ? "kept" : signed ? "signed" : "written";
+}
+
 async function build(options: BuildOptions) {
   const started = performance.now();
+  const indexBefore = indexFiles(options.out);
   const bar = options.quiet || options.format !== "text" ? undefined : progressBar();
   const secretKey = signingKey(options.signingKey);
   checkMirrors(options.mirror ?? []);
@@ -171,7 +191,7 @@ async function build(options: BuildOptions) {
   if (failed || !result.built) return code;
   if (!options.quiet)
     process.stdout.write(
-      `${formatBuildSummary(result.built, seconds(performance.now() - started), displayPath(options.out))}\n`,
+      `${formatBuildSummary(result.built, seconds(performance.now() - started), displayPath(options.out), indexChange(indexBefore, indexFiles(options.out), !!secretKey))}\n`,
     );
   if (!secretKey && !options.quiet) process.stderr.write(`${UNSIGNED_NOTE}\n`);
   if (result.built.dropped)

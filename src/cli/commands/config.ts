@@ -1,4 +1,5 @@
 import { Argument, type Command } from "commander";
+import { isError } from "../../catalogue/problems.js";
 import { TARGETS } from "../../targets/index.js";
 import type { TargetId } from "../../targets/target.js";
 import { writeConfig } from "../../targets/writeConfig.js";
@@ -35,7 +36,8 @@ async function config(target: TargetId, options: ConfigCliOptions) {
     catalogueDir: options.catalogue,
     ...(options.out !== undefined ? { out: options.out } : {}),
   });
-  if ((await reportProblems(problems, options.catalogue)) || !files) return EXIT.invalid;
+  // A config depends on the catalogue's names alone: its warnings are validate's and build's to report.
+  if ((await reportProblems(problems.filter(isError), options.catalogue)) || !files) return EXIT.invalid;
   if (written) return EXIT.ok;
   if (files.length === 1) process.stdout.write(files[0]!.content);
   else for (const file of files) process.stdout.write(`==> ${file.path} <==\n${file.content}\n`);

@@ -17,6 +17,7 @@ interface ImportAppsOptions {
   host?: string;
   catalogue: string;
   force?: boolean;
+  hbbList?: string;
 }
 
 /** `import apps`, under the `import` group. */
@@ -29,10 +30,14 @@ export function registerImportApps(importer: Command): void {
     .argument("<dir>", "the folder holding the apps")
     .option(
       "--host <id>",
-      "the host the apps belong to (default: primary, or hosts.json's only host; declared if it is not yet)",
+      "the host the apps belong to, one hosts.json declares (default: primary, or hosts.json's only host; with no hosts.json yet, one is written declaring it)",
       hostId,
     )
     .addOption(catalogueOption())
+    .option(
+      "--hbb-list <file>",
+      "a Homebrew Browser list (listv036.txt) to take categories, dates and controllers from, instead of the card's own apps/homebrew_browser/listv036.txt",
+    )
     .option("--force", "overwrite the manifests and package files of apps already in the catalogue")
     .action(exits(importAppsCommand));
   fromConfig(command, { catalogue: catalogueSetting });
@@ -45,8 +50,10 @@ async function importAppsCommand(dir: string, options: ImportAppsOptions) {
     ...(options.host !== undefined ? { host: options.host } : {}),
     catalogueDir: options.catalogue,
     force: !!options.force,
+    ...(options.hbbList !== undefined ? { hbbList: options.hbbList } : {}),
   });
   if (report.summary) {
+    for (const origin of report.origins) process.stdout.write(`${origin}\n`);
     for (const warning of report.warnings) process.stderr.write(`warning: ${warning}\n`);
     for (const { file, text } of report.metaWritten)
       process.stdout.write(`${formatMetaWritten(displayPath(join(options.catalogue, file)), text)}\n`);

@@ -30,7 +30,7 @@ export function registerNew(program: Command): void {
 async function create({ host, name }: { host: string; name: string }, options: { catalogue: string; from?: string }) {
   const { createManifest } = await import("../../scaffold/createManifest.js");
   const { formatMetaWritten, formatNew, formatRenamed } = await import("../formatScaffold.js");
-  const { problems, file, files, fillIn, metaWritten, renamedFrom } = await createManifest({
+  const { problems, file, files, fillIn, metaWritten, renamedFrom, leftOut } = await createManifest({
     catalogueDir: options.catalogue,
     host,
     name,
@@ -44,6 +44,10 @@ async function create({ host, name }: { host: string; name: string }, options: {
   if (files !== undefined)
     process.stdout.write(`copied the package's files to ${displayPath(join(options.catalogue, files))}\n`);
   if (renamedFrom !== undefined) process.stderr.write(`${formatRenamed(renamedFrom, name)}\n`);
+  for (const { entry, what } of leftOut ?? [])
+    process.stdout.write(
+      `${entry} is left out: ${what}, which the app writes for whoever uses it, not part of the app\n`,
+    );
   if (metaWritten !== undefined)
     process.stdout.write(
       `${formatMetaWritten(displayPath(join(options.catalogue, metaWritten.file)), metaWritten.text)}\n`,

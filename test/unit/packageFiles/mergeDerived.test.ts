@@ -56,14 +56,14 @@ describe("mergeDerived", () => {
         code: "FILES_MISMATCH",
         severity: "error",
         pointer: "/zip_size",
-        message: "zip_size is 4001, the package files say 4000",
+        message: "is 4001, the package files say 4000",
       },
       {
         file: "primary/snake.json",
         code: "FILES_MISMATCH",
         severity: "error",
         pointer: "/package_type",
-        message: `package_type is "dol", the package files say "elf"`,
+        message: `is "dol", the package files say "elf"`,
       },
     ]);
     expect(merge({ ...MANIFEST, extracted: 1 }).problems.map((p) => p.pointer)).toEqual(["/extracted"]);
@@ -86,7 +86,7 @@ describe("mergeDerived", () => {
       ["META_MISMATCH", "warning", "/short_description"],
       ["META_MISMATCH", "warning", "/long_description"],
     ]);
-    expect(problems[0]!.message).toBe(`display_name is "Snake!", meta.xml's <name> says "Snake"`);
+    expect(problems[0]!.message).toBe(`is "Snake!", meta.xml's <name> says "Snake"`);
     expect(merged.display_name).toBe("Snake!");
   });
 

@@ -153,7 +153,7 @@ describe("readPackageFiles on the fixture catalogue", () => {
         code: "META_MISMATCH",
         severity: "warning",
         pointer: "/long_description",
-        message: `long_description is "Blöcke fallen.", meta.xml's <long_description> says "Blöcke\\nfallen."`,
+        message: `is "Blöcke fallen.", meta.xml's <long_description> says "Blöcke\\nfallen."`,
       },
     ]);
   });
