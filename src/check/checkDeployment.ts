@@ -129,6 +129,7 @@ function originOf(text: string): string {
   try {
     url = new URL(text);
   } catch {
+    // Not a URL: the usage error below says what is expected.
     url = undefined;
   }
   if (
@@ -159,6 +160,7 @@ export function isLocalUrl(text: string): boolean {
   try {
     hostname = new URL(text).hostname;
   } catch {
+    // Not a URL, or a body that is not JSON: not what is asked about.
     return false;
   }
   return hostname === "localhost" || hostname === "[::1]" || /^127(?:\.\d{1,3}){3}$/.test(hostname);
@@ -188,6 +190,7 @@ function isJsonObject(body: Buffer): boolean {
     const value: unknown = JSON.parse(body.toString("utf8"));
     return value !== null && typeof value === "object" && !Array.isArray(value);
   } catch {
+    // Not a URL, or a body that is not JSON: not what is asked about.
     return false;
   }
 }

@@ -236,6 +236,7 @@ function isOtherDaysFeatured(file: string, body: string, api: ExpectedApi): bool
     const served = JSON.stringify(JSON.parse(body));
     return (JSON.parse(contents) as unknown[]).some((app) => JSON.stringify(app) === served);
   } catch {
+    // A body that is not JSON is not the answer sought: the row reports the body.
     return false;
   }
 }
@@ -263,6 +264,7 @@ function jsonShape(text: string): "array" | "object" | undefined {
     const value: unknown = JSON.parse(text);
     return Array.isArray(value) ? "array" : value !== null && typeof value === "object" ? "object" : undefined;
   } catch {
+    // Not JSON: no shape, which the row reports.
     return undefined;
   }
 }
@@ -272,6 +274,7 @@ function isErrorBody(body: Buffer): boolean {
     const value = JSON.parse(body.toString("utf8")) as { error?: unknown };
     return value !== null && typeof value === "object" && value.error === "not_found";
   } catch {
+    // A body that is not JSON is not the answer sought: the row reports the body.
     return false;
   }
 }

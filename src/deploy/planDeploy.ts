@@ -263,6 +263,7 @@ export function parseDeployState(text: string, writtenAt: Date): DeployState | u
   try {
     value = JSON.parse(text);
   } catch {
+    // Not JSON: no record, and every file is uploaded again (see above).
     return undefined;
   }
   const state = value as { shopfront?: unknown; version?: unknown; objects?: unknown };

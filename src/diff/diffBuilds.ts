@@ -147,6 +147,7 @@ function folderProblems(dir: string): { problems?: Problem[] } {
   try {
     target = readlinkSync(dir);
   } catch {
+    // Not an output link: a plain folder, whose problems are unknown.
     return {};
   }
   const { home } = outputLayout(dir);

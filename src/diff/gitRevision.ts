@@ -65,6 +65,7 @@ export async function resolveCommit(repo: Repository, revision: string): Promise
       await git(repo.root, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${revision}^{commit}`])
     ).trim();
   } catch {
+    // git says it is no commit: the caller reports the argument as no revision.
     return undefined;
   }
 }

@@ -125,7 +125,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
     // A state describes the live output only while it names it; then it knows its targets.
     const dropped = state && state.live === output.live ? state.targets.filter((t) => !targets.includes(t)) : [];
     const previous = options.force ? { reason: "--force" } : usableState(output, key, state);
-    if ("reason" in previous) return buildFully(options, output, key, previous.reason, dropped);
+    if ("reason" in previous) return buildFully({ options, output, key, reason: previous.reason, dropped });
     const rebuilt = await rebuildCatalogue(
       {
         catalogueDir: options.catalogueDir,
@@ -141,7 +141,7 @@ export async function buildCatalogue(options: BuildOptions): Promise<BuildResult
       previous.state,
     );
     return "fullBuild" in rebuilt
-      ? buildFully(options, output, key, rebuilt.fullBuild, dropped, previous.state)
+      ? buildFully({ options, output, key, reason: rebuilt.fullBuild, dropped, previous: previous.state })
       : rebuilt;
   });
 }
@@ -168,14 +168,8 @@ function usableState(
  * With the previous build's state (`previous`, which names the live slot), only the files whose bytes
  * differ from the live slot's are written.
  */
-async function buildFully(
-  options: BuildOptions,
-  output: LockedOutput,
-  key: string,
-  reason: string,
-  dropped: readonly TargetId[],
-  previous?: BuildState,
-): Promise<BuildResult> {
+async function buildFully(run: FullBuild): Promise<BuildResult> {
+  const { options, output, previous } = run;
   const snapshotMs = (options.now ?? Date.now)();
   // Package folders are zipped and the served entries unpacked here, beside the slots, so that they
   // are moved into the spare slot, never copied twice; removed whatever happens (removeLeftovers too).
@@ -190,25 +184,36 @@ async function buildFully(
     const { catalogue, sources } = loaded;
     const problems = applyStrict(loaded.problems, options.strict);
     if (!catalogue || !sources || problems.some(isError)) return { problems };
-    return finishFullBuild(options, output, key, reason, dropped, previous, snapshotMs, problems, catalogue, sources);
+    return finishFullBuild(run, { snapshotMs, problems, catalogue, sources });
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
 }
 
+/** What a full build is given: the build's options and output, and why it is a full build. */
+interface FullBuild {
+  options: BuildOptions;
+  output: LockedOutput;
+  key: string;
+  reason: string;
+  /** Targets the previous build had and this one has not. */
+  dropped: readonly TargetId[];
+  /** The previous build's state, which names the live slot, when the files are to be compared with it. */
+  previous?: BuildState | undefined;
+}
+
+/** What a full build loaded: the catalogue, rendered, its sources' signatures and its problems. */
+interface Loaded {
+  snapshotMs: number;
+  problems: Problem[];
+  catalogue: RenderedCatalogue;
+  sources: CatalogueSources;
+}
+
 /** Writes, publishes and remembers what a full build loaded. */
-function finishFullBuild(
-  options: BuildOptions,
-  output: LockedOutput,
-  key: string,
-  reason: string,
-  dropped: readonly TargetId[],
-  previous: BuildState | undefined,
-  snapshotMs: number,
-  problems: Problem[],
-  catalogue: RenderedCatalogue,
-  sources: CatalogueSources,
-): BuildResult {
+function finishFullBuild(run: FullBuild, loaded: Loaded): BuildResult {
+  const { options, output, key, reason, dropped, previous } = run;
+  const { snapshotMs, problems, catalogue, sources } = loaded;
   let site: SiteIndex | undefined;
   const rendered = outputFiles(catalogue, {
     site: options.site !== false,

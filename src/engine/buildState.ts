@@ -316,6 +316,7 @@ export function readState(home: string): BuildState | undefined {
   try {
     return parseState(readFileSync(join(home, STATE_FILE)));
   } catch {
+    // Any state that cannot be read is no state: the build is a full one, which is always right.
     return undefined;
   }
 }

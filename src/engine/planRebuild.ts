@@ -157,11 +157,7 @@ export function planRebuild(
     const old = state.packages[host]!;
     const hostPlan = planHost(
       changes,
-      host,
-      old,
-      { flags: survey.kept.get(host)!, resigned: survey.resigned.get(host) },
-      again,
-      added,
+      { host, old, kept: { flags: survey.kept.get(host)!, resigned: survey.resigned.get(host) }, again, added },
       live,
       inputs.today.urls,
     );
@@ -317,16 +313,18 @@ interface HostPlan {
  * state as it is. A filtered list is touched when a package in it before or after changed; one left
  * with no package is deleted (a coder's last package removed removes its list).
  */
-function planHost(
-  changes: Changes,
-  host: string,
-  old: HostState,
-  kept: { flags: Uint8Array; resigned: ReadonlyMap<number, Signature> | undefined },
-  again: ReadonlyMap<number, RereadPackage>,
-  added: readonly RereadPackage[],
-  live: LiveFiles,
-  urls: TodayUrls,
-): HostPlan {
+/** A host as a rebuild finds it: its last state, which packages the survey kept, read again or found new. */
+interface HostMoves {
+  host: string;
+  old: HostState;
+  kept: { flags: Uint8Array; resigned: ReadonlyMap<number, Signature> | undefined };
+  /** Packages of the last build read again, by their index there. */
+  again: ReadonlyMap<number, RereadPackage>;
+  added: readonly RereadPackage[];
+}
+
+function planHost(changes: Changes, moves: HostMoves, live: LiveFiles, urls: TodayUrls): HostPlan {
+  const { host, old, kept, again, added } = moves;
   const path = (name: string) => fileFor("package", { host, name });
   const touched = touchedLists(host);
   const touch = touched.touch;

@@ -77,23 +77,35 @@ export async function rebuildCatalogue(
   // to be moved into the live slot; removed whatever happens (removeLeftovers too).
   const workDir = workFolder(output);
   try {
-    return await rebuildFrom(options, output, state, snapshotMs, hostsFile, stats, survey, workDir);
+    return await rebuildFrom({ options, output, state, snapshotMs, workDir }, { hostsFile, stats, survey });
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
 }
 
+/** A rebuild's options and output, the state it starts from, when it began and where it reads package files into. */
+interface Rebuild {
+  options: RebuildOptions;
+  output: LockedOutput;
+  state: BuildState;
+  snapshotMs: number;
+  workDir: string;
+}
+
+/** What moved since the last build: hosts.json, the stats files and the manifests, as the survey found them. */
+interface Moved {
+  hostsFile: HostsFileNow;
+  stats: StatsNow;
+  survey: Survey;
+}
+
 /** The rebuild once the survey is made: read what it sends to be read, plan, write, publish, remember. */
 async function rebuildFrom(
-  options: RebuildOptions,
-  output: LockedOutput,
-  state: BuildState,
-  snapshotMs: number,
-  hostsFile: HostsFileNow,
-  stats: StatsNow,
-  survey: Survey,
-  workDir: string,
+  run: Rebuild,
+  moved: Moved,
 ): Promise<{ problems: Problem[]; built?: RebuildSummary } | { fullBuild: string }> {
+  const { options, output, state, snapshotMs, workDir } = run;
+  const { hostsFile, stats, survey } = moved;
   const liveDir = slotDir(output, output.live!);
   const manifests = await rereadManifests(
     options.catalogueDir,
@@ -356,6 +368,7 @@ function sameBytes(path: string, file: string): boolean {
   try {
     return readFileSync(path).equals(readFileSync(file));
   } catch {
+    // A file that cannot be read is not the same file: the caller writes it anew.
     return false;
   }
 }
@@ -367,6 +380,7 @@ function liveFiles(dir: string): LiveFiles {
       try {
         return readFileSync(join(dir, path), "latin1");
       } catch {
+        // Missing or unreadable, the live file counts as changed: the plan writes it (LiveFiles).
         return undefined;
       }
     },

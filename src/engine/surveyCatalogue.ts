@@ -77,21 +77,23 @@ function warningsByFile(state: BuildState): Map<string, Problem[]> {
   return byFile;
 }
 
+/** What every manifest's survey shares: the catalogue, the survey made so far, the last build's state and warnings. */
+interface SurveyRun {
+  dir: string;
+  survey: Survey;
+  state: BuildState;
+  /** The last build's warnings, by file. */
+  warnings: Map<string, Problem[]>;
+  moved: StatsMoved;
+}
+
 /**
  * Sorts one manifest into kept (a package of the last build whose source keeps its signature, and
  * its files theirs) or to read. Called for every manifest of the catalogue: at 100,000 packages this
  * is most of a rebuild.
  */
-function surveyOne(
-  dir: string,
-  survey: Survey,
-  state: BuildState,
-  warnings: Map<string, Problem[]>,
-  moved: StatsMoved,
-  ref: ManifestRef,
-  index: number | undefined,
-  stats: Stats | undefined,
-): void {
+function surveyOne(run: SurveyRun, ref: ManifestRef, index: number | undefined, stats: Stats | undefined): void {
+  const { dir, survey, state, warnings, moved } = run;
   const host = state.packages[ref.host]!;
   const known = index !== undefined && stats !== undefined && !moved(ref.host, index);
   if (
@@ -157,7 +159,7 @@ export function surveyKnown(dir: string, state: BuildState, moved: StatsMoved = 
   survey.packageFiles = state.packageFiles === true;
   // The folders kept their entries, so the files the layout ignored are the same: warn again.
   survey.problems.push(...state.warnings.filter((w) => w.code === "IGNORED_FILE"));
-  const warnings = warningsByFile(state);
+  const run: SurveyRun = { dir, survey, state, warnings: warningsByFile(state), moved };
   const prefix = `${dir}${sep}`;
   for (const host of state.hosts) {
     const names = state.packages[host]!.names;
@@ -166,7 +168,7 @@ export function surveyKnown(dir: string, state: BuildState, moved: StatsMoved = 
       const stats = statOrNothing(prefix + file);
       if (!stats?.isFile()) return undefined;
       const ref = { host, name: names[i]!, file, ...knownFiles(state, host, names[i]!) };
-      surveyOne(dir, survey, state, warnings, moved, ref, i, stats);
+      surveyOne(run, ref, i, stats);
     }
   }
   return survey;
@@ -180,19 +182,10 @@ function surveyListing(dir: string, state: BuildState, moved: StatsMoved): Surve
   const survey = emptySurvey(state, folderSignatures(listing, state.hosts));
   survey.packageFiles = layout.manifests.some((ref) => ref.files !== undefined);
   survey.problems.push(...layout.problems);
-  const warnings = warningsByFile(state);
+  const run: SurveyRun = { dir, survey, state, warnings: warningsByFile(state), moved };
   const prefix = `${dir}${sep}`;
   for (const ref of layout.manifests) {
-    surveyOne(
-      dir,
-      survey,
-      state,
-      warnings,
-      moved,
-      ref,
-      indexes.get(ref.host)!.get(ref.name),
-      statOrNothing(prefix + ref.file),
-    );
+    surveyOne(run, ref, indexes.get(ref.host)!.get(ref.name), statOrNothing(prefix + ref.file));
   }
   return survey;
 }

@@ -40,6 +40,7 @@ export function refuseUrl(text: string): string | undefined {
   try {
     url = new URL(text);
   } catch {
+    // Not a URL: the problem names it.
     return `its archive URL ${JSON.stringify(text)} is not a URL`;
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")

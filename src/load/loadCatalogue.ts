@@ -139,6 +139,7 @@ function lstatOrNothing(path: string): Stats | undefined {
     // Without an exception for a missing file: a folder package's zip is looked for on every rebuild.
     return lstatSync(path, { throwIfNoEntry: false });
   } catch {
+    // A path the system cannot stat is treated as absent; reading the files then reports why.
     return undefined;
   }
 }

@@ -43,6 +43,7 @@ export function decodeMetaXmlBytes(bytes: Uint8Array): { text: string; encoding:
   try {
     return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), encoding: "utf-8" };
   } catch {
+    // Not UTF-8: Windows-1252, which old meta.xml files are written in and any byte decodes as.
     return { text: decodeWindows1252(bytes), encoding: "windows-1252" };
   }
 }

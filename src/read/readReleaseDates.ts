@@ -22,6 +22,7 @@ export function readReleaseDates(catalogueDir: string, host: string): number[] {
       if (!hasGuessedDate(manifest) && typeof date === "number" && Number.isInteger(date) && date >= 0)
         dates.push(date);
     } catch {
+      // A manifest that is not JSON gives no date; validate reports it on its own.
       continue;
     }
   }

@@ -354,7 +354,7 @@ export function renderIconsZip(names: readonly string[], iconOf: IconBytes): Uin
 
 /**
  * A host's list (both its paths) and icon archive, with the list's warnings: the same whether a
- * full build or a rebuild (rebuild/planHbb.ts) makes them.
+ * full build or a rebuild (engine/planHbb.ts) makes them.
  */
 export function renderHbbHost(
   host: string,

@@ -160,6 +160,7 @@ function packageLacks(path: string): string | undefined {
   try {
     pkg = JSON.parse(readFileSync(path, "utf8")) as typeof pkg;
   } catch {
+    // An unreadable package.json is reported by npm; init adds nothing to it.
     return undefined;
   }
   const missing = Object.keys(SCRIPTS).filter((name) => pkg.scripts?.[name] === undefined);

@@ -94,6 +94,7 @@ export function servePreview(options: PreviewOptions): Promise<PreviewServer> {
     try {
       return readFileSync(join(root, NOT_FOUND_FILE), "utf8");
     } catch {
+      // A build without its 404 body still answers 404, with the standard one.
       return renderNotFound();
     }
   };
@@ -200,6 +201,7 @@ function isFile(path: string): boolean {
   try {
     return statSync(path).isFile();
   } catch {
+    // Not there or not readable: the route answers 404.
     return false;
   }
 }

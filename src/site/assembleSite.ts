@@ -297,6 +297,15 @@ interface Out {
   remove(path: string): void;
 }
 
+/** What a host's listings share: its entries now, its names before, each entry's row and where pages go. */
+interface Listings {
+  host: SiteHost;
+  entries: readonly Entry[];
+  oldNames: readonly string[];
+  card: (e: Entry) => string;
+  out: Out;
+}
+
 /**
  * A dirty host's pages: its own listing and search shards, and the listings of the categories and
  * coders its changed packages were or are in. Returns the hashes of its shards, in page order.
@@ -313,7 +322,8 @@ function assembleHost(
   const all = entries.map((_, i) => i);
   const oldAll = oldNames.map((_, i) => i);
   const hostListing: Listing = { kind: "host", host: host.id };
-  const pages = assembleListing(host, hostListing, entries, all, oldNames, oldAll, card, out, summarize(entries));
+  const listings: Listings = { host, entries, oldNames, card, out };
+  const pages = assembleListing(listings, hostListing, all, oldAll, summarize(entries));
 
   // The search index: a shard per page of the host's list, kept while its packages are.
   const shards = pages.map(({ members, same }) => {
@@ -360,9 +370,9 @@ function assembleHost(
     oldCoders[old!.columns[i * SITE_COLUMNS + CODER]!]?.before.push(i);
   }
   for (const [category, { now, before }] of touched.category)
-    assembleListing(host, { kind: "category", host: host.id, category }, entries, now, oldNames, before, card, out);
+    assembleListing(listings, { kind: "category", host: host.id, category }, now, before);
   for (const [coder, { now, before }] of touched.coder)
-    assembleListing(host, { kind: "coder", host: host.id, coder }, entries, now, oldNames, before, card, out);
+    assembleListing(listings, { kind: "coder", host: host.id, coder }, now, before);
   return shards;
 }
 
@@ -386,16 +396,13 @@ interface AssembledPage {
  * it differs); the previous pages no longer there are removed.
  */
 function assembleListing(
-  host: SiteHost,
+  listings: Listings,
   listing: Listing,
-  entries: readonly Entry[],
   members: readonly number[],
-  oldNames: readonly string[],
   oldMembers: readonly number[],
-  card: (e: Entry) => string,
-  out: Out,
   summary?: HostSummary,
 ): AssembledPage[] {
+  const { host, entries, oldNames, card, out } = listings;
   const layout = (count: number, nameAt: (i: number) => string) => {
     const ends = pageEnds(count, nameAt);
     return ends.map((end, k) => ({ start: k === 0 ? 0 : ends[k - 1]!, end }));

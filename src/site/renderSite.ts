@@ -1,6 +1,6 @@
 // The browse site: static HTML pages over the API's own objects, so the site always shows what the
 // API answers. A full build assembles all of it (renderSite); a rebuild the pages its changed
-// packages touch (rebuild/planSite.ts), through the same assembler (assembleSite.ts).
+// packages touch (engine/planSite.ts), through the same assembler (assembleSite.ts).
 import { readFileSync } from "node:fs";
 import type { HostInfo, Package } from "../catalogue/fields.js";
 import type { OutputFile, RenderedCatalogue } from "../render/renderApi.js";

@@ -263,6 +263,7 @@ function decodeLenient(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
+    // A malformed escape in a log line: the path is counted as written.
     return text;
   }
 }

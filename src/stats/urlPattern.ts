@@ -47,6 +47,7 @@ export function decodePath(path: string): string | undefined {
   try {
     return decodeURIComponent(path);
   } catch {
+    // A malformed escape is no package's path: the request is not counted.
     return undefined;
   }
 }

@@ -44,6 +44,7 @@ async function request(url: string, base: URL): Promise<Response | string> {
     try {
       next = new URL(location, at);
     } catch {
+      // Not a URL: verify names the redirect.
       return `redirects to ${JSON.stringify(location)}, not a URL`;
     }
     if (!withinOrigin(next, base))

@@ -156,6 +156,7 @@ function isHttpUrl(value: unknown): boolean {
     const url = new URL(value);
     return (url.protocol === "http:" || url.protocol === "https:") && !/\s/.test(value);
   } catch {
+    // Not a URL: not a mirror's URL either.
     return false;
   }
 }
@@ -166,6 +167,7 @@ function parseJsonText(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
+    // Not JSON: the caller names the file as altered.
     return undefined;
   }
 }

@@ -178,6 +178,7 @@ export function fileIndexOutdated(liveDir: string, options: FileIndexOptions & {
   try {
     servedKey = readFileSync(join(liveDir, FILE_INDEX.publicKey), "latin1");
   } catch {
+    // No served key (or none readable): the index is outdated unless no key is given either.
     servedKey = undefined;
   }
   return servedKey !== (options.secretKey ? formatPublicKey(options.secretKey) : undefined);
@@ -202,6 +203,7 @@ function readLiveIndex(liveDir: string): LiveIndex | undefined {
     bytes = readFileSync(join(liveDir, FILE_INDEX.entry));
     entry = parseEntry(bytes.toString("latin1"));
   } catch {
+    // No whole live index: this build writes every shard anew.
     return undefined;
   }
   if (typeof entry === "string") return undefined;
@@ -223,6 +225,7 @@ function readLiveIndex(liveDir: string): LiveIndex | undefined {
     try {
       if (statSync(join(liveDir, ref.path)).size !== ref.size) return undefined;
     } catch {
+      // No whole live index: this build writes every shard anew.
       return undefined;
     }
   }
@@ -317,6 +320,7 @@ function existsFile(path: string): boolean {
   try {
     return statSync(path).isFile();
   } catch {
+    // Not there or not readable: not a file to keep.
     return false;
   }
 }

@@ -169,6 +169,7 @@ function bootId(): string | undefined {
   try {
     return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim() || undefined;
   } catch {
+    // No boot id (not Linux, or /proc hidden): a lock from another boot is then judged by its process alone.
     return undefined;
   }
 }

@@ -17,6 +17,7 @@ export function readProcess(pid: number): ProcessInfo | undefined {
   try {
     stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   } catch {
+    // No such process, or not ours to read: the caller treats it as not running.
     return undefined;
   }
   // The name (field 2) is in parentheses and may hold spaces and parentheses itself.

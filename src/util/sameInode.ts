@@ -8,6 +8,7 @@ export function sameInode(a: string, b: string): boolean {
     const [x, y] = [statSync(a), statSync(b)];
     return x.ino === y.ino && x.dev === y.dev;
   } catch {
+    // Either path cannot be stat'ed: they are not known to be one file.
     return false;
   }
 }

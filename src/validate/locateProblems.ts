@@ -36,6 +36,7 @@ function readText(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
   } catch {
+    // The file is gone or unreadable now: the problem is reported without its line.
     return undefined;
   }
 }

@@ -41,6 +41,7 @@ export function parseJson(bytes: Uint8Array): ParsedJson {
   try {
     value = JSON.parse(text);
   } catch {
+    // Not JSON: scanJson says where and why in words of its own (JSON.parse's message varies by version).
     const scan = scanJson(text);
     const at = scan.error ?? { offset: text.length, message: "is not valid JSON" };
     const { line, column } = lineAndColumn(text, at.offset);

@@ -72,6 +72,7 @@ function decodeKey(quoted: string): string {
   try {
     return JSON.parse(quoted) as string;
   } catch {
+    // An escape JSON.parse refuses: the key as written, which only places a problem's line.
     return quoted.slice(1, -1);
   }
 }

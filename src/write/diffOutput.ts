@@ -78,6 +78,7 @@ function sameBytes(path: string, content: Exclude<OutputFile["content"], SameAs>
   try {
     fd = openSync(path, "r");
   } catch {
+    // A live file that cannot be read (gone, another kind) differs: the build writes it.
     return false;
   }
   try {
@@ -102,6 +103,7 @@ function sameBytes(path: string, content: Exclude<OutputFile["content"], SameAs>
     }
     return true;
   } catch {
+    // A live file that cannot be read (gone, another kind) differs: the build writes it.
     return false;
   } finally {
     closeSync(fd);
@@ -115,11 +117,13 @@ function sameFile(path: string, source: string, block: Buffer): boolean {
   try {
     fd = openSync(path, "r");
   } catch {
+    // A live file that cannot be read (gone, another kind) differs: the build writes it.
     return false;
   }
   try {
     sourceFd = openSync(source, "r");
   } catch {
+    // A source that cannot be read differs from the live file: the build writes it and reports why.
     closeSync(fd);
     return false;
   }
@@ -140,6 +144,7 @@ function sameFile(path: string, source: string, block: Buffer): boolean {
     }
     return true;
   } catch {
+    // A live file that cannot be read (gone, another kind) differs: the build writes it.
     return false;
   } finally {
     closeSync(fd);

@@ -307,7 +307,7 @@ export function contentChunks(
 
 /**
  * Removes what a killed build left in the home folder: a half-made link, a temporary file, a state
- * not yet renamed into place (writeState in rebuild/buildState.ts writes it as `state.<pid>`), the
+ * not yet renamed into place (writeState in engine/buildState.ts writes it as `state.<pid>`), the
  * folder a build zips and unpacks package files in (`work-<pid>`).
  */
 function removeLeftovers(layout: OutputLayout): void {

@@ -95,6 +95,7 @@ function checkMirrors(mirrors: readonly string[]): void {
     try {
       url = new URL(mirror);
     } catch {
+      // Not a URL: the usage error below names the mirror.
       url = undefined;
     }
     if (url === undefined || !/^https?:$/.test(url.protocol) || /\s/.test(mirror))
@@ -150,6 +151,7 @@ function indexFiles(out: string): string {
     try {
       return readFileSync(join(out, file), "latin1");
     } catch {
+      // No index served (a build without one): nothing to compare, which reads as changed.
       return "";
     }
   };
