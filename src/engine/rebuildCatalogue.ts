@@ -1,3 +1,5 @@
+// Over 350 lines: the rebuild's I/O around its pure plan (hosts.json, stats files, manifests and the
+// kept packages it reads again), one function each.
 // The build after a build: the I/O around a pure plan. Survey which inputs moved, read those again,
 // plan, then write the plan into the live output in place and remember the new state.
 import { existsSync, readFileSync, rmSync } from "node:fs";
@@ -322,7 +324,12 @@ async function rereadManifests(
     if (manifest.loaded) packages.push({ ...manifest.loaded, host: ref.host, index, filesMoved: hadFiles });
     else if (manifest.withFiles && files) {
       const { manifest: parsed, signature } = manifest.withFiles;
-      const read = await loadPackageFiles(dir, ref, parsed, stats, files.workDir, true, files.reuse);
+      const read = await loadPackageFiles(
+        dir,
+        ref,
+        { manifest: parsed, stats },
+        { workDir: files.workDir, store: true, reuse: files.reuse },
+      );
       problems.push(...read.problems);
       if (read.pkg)
         packages.push({ pkg: read.pkg, signature: signature!, host: ref.host, index, filesMoved: !hadFiles });

@@ -1,3 +1,4 @@
+// Over 350 lines: every import's last step, the checks and the writes of one transaction.
 // The last step of every import: what a reader (a Homebrew Browser list, a running API) found, written
 // into a catalogue. Each package is checked by the catalogue's own rules before it is written, so the
 // written catalogue validates; a package that cannot be written as it is, is skipped with the reasons,

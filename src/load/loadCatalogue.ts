@@ -209,12 +209,11 @@ async function memoHolds(
 export async function loadPackageFiles(
   catalogueDir: string,
   ref: ManifestRef,
-  manifest: Manifest | undefined,
-  stats: PackageStats | undefined,
-  workDir: string,
-  store: boolean,
-  reuse?: PackageFilesReuse,
+  source: { manifest: Manifest | undefined; stats: PackageStats | undefined },
+  into: { workDir: string; store: boolean; reuse?: PackageFilesReuse | undefined },
 ): Promise<{ problems: Problem[]; pkg?: RenderedPackage }> {
+  const { manifest, stats } = source;
+  const { workDir, store, reuse } = into;
   // Taken before the files are read: a change while they are read is seen by the next build.
   const signatures = packageFilesSignatures(catalogueDir, ref.host, ref.name);
   const memo = reuse?.memo(ref.host, ref.name);
@@ -411,7 +410,12 @@ export async function loadCatalogue(
       const named = manifest.withFiles?.manifest;
       if (manifest.withFiles && !options.namesOnly) {
         const signature = manifest.withFiles.signature!;
-        const task = loadPackageFiles(catalogueDir, ref, named, entry, workDir, options.store === true, options.reuse)
+        const task = loadPackageFiles(
+          catalogueDir,
+          ref,
+          { manifest: named, stats: entry },
+          { workDir, store: options.store === true, reuse: options.reuse },
+        )
           .then((files) => {
             problems.push(...manifest.problems, ...files.problems);
             if (files.pkg) add(ref.host, { pkg: files.pkg, signature });
@@ -431,7 +435,12 @@ export async function loadCatalogue(
         done = { pkg: namesOnlyPackage(ref, named, entry), signature: manifest.withFiles.signature! };
       } else if (manifest.withFiles && named !== undefined) {
         // Names alone, but the coder is meta.xml's: this package's files are read after all.
-        const files = await loadPackageFiles(catalogueDir, ref, named, entry, workDir, false);
+        const files = await loadPackageFiles(
+          catalogueDir,
+          ref,
+          { manifest: named, stats: entry },
+          { workDir, store: false },
+        );
         problems.push(...files.problems);
         if (files.pkg) done = { pkg: files.pkg, signature: manifest.withFiles.signature! };
       }

@@ -1,3 +1,5 @@
+// Over 350 lines: the Homebrew Browser's list format, its cuts and its icon archive, which one client's
+// parser reads together.
 // The Homebrew Browser's surface (routes/hbbRoutes.ts): the repository list, each host's list
 // (listv036.txt) and icon archive, and the stubs. Pure but for reading the icons' bytes. The list is
 // written as the Open Shop Channel's server writes it (docs/hbb-list-format.md), every value cut to

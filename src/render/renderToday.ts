@@ -1,3 +1,5 @@
+// Over 350 lines: today's v4 and v3 objects, their information and featured files, which derive from
+// one another and must change together.
 // The API of today's clients, as the Open Shop Channel's server shapes it: /api/v4/information,
 // /api/v4/contents, /api/v4/featured-app and their v3 forms (docs/api.md, "Today's clients"). A
 // package's v4 object is the one source: its v3 object, the host's information and its featured

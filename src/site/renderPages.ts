@@ -67,15 +67,17 @@ interface Crumb {
  * `<base>` (a category's, a coder's, a later page of a list) links to its host's page, which
  * announces them.
  */
-function layout(
-  path: string,
-  title: string,
-  crumbs: readonly Crumb[],
-  main: Html,
-  feeds: readonly SiteHost[],
-  script = false,
-  base = path,
-): string {
+/** A page as layout wraps it: its title, breadcrumbs, main part, the hosts whose feeds it announces, and whether it runs the search script. */
+interface PageParts {
+  title: string;
+  crumbs: readonly Crumb[];
+  main: Html;
+  feeds: readonly SiteHost[];
+  script?: boolean;
+}
+
+function layout(path: string, parts: PageParts, base = path): string {
+  const { title, crumbs, main, feeds, script = false } = parts;
   // Every page passes here: the site is what grows most with the catalogue.
   checkMemory("rendering the browse site");
   const link = (to: string) => linkTo(base, to);
@@ -164,13 +166,12 @@ ${
 `
 }</section>
 `;
-  return layout(
-    path,
-    "Homebrew apps",
-    [{ label: "Home" }],
+  return layout(path, {
+    title: "Homebrew apps",
+    crumbs: [{ label: "Home" }],
     main,
-    hosts.map(({ host }) => host),
-  );
+    feeds: hosts.map(({ host }) => host),
+  });
 }
 
 /** The title of a listing, given its host. */
@@ -236,7 +237,7 @@ ${many && pagination(link, folder, page)}</section>
   if (listing.kind !== "host") crumbs.push({ label: title, to: listingPage(listing) });
   if (page.first !== undefined) crumbs.push({ label: `From ${page.from}` });
   const pageTitle = `${title}${page.first !== undefined ? ` (from ${page.from})` : ""}${listing.kind === "host" ? "" : ` - ${host.name}`}`;
-  return layout(path, pageTitle, crumbs, main, [host], page.summary !== undefined, base);
+  return layout(path, { title: pageTitle, crumbs, main, feeds: [host], script: page.summary !== undefined }, base);
 }
 
 /**
@@ -370,7 +371,7 @@ ${detail("Version", p.version)}${detail("Category", markup`<a href="${link(listi
     { label: host.name, to: listingPage({ kind: "host", host: host.id }) },
     { label: p.display_name },
   ];
-  return layout(path, `${p.display_name} - ${host.name}`, crumbs, main, [host]);
+  return layout(path, { title: `${p.display_name} - ${host.name}`, crumbs, main, feeds: [host] });
 }
 
 /** A count with thousands separators, the same on every machine. */

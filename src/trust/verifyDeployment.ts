@@ -1,3 +1,5 @@
+// Over 350 lines: verify's one pass (entry, signature, shards, files, mirrors), whose steps share the
+// caps and the report they fill.
 // `shopfront verify`: fetch a deployment's signed file index, check its signature and shards, then
 // fetch its files (all, or a sample) and compare each with the index; with mirrors, say of each
 // whether it serves the same revision, an older one, or something else. Returns data; the CLI prints.
@@ -293,7 +295,7 @@ export async function verifyDeployment(options: VerifyOptions): Promise<VerifyRe
   options.onProgress?.(0, total);
   const files = await checkFiles(options.url, picked, previousLookup(options.url, entry), options.concurrency, onDone);
   const mirrors = options.mirrors
-    ? await checkMirrors(entry, bytes, used, picked, options.concurrency, onDone, now)
+    ? await checkMirrors({ entry, bytes, key: used }, picked, { concurrency: options.concurrency, onDone, now })
     : undefined;
   const ok =
     // An unsigned index proves nothing but the files' consistency with it: a failure only when a key was given.
@@ -319,14 +321,12 @@ export async function verifyDeployment(options: VerifyOptions): Promise<VerifyRe
  * then, at the same revision, its files. A mirror whose signature does not hold is fetched no further.
  */
 async function checkMirrors(
-  entry: IndexEntry,
-  bytes: Buffer,
-  key: PublicKey | undefined,
+  signed: { entry: IndexEntry; bytes: Buffer; key: PublicKey | undefined },
   picked: readonly IndexedFile[],
-  concurrency: number,
-  onDone: () => void,
-  now: number,
+  run: { concurrency: number; onDone: () => void; now: number },
 ): Promise<MirrorReport[]> {
+  const { entry, bytes, key } = signed;
+  const { concurrency, onDone, now } = run;
   const reports: MirrorReport[] = [];
   for (const url of entry.mirrors) {
     const skip = () => picked.forEach(onDone);

@@ -1,3 +1,5 @@
+// Over 350 lines: the index's one writer, full and incremental, with the live index it reads and the
+// order its files are written in, which must change together.
 // The build's file index (docs/trust.md), written into the spare slot after its files and before it
 // is published: every served file's URL path, size and SHA-256, in shards named by their own
 // SHA-256, and entry.json naming the shards, signed when a key is given. Incremental: only the
