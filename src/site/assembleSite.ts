@@ -56,10 +56,10 @@ export interface SiteInput {
   /** A build with package files: the home page says where the Homebrew Browser reads. */
   hbb: boolean;
   /**
-   * A full build (no previous index): leave the package pages to `pages`, each rendered when the
-   * writer takes it, so the build never holds every page at once.
+   * A full build (no previous index) whose caller renders every package's own page as the writer
+   * takes it (renderSite.ts's siteFiles), so the build never holds every page at once.
    */
-  lazyPages?: boolean;
+  pagesByCaller?: boolean;
 }
 
 /** The site's writes (content, or null to remove), how many files they add (negative when fewer), and the new index. */
@@ -67,8 +67,6 @@ export interface SiteOutput {
   writes: Map<string, string | null>;
   added: number;
   index: SiteIndex;
-  /** With lazyPages: each package page's path and how to render it. */
-  pages: [path: string, render: () => string][];
 }
 
 /** A package of a host's new list: kept from the previous index (its index there) or rendered anew. */
@@ -104,8 +102,7 @@ export function assembleSite(input: SiteInput, previous?: { index: SiteIndex; li
     added--;
   };
   const index: SiteIndex = { hosts: [...input.hosts], packages: {} };
-  const pages: SiteOutput["pages"] = [];
-  const lazy = input.lazyPages === true && previous === undefined;
+  const pagesByCaller = input.pagesByCaller === true && previous === undefined;
   const home: HomeHost[] = [];
   for (const host of input.hosts) {
     const old = previous?.index.packages[host.id];
@@ -120,16 +117,12 @@ export function assembleSite(input: SiteInput, previous?: { index: SiteIndex; li
     const rows = new HostRows(host.id, old, previous?.live);
     const shards = assembleHost(host, entries, old, rows, { put, remove });
     index.packages[host.id] = indexOf(entries, shards);
-    for (const p of fresh) {
-      const path = packagePage(host.id, p.internal_name);
-      if (lazy) pages.push([path, () => renderPackagePage(host, p)]);
-      else put(path, renderPackagePage(host, p));
-    }
+    if (!pagesByCaller) for (const p of fresh) put(packagePage(host.id, p.internal_name), renderPackagePage(host, p));
     const freshNames = new Set(fresh.map((p) => p.internal_name));
     for (const name of gone) if (!freshNames.has(name)) remove(packagePage(host.id, name));
   }
   put(HOME_PAGE, renderHomePage(home, input.hbb));
-  return { writes, added: added + pages.length, index, pages };
+  return { writes, added, index };
 }
 
 /** A host's packages now, in reading order: those of the previous index that stay, and the fresh ones. */

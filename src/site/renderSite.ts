@@ -7,10 +7,10 @@ import type { OutputFile, RenderedCatalogue } from "../render/renderApi.js";
 import { todayUrlsOf } from "../render/renderToday.js";
 import { assembleFeeds } from "./assembleFeeds.js";
 import { assembleSite } from "./assembleSite.js";
-import type { SiteHost } from "./renderPages.js";
 import { sitePackage, type FilesSource } from "./sitePackage.js";
 import type { SiteIndex } from "./siteIndex.js";
-import { PLACEHOLDER_ICON, SEARCH_SCRIPT, STYLESHEET } from "./sitePaths.js";
+import { packagePage, PLACEHOLDER_ICON, SEARCH_SCRIPT, STYLESHEET } from "./sitePaths.js";
+import { renderPackagePage, type SiteHost } from "./renderPages.js";
 
 const ASSET_DIR = new URL("../../site-assets/", import.meta.url);
 
@@ -39,7 +39,8 @@ export function renderSite(
 
 /**
  * The site's files as a full build writes them: every page but the packages' own rendered at once,
- * each package page only when it is taken (they are most of the site's bytes).
+ * each package page only when it is taken (they are most of the site's bytes), so neither the pages
+ * nor the packages as the site reads them are all held at once.
  */
 export function siteFiles(
   catalogue: RenderedCatalogue,
@@ -69,7 +70,7 @@ export function siteFiles(
     gone: new Map(),
     files,
     hbb: catalogue.defaultHost !== undefined,
-    lazyPages: true,
+    pagesByCaller: true,
   });
   const feeds = assembleFeeds({
     hosts,
@@ -79,9 +80,18 @@ export function siteFiles(
   });
   function* all(): Generator<OutputFile> {
     yield* siteAssets();
-    for (const [path, content] of site.writes) yield { path, content: content! };
+    // Each page let go once taken: the listings hold every package's row.
+    for (const [path, content] of site.writes) {
+      site.writes.delete(path);
+      yield { path, content: content! };
+    }
     for (const [path, content] of feeds.writes) yield { path, content };
-    for (const [path, render] of site.pages) yield { path, content: render() };
+    // Each package's page, its object parsed again here rather than every one held until written.
+    for (const host of hosts)
+      for (const p of catalogue.packages.get(host.id) ?? []) {
+        const pkg = sitePackage(host.id, JSON.parse(p.json) as Package, files);
+        yield { path: packagePage(host.id, p.name), content: renderPackagePage(host, pkg) };
+      }
   }
   return { files: all(), index: site.index };
 }
