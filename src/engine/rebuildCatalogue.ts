@@ -155,19 +155,26 @@ async function rebuildFrom(
       return files ? readFileSync(files.icon.file) : live.bytes(at);
     },
   );
-  const plan = withSiteChanges(hbb, {
-    live,
-    site: options.site,
-    hosts: hostsFile.hosts,
-    files: filesSource(hbb.state),
-    baseUrl: inputs.today.urls.baseUrl,
-    // Only a rebuild that moved a package reads a kept one's manifest: a no-op loads no validators.
-    keptPackage: keptPackages(
-      options.catalogueDir,
-      hbb.state,
-      hbb.removed.length + hbb.changed.length + hbb.added.length > 0 ? await schemaValidators() : undefined,
-    ),
-  });
+  let plan: ReturnType<typeof withSiteChanges>;
+  try {
+    plan = withSiteChanges(hbb, {
+      live,
+      site: options.site,
+      hosts: hostsFile.hosts,
+      files: filesSource(hbb.state),
+      baseUrl: inputs.today.urls.baseUrl,
+      // Only a rebuild that moved a package reads a kept one's manifest: a no-op loads no validators.
+      keptPackage: keptPackages(
+        options.catalogueDir,
+        hbb.state,
+        hbb.removed.length + hbb.changed.length + hbb.added.length > 0 ? await schemaValidators() : undefined,
+      ),
+    });
+  } catch (error) {
+    // Nothing is written yet: the full build reads the manifest again and reports what is wrong with it.
+    if (error instanceof KeptManifestMoved) return { fullBuild: error.message };
+    throw error;
+  }
   if ("fullBuild" in plan) return plan;
   // The plan adds the warnings found only once the output is planned (stats of unknown packages, the
   // Homebrew Browser's lists): --strict refuses them too, before anything is written.
@@ -338,6 +345,9 @@ async function rereadManifests(
   return { problems, packages };
 }
 
+/** A manifest the survey kept was edited before the site read it again (an edit racing the build). */
+class KeptManifestMoved extends Error {}
+
 /**
  * A kept package's API object, rendered again from its manifest (which the survey found unchanged,
  * so it reads as the last build read it) with its stats entry and, for a package with files, what
@@ -349,7 +359,7 @@ function keptPackages(dir: string, state: BuildState, validators: Validators | u
     if (!validators) throw new Error(`internal: the site asked for ${file} in a rebuild that moved no package`);
     const ref = { host, name, file, ...knownFiles(state, host, name) };
     const checked = validateManifest(ref, readSourceFile(join(dir, file), MAX_SOURCE_BYTES), validators);
-    if (!checked.manifest) throw new Error(`internal: ${file}, kept by the survey, no longer reads as valid`);
+    if (!checked.manifest) throw new KeptManifestMoved(`${file} changed while the build read the catalogue`);
     const memo = state.packageFilesMemo?.[`${host}/${name}`];
     const manifest = memo ? (mergeDerived(checked.manifest, memo.derived, file).package as Manifest) : checked.manifest;
     const packages = state.packages[host]!;
