@@ -28,7 +28,6 @@ const BUILD_LABELS: Record<Extract<SideInfo, { kind: "revision" }>["build"], str
   full: "built in full",
   incremental: "rebuilt",
   unchanged: "rebuilt, unchanged",
-  compared: "built, written by content",
 };
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;

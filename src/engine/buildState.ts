@@ -28,6 +28,8 @@ import type { TargetId } from "../targets/target.js";
  * when unknown.
  */
 const COLUMNS = 13;
+/** How many numbers the index keeps per package (a host's columns hold this many for each). */
+export const INDEX_COLUMNS = COLUMNS;
 const [SIZE, MTIME, CTIME, INO, LENGTH, CATEGORY, CODER, DOWNLOADS, RATING, V4_LENGTH, V3_LENGTH, FEATURED, DIGEST] = [
   0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
 ];

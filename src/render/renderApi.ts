@@ -38,7 +38,17 @@ export interface OutputFile {
    * The bytes, or a file on disk whose bytes these are (a package's stored files, never read into
    * memory): copied, or moved in when `move` (a file the build made for this output).
    */
-  content: string | { jsonArray: readonly (string | Uint8Array)[] } | FileContent | SameAs;
+  content: string | { jsonArray: readonly (string | Uint8Array | ByteRange)[] } | FileContent | SameAs;
+}
+
+/**
+ * Bytes of a file of the live output, read only as they are written (a rebuild's run of kept
+ * packages in a host's list, several elements joined by commas already): a list is never held whole.
+ */
+export interface ByteRange {
+  byteLength: number;
+  /** The bytes, a block at a time. */
+  read(): Iterable<Uint8Array>;
 }
 
 /**
@@ -246,7 +256,11 @@ export function contentText(content: OutputFile["content"]): string {
   // Only the package files have aliases, and no caller reads a package file as text.
   if ("sameAs" in content) throw new Error(`internal: the text of a link to ${content.sameAs} was asked for`);
   const items = content.jsonArray.map((item) =>
-    typeof item === "string" ? item : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1"),
+    typeof item === "string"
+      ? item
+      : "read" in item
+        ? Buffer.concat([...item.read()]).toString("latin1")
+        : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1"),
   );
   return `[${items.join(",")}]`;
 }

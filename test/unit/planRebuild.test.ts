@@ -121,6 +121,10 @@ function liveFiles(files: ReadonlyMap<string, string>): LiveFiles {
     text: (path) => files.get(path),
     bytes: (path) => Buffer.from(files.get(path)!, "latin1"),
     exists: (path) => files.has(path),
+    ranges(path) {
+      const read = (start: number, end: number) => Buffer.from(files.get(path)!.slice(start, end), "latin1");
+      return { read, range: (start, end) => ({ byteLength: end - start, read: () => [read(start, end)] }) };
+    },
   };
 }
 

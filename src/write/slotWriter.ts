@@ -1,0 +1,169 @@
+// The full build's writer: every file of a fresh slot goes through it, as one whole file, as a
+// stream appended to while the packages pass in name order (a host's list, its v4 and v3
+// contents), or as byte ranges of a file it wrote before (a filtered list is ranges of its host's
+// list). It hashes every file it writes from bytes as it writes it and hands each file to the file
+// index's spill (trust/fileIndexSpill.ts), so the index never reads such a file back and is never
+// held; it makes each folder once, and never holds more than one chunk of a list.
+import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+import { createHash, type Hash } from "node:crypto";
+import { dirname, join } from "node:path";
+import type { OutputFile } from "../render/renderApi.js";
+import { writeContent, type WrittenDigests } from "./writeOutput.js";
+
+/** Text appended to a stream is gathered up to this many characters before one write. */
+const CHUNK_CHARS = 1 << 20;
+
+/** A file written piece by piece: the pieces are its bytes (a string as latin1), in order. */
+export interface AppendedFile {
+  /** Bytes written so far: where the next piece starts. */
+  readonly size: number;
+  add(piece: string): void;
+  /** Ends the file; its digest is recorded. Returns its size. */
+  close(): number;
+}
+
+/** Where the writer hands every file it wrote: with its size and SHA-256 when it wrote it from bytes. */
+export interface WrittenFiles {
+  add(path: string, digest?: { size: number; sha256: string }): void;
+}
+
+/** A file written as byte ranges `[start, end)` of a file the writer closed before, between fresh text. */
+export type RangeSource = string | readonly [start: number, end: number];
+
+export class SlotWriter {
+  readonly root: string;
+  /** Every path written, in the order written (the file index lists them). */
+  readonly paths: string[] = [];
+  readonly #index: WrittenFiles | undefined;
+  /** The digest writeContent takes of one file, handed on at once. */
+  readonly #digests: WrittenDigests = new Map();
+  readonly #made = new Set<string>(["."]);
+  readonly #links: OutputFile[] = [];
+  readonly #onFile: ((count: number) => void) | undefined;
+
+  /** Empties `root` and writes into it; with `index`, tells it every file written (with the file index). */
+  constructor(root: string, options: { index?: WrittenFiles | undefined; onFile?: (count: number) => void } = {}) {
+    this.root = root;
+    this.#index = options.index;
+    this.#onFile = options.onFile;
+    rmSync(root, { recursive: true, force: true });
+    mkdirSync(root);
+  }
+
+  /** Writes a whole file; a link to another file of the output (SameAs) waits until close, so what it names is there. */
+  write(file: OutputFile): void {
+    if (typeof file.content === "object" && "sameAs" in file.content) {
+      this.#links.push(file);
+      this.#count(file.path);
+      return;
+    }
+    this.#folder(file.path);
+    writeContent(join(this.root, file.path), file.content, this.root, this.#index && this.#digests, file.path);
+    if (this.#index) {
+      this.#index.add(file.path, this.#digests.get(file.path));
+      this.#digests.delete(file.path);
+    }
+    this.#count(file.path);
+  }
+
+  /** Opens a file to be written piece by piece. */
+  append(path: string): AppendedFile {
+    this.#folder(path);
+    const fd = openSync(join(this.root, path), "w");
+    const hash = this.#index && createHash("sha256");
+    let size = 0;
+    let pending = "";
+    const flush = () => {
+      if (pending.length === 0) return;
+      writeSync(fd, pending, null, "latin1");
+      hash?.update(pending, "latin1");
+      pending = "";
+    };
+    this.#count(path);
+    return {
+      get size() {
+        return size;
+      },
+      add(piece: string) {
+        pending += piece;
+        size += piece.length;
+        if (pending.length >= CHUNK_CHARS) flush();
+      },
+      close: () => {
+        flush();
+        closeSync(fd);
+        this.#digest(path, size, hash);
+        return size;
+      },
+    };
+  }
+
+  /**
+   * Writes `path` from `sources`: fresh text, or byte ranges of the file `from` (a closed one),
+   * read at their offsets a chunk at a time. Neighbouring ranges are read as one.
+   */
+  writeRanges(path: string, from: string, sources: Iterable<RangeSource>): void {
+    const out = this.append(path);
+    const fd = openSync(from, "r");
+    try {
+      let run: [number, number] | undefined;
+      const drain = () => {
+        if (!run) return;
+        copyRange(fd, run[0], run[1], out);
+        run = undefined;
+      };
+      for (const source of sources) {
+        if (typeof source === "string") {
+          drain();
+          out.add(source);
+        } else if (run && run[1] === source[0]) run[1] = source[1];
+        else {
+          drain();
+          run = [source[0], source[1]];
+        }
+      }
+      drain();
+    } finally {
+      closeSync(fd);
+      out.close();
+    }
+  }
+
+  /** Writes the links to other files of the output, now that every file they name is there. */
+  close(): void {
+    for (const file of this.#links) {
+      this.#folder(file.path);
+      writeContent(join(this.root, file.path), file.content, this.root);
+      this.#index?.add(file.path);
+    }
+    this.#links.length = 0;
+  }
+
+  #folder(path: string): void {
+    const folder = dirname(path);
+    if (this.#made.has(folder)) return;
+    mkdirSync(join(this.root, folder), { recursive: true });
+    for (let at = folder; at !== "." && !this.#made.has(at); at = dirname(at)) this.#made.add(at);
+  }
+
+  #count(path: string): void {
+    this.paths.push(path);
+    this.#onFile?.(this.paths.length);
+  }
+
+  #digest(path: string, size: number, hash: Hash | undefined): void {
+    if (hash) this.#index!.add(path, { size, sha256: hash.digest("hex") });
+  }
+}
+
+/** Reusable buffer for copying ranges: lists' runs are copied through it, never held whole. */
+const COPY = Buffer.alloc(1 << 20);
+
+function copyRange(fd: number, start: number, end: number, out: AppendedFile): void {
+  for (let at = start; at < end;) {
+    const read = readSync(fd, COPY, 0, Math.min(COPY.length, end - at), at);
+    if (read === 0) throw new Error(`internal: a range ends past its file (${at} of ${end})`);
+    out.add(COPY.toString("latin1", 0, read));
+    at += read;
+  }
+}
