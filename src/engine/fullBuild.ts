@@ -10,7 +10,7 @@ import { applyStrict, isError, sortProblems, type Problem } from "../catalogue/p
 import { schemaValidators } from "../catalogue/schemas.js";
 import { loadCatalogue, type LoadedCatalogue } from "../load/loadCatalogue.js";
 import { renderOpenApi } from "../openapi/renderOpenApi.js";
-import { aliasFiles, needsAliasFiles, storedPackageFiles } from "../output/renderOutput.js";
+import { aliasFiles, needsAliasFiles, storedPackageFiles } from "../output/storedPackageFiles.js";
 import { targetFiles } from "../output/targetFiles.js";
 import { namesOf } from "../render/catalogueNames.js";
 import {

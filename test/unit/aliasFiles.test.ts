@@ -6,7 +6,7 @@ import { rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildCatalogue, type BuildSummary } from "../../src/engine/buildCatalogue.js";
-import { aliasFiles, needsAliasFiles } from "../../src/output/renderOutput.js";
+import { aliasFiles, needsAliasFiles } from "../../src/output/storedPackageFiles.js";
 import { RACY_MS } from "../../src/engine/buildState.js";
 import { aliasFilesOf, isPackageFile } from "../../src/routes/routeTable.js";
 import { loadCatalogue } from "../../src/load/loadCatalogue.js";
