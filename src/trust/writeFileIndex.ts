@@ -27,8 +27,10 @@ import { join } from "node:path";
 import { FILE_INDEX, isFileIndexPath } from "../routes/routeTable.js";
 import type { WrittenDigests } from "../write/writeOutput.js";
 import { servedPathOf } from "../routes/servedPath.js";
+import { FailureError } from "../util/errors.js";
 import {
   INDEX_FORMAT,
+  pastLimits,
   parseEntry,
   parseShard,
   renderEntry,
@@ -130,6 +132,7 @@ export function writeFileIndex(
     if (!wanted.has(refs[i]!.path)) writeBeside(spareDir, refs[i]!.path, text);
     wanted.add(refs[i]!.path);
   }
+  refusePastLimits(files, refs);
   const previous = live?.entry.shards;
   // The last entry's signature stays with its shards: a reader holding that entry fetches it by its name.
   const kept = [...refs, ...(previous ?? [])].map((ref) => ref.path);
@@ -173,6 +176,18 @@ export function writeFileIndex(
   for (const name of readdirSync(folder))
     if (!wanted.has(`${FILE_INDEX.folder}/${name}`)) rmSync(join(folder, name), { force: true });
   return { revision: entry.revision, files, shardsWritten, shards: refs.length, signed: key !== undefined };
+}
+
+/**
+ * Stops the build before it publishes an index no client would accept (fileIndex.ts's INDEX_LIMITS,
+ * which docs/trust.md tells clients to hold to): the output stays as it was.
+ */
+function refusePastLimits(files: number, refs: readonly ShardRef[]): void {
+  const past = pastLimits(files, refs);
+  if (past !== undefined)
+    throw new FailureError(
+      `the signed file index would list ${past}, more than a client accepts (docs/trust.md); the output is unchanged`,
+    );
 }
 
 /**
