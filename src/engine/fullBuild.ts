@@ -4,7 +4,8 @@
 // on disk; the files that depend on a whole host are made from them, as the rebuild makes them
 // from the last index. A catalogue with package files still holds its packages for the Homebrew
 // Browser's surface and the stored files (render/renderHbb.ts).
-import { mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import type { HostInfo } from "../catalogue/fields.js";
 import { applyStrict, isError, sortProblems, type Problem } from "../catalogue/problems.js";
 import { schemaValidators } from "../catalogue/schemas.js";
@@ -247,7 +248,7 @@ async function finish(f: Finishing): Promise<{ problems: Problem[]; built?: Full
   if (options.index && index)
     writeFileIndex(spareDir, live, "all", { ...options.index, builtMs: options.snapshotMs }, { spill: index });
   publish(output);
-  state.files = writer.paths.length;
+  state.files = writer.files;
   writeState(output.layout.home, state);
 
   const packages = hosts.reduce((n, h) => n + h.state.names.length, 0);
@@ -256,12 +257,12 @@ async function finish(f: Finishing): Promise<{ problems: Problem[]; built?: Full
     built: {
       hosts: ids.length,
       packages,
-      files: writer.paths.length,
+      files: writer.files,
       mode: { kind: "full", reason },
       changedPackages: packages,
-      filesWritten: writer.paths.length,
+      filesWritten: writer.files,
       ...packageFilesRead(held),
-      ...droppedTargets(dropped, state, stored, writer.paths),
+      ...droppedTargets(dropped, state, stored, spareDir),
     },
   };
 }
@@ -313,10 +314,10 @@ function droppedTargets(
   dropped: readonly TargetId[],
   state: BuildState,
   stored: ReturnType<typeof storedPackageFiles>,
-  paths: readonly string[],
+  spareDir: string,
 ): Pick<FullBuildSummary, "dropped"> {
   if (dropped.length === 0) return {};
-  const kept = new Set(paths);
+  const kept = { has: (path: string) => existsSync(join(spareDir, path)) };
   const gone = targetFiles(dropped, namesOfIndex(state))
     .map((f) => f.path)
     .filter((path) => !kept.has(path));

@@ -387,6 +387,13 @@ export async function loadCatalogue(
   problems.push(...hosts.problems);
 
   const layout = validateLayout(listing, hosts.declared);
+  // Taken now, so that the listing (an entry a manifest) is let go before the manifests are read.
+  const folders = hosts.hostsFile
+    ? folderSignatures(
+        listing,
+        hosts.hostsFile.hosts.map((h) => h.id),
+      )
+    : null;
   problems.push(...layout.problems);
 
   const stats = new Map<string, { signature: Signature; entries: HostStats }>();
@@ -537,10 +544,7 @@ export async function loadCatalogue(
     // A valid hosts file was read, so its signature was taken.
     sources: {
       hostsFile: hostsSource!.signature!,
-      folders: folderSignatures(
-        listing,
-        hosts.hostsFile.hosts.map((h) => h.id),
-      ),
+      folders,
       packages: signatures,
       stats: statsSources,
     },

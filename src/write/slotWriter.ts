@@ -32,8 +32,8 @@ export type RangeSource = string | readonly [start: number, end: number];
 
 export class SlotWriter {
   readonly root: string;
-  /** Every path written, in the order written (the file index lists them). */
-  readonly paths: string[] = [];
+  /** How many files were written (each path once: the writer never writes a path twice). */
+  files = 0;
   readonly #index: WrittenFiles | undefined;
   /** The digest writeContent takes of one file, handed on at once. */
   readonly #digests: WrittenDigests = new Map();
@@ -54,7 +54,7 @@ export class SlotWriter {
   write(file: OutputFile): void {
     if (typeof file.content === "object" && "sameAs" in file.content) {
       this.#links.push(file);
-      this.#count(file.path);
+      this.#count();
       return;
     }
     this.#folder(file.path);
@@ -63,7 +63,7 @@ export class SlotWriter {
       this.#index.add(file.path, this.#digests.get(file.path));
       this.#digests.delete(file.path);
     }
-    this.#count(file.path);
+    this.#count();
   }
 
   /** Opens a file to be written piece by piece. */
@@ -79,7 +79,7 @@ export class SlotWriter {
       hash?.update(pending, "latin1");
       pending = "";
     };
-    this.#count(path);
+    this.#count();
     return {
       get size() {
         return size;
@@ -146,9 +146,9 @@ export class SlotWriter {
     for (let at = folder; at !== "." && !this.#made.has(at); at = dirname(at)) this.#made.add(at);
   }
 
-  #count(path: string): void {
-    this.paths.push(path);
-    this.#onFile?.(this.paths.length);
+  #count(): void {
+    this.files++;
+    this.#onFile?.(this.files);
   }
 
   #digest(path: string, size: number, hash: Hash | undefined): void {
