@@ -106,6 +106,7 @@ export async function buildFully(run: FullBuild): Promise<{ problems: Problem[];
         urls: todayUrlsOf(s.hosts, s.hostsDefault, options.baseUrl),
         featuredMs: options.featuredMs,
         site: options.site ? { host: siteHosts([info])[0]!, workDir, files: s.filesSource } : undefined,
+        expected: s.manifests.get(host) ?? 0,
       });
       s.streams.set(host, stream);
     }
@@ -117,7 +118,7 @@ export async function buildFully(run: FullBuild): Promise<{ problems: Problem[];
       store: true,
       // `previous` names the live slot (buildCatalogue checked it), which holds their stored files.
       ...(previous?.packageFilesMemo ? { reuse: packageFilesReuse(slotDir(output, output.live!), previous) } : {}),
-      onHosts: (hostsFile, withFiles) => {
+      onHosts: (hostsFile, withFiles, manifests) => {
         const files = new Map<string, Map<string, PackageFilesInfo>>();
         streaming = {
           hosts: hostsFile.hosts,
@@ -127,6 +128,7 @@ export async function buildFully(run: FullBuild): Promise<{ problems: Problem[];
           held: new Map(),
           files,
           filesSource: { defaultHost: hostsFile.default, of: (host, name) => files.get(host)?.get(name) },
+          manifests,
         };
       },
       onPackage: (host, { pkg, signature }) => {
@@ -183,6 +185,8 @@ interface Streaming {
   /** With package files: what the site shows of each package's files. */
   files: Map<string, Map<string, PackageFilesInfo>>;
   filesSource: FilesSource;
+  /** How many manifests each host has: its index is made room for them at once. */
+  manifests: ReadonlyMap<string, number>;
 }
 
 /** A full build once every package is written: the host-wide files, the rest, the index, the state. */

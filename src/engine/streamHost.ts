@@ -46,6 +46,8 @@ export interface HostStreamContext {
   featuredMs: number;
   /** With the browse site: the host as the site names it, where its spills go, and which packages have files. */
   site?: { host: SiteHost; workDir: string; files: FilesSource } | undefined;
+  /** How many packages the host will have at most (its manifests): its columns are made that long at once. */
+  expected: number;
 }
 
 /** Site numbers kept per package beside the host's index, in name order: release, updated, row length, record length. */
@@ -65,14 +67,14 @@ export class HostStream {
     this.#context = context;
     // The stats entries of names the host has no package of are known once it is read: finish's caller sets them.
     this.#state = newHostState([], []);
-    this.#state.columns = new Float64Array(0);
+    this.#state.columns = new Float64Array(context.expected * INDEX_COLUMNS);
     const { writer, host, hostsDefault } = context;
     const today = todayFiles(host.id, hostsDefault);
     this.#v1 = writer.append(fileFor("packages", { host: host.id }));
     this.#v4 = writer.append(today.v4.contents);
     this.#v3 = writer.append(today.v3.contents);
     for (const list of [this.#v1, this.#v4, this.#v3]) list.add("[");
-    if (context.site) this.#site = new SiteSpill(context.site.workDir, context.host.id);
+    if (context.site) this.#site = new SiteSpill(context.site.workDir, context.host.id, context.expected);
   }
 
   /** Writes one package, the next in name order. */
@@ -214,10 +216,11 @@ class SiteSpill {
   readonly #recordFd: number;
   #pendingCards = "";
   #pendingRecords = "";
-  #numbers = new Float64Array(0);
+  #numbers: Float64Array;
   readonly #displays: string[] = [];
 
-  constructor(workDir: string, host: string) {
+  constructor(workDir: string, host: string, expected: number) {
+    this.#numbers = new Float64Array(expected * SITE_NUMBERS);
     this.#cardFd = openSync(join(workDir, `${host}.cards`), "w+");
     this.#recordFd = openSync(join(workDir, `${host}.records`), "w+");
   }

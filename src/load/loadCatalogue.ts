@@ -364,10 +364,11 @@ export interface LoadOptions {
    */
   onPackage?: (host: string, loaded: LoadedPackage) => void;
   /**
-   * With onPackage: told the hosts before the first package, when hosts.json is valid, and whether
-   * any package has files (then the catalogue has the Homebrew Browser's surface).
+   * With onPackage: told the hosts before the first package, when hosts.json is valid, whether any
+   * package has files (then the catalogue has the Homebrew Browser's surface) and how many manifests
+   * each host has (at most that many packages: what its index is made room for).
    */
-  onHosts?: (hosts: HostsFile, withFiles: boolean) => void;
+  onHosts?: (hosts: HostsFile, withFiles: boolean, manifests: ReadonlyMap<string, number>) => void;
 }
 
 export async function loadCatalogue(
@@ -413,7 +414,11 @@ export async function loadCatalogue(
     if (!list) loaded.set(host, (list = []));
     list.push(done);
   };
-  if (hosts.hostsFile) options.onHosts?.(hosts.hostsFile, withFiles && !options.namesOnly);
+  if (hosts.hostsFile && options.onHosts) {
+    const counts = new Map<string, number>();
+    for (const ref of layout.manifests) counts.set(ref.host, (counts.get(ref.host) ?? 0) + 1);
+    options.onHosts(hosts.hostsFile, withFiles && !options.namesOnly, counts);
+  }
   const hostOrder = new Map((hosts.declared ?? []).map((id, i) => [id, i]));
   const refs = options.onPackage
     ? [...layout.manifests].sort(
