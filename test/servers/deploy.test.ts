@@ -73,16 +73,19 @@ const apiFiles = (dist: string) => [...readTree(dist).keys()].filter((path) => !
 
 /**
  * The upload phase of an object, told by its path alone: package files, the 404 body and the
- * OpenAPI document; then the lists (each host's list, its filtered lists by category, coder or both,
- * and its empty list, and today's API); then the host list; the deploy's record last.
+ * OpenAPI document; then the package objects; then the lists (each host's list, its filtered lists
+ * by category, coder or both, and its empty list, and today's API); then the host list; the deploy's
+ * record last.
  */
 function phaseOfKey(path: string): number {
-  if (path === "404.json" || path === "openapi.json" || /^v1\/[^/]+\/package\/[^/]+$/.test(path)) return 0;
-  if (/^v1\/[^/]+\/((category\/[^/]+\/)?(coder\/[0-9a-f]+\/)?packages|empty)$/.test(path)) return 1;
+  if (path === "404.json" || path === "openapi.json") return 0;
+  // A package's object gives its archive's size: after the package files.
+  if (/^v1\/[^/]+\/package\/[^/]+$/.test(path)) return 1;
+  if (/^v1\/[^/]+\/((category\/[^/]+\/)?(coder\/[0-9a-f]+\/)?packages|empty)$/.test(path)) return 2;
   // Today's API (v3, v4) lists every package of a host, as a list does.
-  if (/^(hosts\/[^/]+\/)?api\/v[34]\/(information|contents|featured-app)$/.test(path)) return 1;
-  if (path === "v1/hosts") return 2;
-  if (path === STATE_FILE) return 3;
+  if (/^(hosts\/[^/]+\/)?api\/v[34]\/(information|contents|featured-app)$/.test(path)) return 2;
+  if (path === "v1/hosts") return 3;
+  if (path === STATE_FILE) return 4;
   throw new Error(`${path} is no file of a deploy`);
 }
 
@@ -654,8 +657,8 @@ describe("shopfront deploy (the binary)", () => {
     const url = `s3://${TEST_BUCKET}/stopped`;
     const api = apiFiles(p.dist);
     const first = api.filter((path) => phaseOfKey(path) === 0).length;
-    // The proxy is the store's network face: at the first list upload (after the package files and
-    // the 404 body) it cuts every connection and refuses new ones, as a server that dies does.
+    // The proxy is the store's network face: at the first package object's upload (after the
+    // package files and the 404 body) it cuts every connection and refuses new ones, as a server that dies does.
     // s3rver itself is stopped only after the failed run, because it does not survive being killed
     // mid-write (half-written objects break its listing, which S3's atomic uploads never leave), and
     // is started again on the same objects.
@@ -666,7 +669,7 @@ describe("shopfront deploy (the binary)", () => {
     await store.stop();
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe("");
-    // The lists go up at once, so which fails first varies; and they share the client's retry
+    // The package objects go up at once, so which fails first varies; and they share the client's retry
     // quota, so it may have been tried fewer than the six times one failing upload gets.
     expect(failed.stderr).toMatch(
       /^error: uploading stopped\/(\S+) failed \(tried [2-6] times\): the store could not be reached: connect ECONNREFUSED /,
