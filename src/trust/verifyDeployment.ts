@@ -21,7 +21,7 @@ import {
   type ShardRef,
 } from "./fileIndex.js";
 import { keyIdHex, parsePublicKey, verifyMinisign, type PublicKey } from "./minisign.js";
-import { fetchBounded, fetchDigestBounded } from "./fetchBounded.js";
+import { fetchBounded, fetchDigestBounded } from "../util/fetchBounded.js";
 
 export interface VerifyOptions {
   /** The deployment's base URL. */
@@ -101,7 +101,7 @@ type FetchedEntry =
 async function fetchEntry(baseUrl: string, key: PublicKey | undefined): Promise<FetchedEntry> {
   const base = new URL(baseUrl);
   const entryUrl = join(baseUrl, `/${FILE_INDEX.entry}`);
-  const fetched = await fetchBounded(entryUrl, base, INDEX_LIMITS.entryBytes);
+  const fetched = await fetchBounded(entryUrl, { origin: base, cap: INDEX_LIMITS.entryBytes });
   if (!("body" in fetched))
     throw new FailureError(
       fetched.status === 404
@@ -111,17 +111,20 @@ async function fetchEntry(baseUrl: string, key: PublicKey | undefined): Promise<
   const bytes = fetched.body;
   const bad = (reason: string): FetchedEntry => ({ bytes, signature: { kind: "bad", reason } });
   let sigName = signaturePathOf(bytes);
-  let sig = await fetchBounded(join(baseUrl, `/${sigName}`), base, INDEX_LIMITS.signatureBytes);
+  let sig = await fetchBounded(join(baseUrl, `/${sigName}`), { origin: base, cap: INDEX_LIMITS.signatureBytes });
   if ("status" in sig && sig.status === 404) {
     // A build from before the signature was also named by the entry's digest, or an entry not the one signed.
     sigName = FILE_INDEX.signature;
-    sig = await fetchBounded(join(baseUrl, `/${sigName}`), base, INDEX_LIMITS.signatureBytes);
+    sig = await fetchBounded(join(baseUrl, `/${sigName}`), { origin: base, cap: INDEX_LIMITS.signatureBytes });
   }
   let signature: SignatureOutcome;
   let used = key;
   if ("body" in sig) {
     if (used === undefined) {
-      const served = await fetchBounded(join(baseUrl, `/${FILE_INDEX.publicKey}`), base, INDEX_LIMITS.publicKeyBytes);
+      const served = await fetchBounded(join(baseUrl, `/${FILE_INDEX.publicKey}`), {
+        origin: base,
+        cap: INDEX_LIMITS.publicKeyBytes,
+      });
       const parsed = "body" in served ? parsePublicKey(served.body.toString("latin1")) : served.problem;
       if (typeof parsed === "string") return bad(`the served ${FILE_INDEX.publicKey}: ${parsed}`);
       used = parsed;
@@ -156,7 +159,7 @@ async function fetchShards(
     shards.map((ref, i) => ({ ref, i })),
     concurrency,
     async ({ ref, i }) => {
-      const got = await fetchBounded(join(baseUrl, `/${ref.path}`), base, ref.size);
+      const got = await fetchBounded(join(baseUrl, `/${ref.path}`), { origin: base, cap: ref.size });
       if (!("body" in got))
         return void bad.push({
           path: ref.path,
@@ -206,12 +209,12 @@ async function checkFiles(
   const problems: FileProblem[] = [];
   await forEachConcurrently(files, concurrency, async (file) => {
     const url = join(baseUrl, file.path);
-    let got = await fetchDigestBounded(url, base, file.size);
+    let got = await fetchDigestBounded(url, { origin: base, cap: file.size });
     let before: IndexedFile | undefined;
     if ("longer" in got) {
       // Longer than the index says: stale only if the previous build had it longer, so read that far.
       before = await previous?.(file.path);
-      if (before && before.size > file.size) got = await fetchDigestBounded(url, base, before.size);
+      if (before && before.size > file.size) got = await fetchDigestBounded(url, { origin: base, cap: before.size });
     }
     onDone?.();
     if ("longer" in got)
