@@ -50,5 +50,6 @@ export function formatKeyPair(created: CreatedKeyPair): string[] {
     `secret key: ${created.secretKeyFile} (keep it secret: store it as a CI secret, then delete or lock away this file)`,
     `public key: ${created.publicKeyFile} (give it to clients; every signed build also publishes it)`,
     `GitHub Actions: gh secret set SHOPFRONT_SIGNING_KEY < ${created.secretKeyFile}`,
+    `project: copy ${created.publicKeyFile} into it and name it in shopfront.json ("publicKey": "minisign.pub"): diff, its pull-request check and verify then hold the store's index to it`,
   ];
 }
