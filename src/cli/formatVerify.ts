@@ -31,6 +31,13 @@ export function formatVerifyReport(report: VerifyReport): string[] {
     const files = report.stopped === undefined ? `, ${plural(report.indexed, "file")}` : "";
     lines.push(`index: revision ${report.revision}, built ${report.built}${expires}${files}`);
   }
+  if (report.state?.kind === "remembered")
+    lines.push(
+      report.state.previous === undefined || report.state.previous === report.state.revision
+        ? `state: revision ${report.state.revision} remembered`
+        : `state: revision ${report.state.revision} remembered (was ${report.state.previous})`,
+    );
+  else if (report.state?.kind === "unsigned") lines.push("state: the index is unsigned: nothing remembered");
   if (report.stopped !== undefined) return [...lines, `stopped: ${report.stopped}`];
   for (const shard of report.badShards) lines.push(`bad shard  ${shard.path}: ${shard.detail}`);
   for (const problem of report.files) lines.push(formatFileProblem(problem));

@@ -20,7 +20,8 @@ import {
   type IndexEntry,
   type ShardRef,
 } from "./fileIndex.js";
-import { keyIdHex, parsePublicKey, verifyMinisign, type PublicKey } from "./minisign.js";
+import { formatPublicKey, keyIdHex, parsePublicKey, verifyMinisign, type PublicKey } from "./minisign.js";
+import { checkRemembered, deploymentId, readTrustState, remember, writeTrustState } from "./trustState.js";
 import { fetchBounded, fetchDigestBounded } from "../util/fetchBounded.js";
 
 export interface VerifyOptions {
@@ -39,7 +40,19 @@ export interface VerifyOptions {
   random?: () => number;
   /** The time an entry's `expires` is compared with (tests pass another). */
   now?: () => number;
+  /**
+   * The file that remembers what was accepted of each deployment (`--state`, trustState.ts): an index
+   * older than the one accepted before, or of its revision with other bytes, or signed by another
+   * key, is refused before anything it names is fetched; a signed one accepted is remembered.
+   */
+  stateFile?: string;
 }
+
+/** What the state file said of the deployment, and what it now remembers. */
+export type StateOutcome =
+  | { kind: "remembered"; revision: number; previous?: number }
+  | { kind: "unsigned" }
+  | { kind: "refused"; reason: string };
 
 export type SignatureOutcome =
   | { kind: "verified"; keyId: string; trustedComment: string; key: "given" | "served" }
@@ -76,6 +89,8 @@ export interface VerifyReport {
   badShards: { path: string; detail: string }[];
   files: FileProblem[];
   mirrors?: MirrorReport[];
+  /** With a state file: whether the index was remembered, or why it was refused. */
+  state?: StateOutcome;
   /** Everything checked is as the signed index says. */
   ok: boolean;
 }
@@ -288,6 +303,17 @@ export async function verifyDeployment(options: VerifyOptions): Promise<VerifyRe
   const now = (options.now ?? Date.now)();
   const expired = expiredAt(entry, now);
   if (expired !== undefined) return { ...nothing, ...about, stopped: expired };
+  const state =
+    options.stateFile !== undefined
+      ? checkState(
+          options.stateFile,
+          options.url,
+          { entry, bytes, key: signature.kind === "verified" ? used : undefined },
+          now,
+        )
+      : undefined;
+  if (state?.kind === "refused")
+    return { ...nothing, ...about, state, stopped: `${options.stateFile}: ${state.reason}` };
   const shards = await fetchShards(options.url, entry.shards, options.concurrency);
   const indexed = shards.files.flatMap((files) => files ?? []);
   const picked = sampleOf(indexed, options.sample, options.random ?? Math.random);
@@ -315,8 +341,35 @@ export async function verifyDeployment(options: VerifyOptions): Promise<VerifyRe
     badShards: shards.bad,
     files,
     ...(mirrors ? { mirrors } : {}),
+    ...(state ? { state } : {}),
     ok,
   };
+}
+
+/**
+ * The entry held to what the state file remembers of the deployment: refused, or accepted and (when
+ * signed) remembered there.
+ */
+function checkState(
+  file: string,
+  url: string,
+  fetched: { entry: IndexEntry; bytes: Buffer; key: PublicKey | undefined },
+  nowMs: number,
+): StateOutcome {
+  const state = readTrustState(file);
+  const id = deploymentId(url);
+  const { entry, bytes, key } = fetched;
+  const seen = {
+    revision: entry.revision,
+    entrySha256: sha256Hex(bytes),
+    ...(key ? { key: { keyId: keyIdHex(key.keyId), publicKey: formatPublicKey(key).split("\n")[1]! } } : {}),
+  };
+  const before = state.deployments[id];
+  const refused = checkRemembered(before, seen);
+  if (refused !== undefined) return { kind: "refused", reason: refused };
+  if (seen.key === undefined) return { kind: "unsigned" };
+  writeTrustState(file, remember(state, id, { ...seen, key: seen.key }, nowMs));
+  return { kind: "remembered", revision: entry.revision, ...(before ? { previous: before.revision } : {}) };
 }
 
 /**
