@@ -63,11 +63,15 @@ export interface BoundedRequest {
   timing?: FetchTiming;
 }
 
-/** Why a GET gave no body: its status when not 200, `longer` when the body passed its cap. */
+/**
+ * Why a GET gave no body: its status when not 200, `longer` when the body passed its cap, `timeout`
+ * when the idle time or the deadline passed.
+ */
 export interface Failed {
   problem: string;
   status?: number;
   longer?: true;
+  timeout?: true;
 }
 
 /** Aborts a request when no byte came for the idle time, or at the deadline; says which. */
@@ -163,44 +167,54 @@ export async function readBounded(
   return { size };
 }
 
-/** No request, or a response that is not 200, as a Failed (its body left unread). */
-async function failedOf(res: Response | string): Promise<Failed | undefined> {
-  if (typeof res === "string") return { problem: res };
-  if (res.status === 200) return undefined;
-  await res.body?.cancel().catch(() => undefined);
-  return { problem: `answered ${res.status}`, status: res.status };
+function readFailure(read: "longer" | { error: string }, cap: number, dog: Watchdog): Failed {
+  if (read === "longer") return { problem: `longer than ${cap} bytes (not read further)`, longer: true };
+  return dog.fired() !== undefined ? { problem: read.error, timeout: true } : { problem: read.error };
 }
 
-function readFailure(read: "longer" | { error: string }, cap: number): Failed {
-  return read === "longer"
-    ? { problem: `longer than ${cap} bytes (not read further)`, longer: true }
-    : { problem: read.error };
-}
-
-/** A GET whose 200 body is handed to `onChunk` up to the cap; its size, or why there is none. */
+/**
+ * A GET whose body is handed to `onChunk` up to the cap, when it answers 200 (or any status but a
+ * redirect, with `anyStatus`); its status and size, or why there is none.
+ */
 async function fetchChunks(
   url: string,
   req: BoundedRequest,
   onChunk: (chunk: Uint8Array) => void,
-): Promise<{ size: number } | Failed> {
+  anyStatus = false,
+): Promise<{ status: number; statusText: string; size: number } | Failed> {
   const timing = req.timing ?? FETCH_TIMING;
   const dog = watchdog(timing, req.deadlineMs ?? deadlineFor(req.expected ?? req.cap, timing));
   try {
     const res = await request(url, req, dog);
-    const failed = await failedOf(res);
-    if (failed) return failed;
-    const body = (res as Response).body;
-    const declared = Number((res as Response).headers.get("content-length") ?? Number.NaN);
-    if (declared > req.cap) {
-      await body?.cancel().catch(() => undefined);
-      return readFailure("longer", req.cap);
+    if (typeof res === "string") return dog.fired() !== undefined ? { problem: res, timeout: true } : { problem: res };
+    if (res.status !== 200 && !anyStatus) {
+      await res.body?.cancel().catch(() => undefined);
+      return { problem: `answered ${res.status}`, status: res.status };
     }
-    if (body === null) return { size: 0 };
-    const read = await readBounded(body as AsyncIterable<Uint8Array>, req.cap, onChunk, dog);
-    return read === "longer" || "error" in read ? readFailure(read, req.cap) : read;
+    const answered = { status: res.status, statusText: res.statusText };
+    const declared = Number(res.headers.get("content-length") ?? Number.NaN);
+    if (declared > req.cap) {
+      await res.body?.cancel().catch(() => undefined);
+      return readFailure("longer", req.cap, dog);
+    }
+    if (res.body === null) return { ...answered, size: 0 };
+    const read = await readBounded(res.body as AsyncIterable<Uint8Array>, req.cap, onChunk, dog);
+    return read === "longer" || "error" in read ? readFailure(read, req.cap, dog) : { ...answered, ...read };
   } finally {
     dog.stop();
   }
+}
+
+/** Any answer but a redirect, its body up to `req.cap` bytes (an API's error page is read too, to be described). */
+export async function fetchAnswer(
+  url: string,
+  req: BoundedRequest,
+): Promise<{ status: number; statusText: string; body: Buffer } | Failed> {
+  const chunks: Uint8Array[] = [];
+  const got = await fetchChunks(url, req, (chunk) => chunks.push(chunk), true);
+  return "size" in got
+    ? { status: got.status, statusText: got.statusText, body: Buffer.concat(chunks, got.size) }
+    : got;
 }
 
 /** A GET's body when it answers 200 with at most `req.cap` bytes. */

@@ -1,9 +1,10 @@
-// The one bounded GET every reader of a deployment uses (src/util/fetchBounded.ts), against a server
-// on 127.0.0.1 started here: a body past its cap, a redirect to another origin, a server that stalls
+// The one bounded GET every reader of a deployment uses (src/util/fetchBounded.ts), and check's raw
+// request over its body reader, against a server on 127.0.0.1 started here: a body past its cap, a redirect to another origin, a server that stalls
 // and one that trickles, each ends as a failure that says why; the redirect rule at every hop.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHECK_BODY_BYTES, sendRaw } from "../../src/check/runConformance.js";
 import { deadlineFor, fetchBounded, fetchDigestBounded, redirectProblem } from "../../src/util/fetchBounded.js";
 
 async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<[Server, string]> {
@@ -120,18 +121,27 @@ describe("fetchBounded against a server", () => {
     expect(await fetchBounded(`${base}/loop`, req(10))).toEqual({ problem: "redirects more than 5 times" });
   });
 
+  it("check's raw request reads a body up to its cap too, and leaves a stalled server", async () => {
+    await expect(sendRaw(base, "GET", "/endless")).rejects.toThrow(
+      `a body longer than ${CHECK_BODY_BYTES} bytes (not read further)`,
+    );
+    await expect(sendRaw(base, "GET", "/endless", { cap: 100 })).rejects.toThrow("a body longer than 100 bytes");
+    await expect(sendRaw(base, "GET", "/stall", { idleMs: 300 })).rejects.toThrow("no byte within 0.3 s");
+    expect((await sendRaw(base, "GET", "/small")).body.toString()).toBe("0123456789");
+  });
+
   it("leaves a server that sends no byte for the idle time", async () => {
     const got = await fetchBounded(`${base}/stall`, {
       ...req(1000),
       timing: { idleMs: 300, baseMs: 60_000, bytesPerSecond: 1 },
     });
-    expect(got).toEqual({ problem: "no byte for 0.3 s" });
+    expect(got).toEqual({ problem: "no byte for 0.3 s", timeout: true });
   });
 
   it("leaves a server that trickles past the deadline counted from the size expected", async () => {
     const timing = { idleMs: 60_000, baseMs: 300, bytesPerSecond: 1_000_000 };
     expect(deadlineFor(1000, timing)).toBe(301);
     const got = await fetchBounded(`${base}/trickle`, { ...req(1_000_000), expected: 1000, timing });
-    expect(got).toEqual({ problem: "not done within 0.301 s" });
+    expect(got).toEqual({ problem: "not done within 0.301 s", timeout: true });
   });
 });
