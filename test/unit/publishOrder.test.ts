@@ -3,7 +3,7 @@
 // from its content (a URL or path it gives, a package it describes by name, a list or shard it
 // points at), and each file it names must be in an earlier phase than itself, so that no deploy or
 // rebuild that follows the phases lets a client read a description of a file before the file.
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join, posix } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
@@ -12,6 +12,7 @@ import { BINARY_NAMES, packageFilePaths } from "../../src/routes/packageFileLayo
 import { PHASES, phaseOf } from "../../src/routes/publishOrder.js";
 import { FILE_INDEX, isSiteFile, routeOfFile } from "../../src/routes/routeTable.js";
 import { parseEntry, parseShard } from "../../src/trust/fileIndex.js";
+import { generateSecretKey } from "../../src/trust/minisign.js";
 import { copyConformanceWithFiles, readTree, tempDir } from "../support/helpers.js";
 
 /** Why a file names another: what the check found in it. */
@@ -145,4 +146,41 @@ describe("the publish order against what each file names", () => {
     const later = [...files.keys()].filter((path) => (phaseOf(path) ?? -1) >= entry && path !== FILE_INDEX.entry);
     expect(later.every((path) => path === FILE_INDEX.signature || path === FILE_INDEX.publicKey)).toBe(true);
   });
+});
+
+describe("an in-place rebuild, by the files' change times", () => {
+  it("writes a package's new files before its object, the lists and today's API naming them, and entry.json last", async () => {
+    const catalogue = copyConformanceWithFiles();
+    const out = join(tempDir(), "dist");
+    const build = () =>
+      buildCatalogue({ catalogueDir: catalogue, outDir: out, index: { mirrors: [], secretKey: generateSecretKey() } });
+    expect((await build()).built).toBeDefined();
+    // snake-deluxe's binary grows (its zip and sizes change) and its version moves.
+    const app = join(catalogue, "primary", "snake-deluxe");
+    appendFileSync(join(app, "apps", "snake-deluxe", "boot.elf"), Buffer.alloc(4096, 7));
+    const manifestFile = `${app}.json`;
+    writeFileSync(manifestFile, readFileSync(manifestFile, "utf8").replace('"0.9b"', '"1.0"'));
+    const before = readTree(out, { index: true });
+    const rebuilt = await build();
+    expect(rebuilt.built?.mode.kind).toBe("incremental");
+    const after = readTree(out, { index: true });
+    const live = realpathSync(out);
+    const changed = [...after.keys()].filter((path) => !before.get(path)?.equals(after.get(path)!));
+    const at = new Map(changed.map((path) => [path, statSync(join(live, path), { bigint: true }).ctimeNs]));
+    const zip = "hbb/snake-deluxe/snake-deluxe.zip";
+    const describing = [
+      "v1/primary/package/snake-deluxe",
+      "v1/primary/packages",
+      "api/v4/contents",
+      "hbb/homebrew_browser/listv036.txt",
+      "entry.json",
+    ];
+    for (const path of [zip, ...describing]) expect(changed, path).toContain(path);
+    for (const path of describing) expect(at.get(zip)!, `${zip} before ${path}`).toBeLessThanOrEqual(at.get(path)!);
+    // Every phase after every earlier one, entry.json after all but its signature and the key.
+    const phase = (path: string) => phaseOf(path) ?? 0;
+    for (const [path, time] of at)
+      for (const [other, otherTime] of at)
+        if (phase(other) < phase(path)) expect(otherTime, `${other} before ${path}`).toBeLessThanOrEqual(time);
+  }, 120_000);
 });
