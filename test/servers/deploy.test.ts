@@ -24,6 +24,7 @@ import {
   isPackageFile,
   packageFileKind,
 } from "../../src/routes/routeTable.js";
+import { PHASES, phaseOf } from "../../src/routes/publishOrder.js";
 import { UsageError } from "../../src/util/errors.js";
 import { copyFixture, manifest, readTree, shopfrontAsync, tempDir, writeFiles } from "../support/helpers.js";
 import {
@@ -196,6 +197,7 @@ describe("shopfront deploy to a local S3 server", () => {
       await editSnake(p);
       const result = await deploy({ url, dir: p.dist });
       expect(result.plan.phases.map((phase) => phase.map((u) => [u.path, u.reason]))).toEqual([
+        [],
         [["v1/primary/package/snake", "content"]],
         [
           // Today's contents list every package of the host (information and the featured app stay).
@@ -216,6 +218,7 @@ describe("shopfront deploy to a local S3 server", () => {
         [],
         [],
       ]);
+      expect(result.plan.phases).toHaveLength(PHASES.length);
       expect(result).toMatchObject({ uploaded: 10, deleted: 0, plan: { deletions: [], kept: [] } });
       const got = await client.send(
         new GetObjectCommand({ Bucket: TEST_BUCKET, Key: `${prefix}/v1/primary/package/snake` }),
@@ -369,7 +372,10 @@ describe("shopfront deploy to a local S3 server", () => {
     expect(files.size).toBe(12 + 9);
     const url = `s3://${TEST_BUCKET}/files`;
     const first = await deploy({ url, dir: p.dist });
-    expect(first.plan.phases[0]!.map((u) => u.path)).toEqual(expect.arrayContaining([...files.keys()]));
+    // Each in its phase: the package files first, the Homebrew Browser's lists with the API's lists.
+    expect(first.plan.phases.map((phase) => phase.map((u) => u.path).filter((path) => files.has(path)))).toEqual(
+      PHASES.map((_, i) => [...files.keys()].filter((path) => phaseOf(path) === i).sort()),
+    );
     for (const [path, bytes] of files) {
       const got = await client.send(new GetObjectCommand({ Bucket: TEST_BUCKET, Key: `files/${path}` }));
       expect({ path, type: got.ContentType, cache: got.CacheControl }).toEqual({
@@ -541,9 +547,8 @@ describe("shopfront deploy (the binary)", () => {
     const dry = await shopfront(cwd, ["deploy", url, "--endpoint", store.url, "--dry-run"]);
     expect(dry).toMatchObject({ code: 0, stderr: "" });
     const phases = [
+      ["404.json", "openapi.json"],
       [
-        "404.json",
-        "openapi.json",
         "v1/primary/package/240pTest",
         "v1/primary/package/ZapShot",
         "v1/primary/package/snake",
@@ -584,10 +589,12 @@ describe("shopfront deploy (the binary)", () => {
     // The plan is the whole build.
     expect([...phases.flat()].sort()).toEqual(apiFiles(p.dist));
     expect(dry.stdout.split("\n")).toEqual([
-      ...["package files, the 404 body and the OpenAPI document", "package lists", "host list"].flatMap((title, i) => [
-        `${title}:`,
-        ...phases[i]!.map((path) => `  upload cli/${path} (not in the bucket)`),
-      ]),
+      ...[
+        "package files, the 404 body and the OpenAPI document",
+        "package objects",
+        "package lists",
+        "host list",
+      ].flatMap((title, i) => [`${title}:`, ...phases[i]!.map((path) => `  upload cli/${path} (not in the bucket)`)]),
       expect.stringMatching(
         new RegExp(
           `^dry run of dist to s3://shopfront-test/cli: would upload ${total} \\(\\d+\\.\\d kB\\), leave 0 unchanged, delete 0; nothing was changed$`,

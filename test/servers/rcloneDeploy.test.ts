@@ -12,7 +12,7 @@ import { deployToRclone, type RcloneDeployResult } from "../../src/deploy/deploy
 import { phaseOf, PHASES } from "../../src/routes/publishOrder.js";
 import { DEFAULT_CACHE_CONTROL, STATE_FILE } from "../../src/deploy/planDeploy.js";
 import { isFileIndexPath } from "../../src/routes/routeTable.js";
-import { cacheControlOf, contentTypeOf, packageFileKind } from "../../src/routes/routeTable.js";
+import { cacheControlOf, contentTypeOf, isPackageFile } from "../../src/routes/routeTable.js";
 import { copyConformanceWithFiles, readTree, shopfrontAsync, tempDir, writeFiles } from "../support/helpers.js";
 import { requireProgram, startOnPort, type RunningServer } from "../support/servers/common.js";
 import { S3_ENV, startS3Store, storeClient, TEST_BUCKET, type S3Store } from "../support/servers/s3.js";
@@ -76,7 +76,7 @@ describe("deploy rclone: to a local folder", () => {
     expectPhasedOrder(first);
     // Package files first, the index after the lists, entry.json after the hosts.
     const order = copied(first);
-    const lastPackageFile = Math.max(...order.map((path, i) => (packageFileKind(path) ? i : -1)));
+    const lastPackageFile = Math.max(...order.map((path, i) => (isPackageFile(path) ? i : -1)));
     expect(lastPackageFile).toBeLessThan(order.indexOf("v1/hosts"));
     expect(order.indexOf("v1/hosts")).toBeLessThan(order.indexOf("entry.json"));
     expect(order.slice(-Object.keys(INDEX).length).every(isFileIndexPath)).toBe(true);
