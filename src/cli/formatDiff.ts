@@ -44,7 +44,8 @@ function sideLine(which: string, side: SideInfo): string {
       : side.kind === "url"
         ? "deployment"
         : "built folder";
-  return `${which}: ${escapeControls(side.argument)} (${what}, file index revision ${side.indexRevision}, built ${side.built})`;
+  const signed = side.signedBy !== undefined ? `, signature good by key ${side.signedBy}` : "";
+  return `${which}: ${escapeControls(side.argument)} (${what}, file index revision ${side.indexRevision}, built ${side.built}${signed})`;
 }
 
 const fileState = (state: FileState | null) => (state ? `${state.size} B` : "none");
@@ -207,7 +208,7 @@ const problemMarkdown = (p: Problem) =>
 const sideMarkdown = (side: SideInfo) =>
   side.kind === "revision"
     ? `${markdownCode(side.argument)} (${side.commit.slice(0, 12)}, ${BUILD_LABELS[side.build]})`
-    : markdownCode(side.argument);
+    : `${markdownCode(side.argument)}${side.signedBy !== undefined ? ` (signature good by key ${side.signedBy})` : ""}`;
 
 /**
  * Characters of Markdown at most: GitHub takes a comment of 65,536 and a step's summary of 1 MiB. Past

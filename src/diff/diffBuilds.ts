@@ -2,7 +2,9 @@
 // deployment's base URL or a git revision of the catalogue, which is built here with the build's own
 // core. Sides are read one after the other, the first entirely before the second is built, so that
 // the second may be built into the folder the first is (a restored CI cache: a rebuild, not a full
-// build). Returns data; the CLI prints it.
+// build). With a key, a built folder or a deployment is read only once its signed index holds
+// (readSnapshot.ts); a git revision is built here, by diff itself, and needs none. Returns data; the
+// CLI prints it.
 import { existsSync, mkdtempSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
@@ -10,6 +12,7 @@ import { isError, type Problem } from "../catalogue/problems.js";
 import { buildCatalogue, type BuildMode } from "../engine/buildCatalogue.js";
 import { readState } from "../engine/buildState.js";
 import type { TargetId } from "../targets/target.js";
+import { parsePublicKey, type PublicKey } from "../trust/minisign.js";
 import { FailureError, UsageError } from "../util/errors.js";
 import { outputLayout } from "../write/writeOutput.js";
 import { compareSnapshots, type Comparison } from "./compareSnapshots.js";
@@ -26,6 +29,8 @@ export type SideInfo = {
   /** The file index's revision and build time. */
   indexRevision: number;
   built: string;
+  /** The id (hex) of the key whose signature of entry.json held: a folder or deployment read with --key. */
+  signedBy?: string;
 } & (
   | { kind: "folder" }
   | { kind: "url" }
@@ -62,6 +67,13 @@ export interface DiffOptions {
   mirrors?: readonly string[];
   /** The UTC day whose featured app both sides' builds pick (the same for both). */
   featuredDay?: number;
+  /**
+   * The minisign public key file's text (--key, or shopfront.json's publicKey): a folder or
+   * deployment side is read only once its entry.json's signature by this key holds.
+   */
+  publicKey?: string;
+  /** The time an entry's `expires` is held to (tests pass another). */
+  now?: number;
   /** Called when a side starts being read or built. */
   onSide?: (side: "a" | "b", what: "reading" | "building") => void;
 }
@@ -88,6 +100,13 @@ async function sideOf(argument: string, repo: () => Promise<Repository | undefin
 
 /** Compares two builds as their clients see them. */
 export async function diffBuilds(options: DiffOptions): Promise<DiffReport> {
+  let key: PublicKey | undefined;
+  if (options.publicKey !== undefined) {
+    const parsed = parsePublicKey(options.publicKey);
+    if (typeof parsed === "string") throw new UsageError(`--key: ${parsed}`);
+    key = parsed;
+  }
+  const trust = { ...(key ? { key } : {}), ...(options.now !== undefined ? { now: options.now } : {}) };
   let repository: Promise<Repository | undefined> | undefined;
   const repo = () => (repository ??= findRepository(options.catalogueDir));
   const sides = [await sideOf(options.a, repo), await sideOf(options.b, repo)] as const;
@@ -102,16 +121,16 @@ export async function diffBuilds(options: DiffOptions): Promise<DiffReport> {
       const argument = options[which];
       if (side.kind === "url") {
         options.onSide?.(which, "reading");
-        const snapshot = await readSnapshot(urlReader(side.url), side.url.replace(/\/+$/, ""));
-        return { snapshot, info: { argument, kind: "url", indexRevision: snapshot.revision, built: snapshot.built } };
+        const snapshot = await readSnapshot(urlReader(side.url), side.url.replace(/\/+$/, ""), trust);
+        return { snapshot, info: { argument, kind: "url", ...indexOf(snapshot) } };
       }
       if (side.kind === "folder") {
         options.onSide?.(which, "reading");
-        const snapshot = { ...(await readSnapshot(folderReader(side.dir), argument)), ...folderProblems(side.dir) };
-        return {
-          snapshot,
-          info: { argument, kind: "folder", indexRevision: snapshot.revision, built: snapshot.built },
+        const snapshot = {
+          ...(await readSnapshot(folderReader(side.dir), argument, trust)),
+          ...folderProblems(side.dir),
         };
+        return { snapshot, info: { argument, kind: "folder", ...indexOf(snapshot) } };
       }
       options.onSide?.(which, "building");
       const outDir = out ?? join(temp!, "out");
@@ -136,6 +155,15 @@ export async function diffBuilds(options: DiffOptions): Promise<DiffReport> {
   } finally {
     if (temp) rmSync(temp, { recursive: true, force: true });
   }
+}
+
+/** What the report says of a side's index. */
+function indexOf(snapshot: Snapshot): Pick<SideInfo, "indexRevision" | "built" | "signedBy"> {
+  return {
+    indexRevision: snapshot.revision,
+    built: snapshot.built,
+    ...(snapshot.signedBy !== undefined ? { signedBy: snapshot.signedBy } : {}),
+  };
 }
 
 /**

@@ -155,7 +155,8 @@ describe("the index, written incrementally", () => {
       mirrors: [],
       builtMs: 1000,
     });
-    expect(second).toMatchObject({ revision: 2, shardsWritten: 1, shards: first.shards, files: 3000 });
+    // The revision is the build's time in milliseconds, larger than the live one's (1, at time 0).
+    expect(second).toMatchObject({ revision: 1000, shardsWritten: 1, shards: first.shards, files: 3000 });
     const before = entryOf(live);
     const after = entryOf(spare);
     const changed = after.shards.map((ref, i) => ref.path !== before.shards[i]!.path);

@@ -108,6 +108,23 @@ describe("a signed build's entries", () => {
     expect(entryOf(later).previous).toBeUndefined();
   });
 
+  it("differ and grow for two builds in the same second into empty folders (a CI cache missed twice)", async () => {
+    const catalogue = copyFixture("basic");
+    const second = 1_800_000_000_000;
+    const revisions: number[] = [];
+    for (const ms of [second + 100, second + 101]) {
+      const out = join(memoryTempDir(), "dist");
+      await buildCatalogue({
+        catalogueDir: catalogue,
+        outDir: out,
+        now: () => ms,
+        index: { mirrors: [], secretKey: key },
+      });
+      revisions.push(entryOf(out).revision);
+    }
+    expect(revisions[1]).toBeGreaterThan(revisions[0]!);
+  });
+
   it("go forward even when two builds come within one second", async () => {
     const out = join(memoryTempDir(), "dist");
     const options: BuildOptions = {

@@ -1,4 +1,6 @@
 import { Option, type Command } from "commander";
+import { readFileSync } from "node:fs";
+import { UsageError } from "../../util/errors.js";
 import type { TargetId } from "../../targets/target.js";
 import { catalogueSetting, fromConfig, siteSetting } from "../applyConfig.js";
 import { EXIT, exits } from "../exit.js";
@@ -16,6 +18,7 @@ interface DiffCliOptions {
   baseUrl?: string;
   mirror?: string[];
   format: (typeof DIFF_FORMATS)[number];
+  key?: string;
 }
 
 export function registerDiff(program: Command): void {
@@ -34,6 +37,10 @@ export function registerDiff(program: Command): void {
     .addOption(targetOption("--target <target...>", "as build --target, for the git revisions' builds"))
     .option("--no-site", "build git revisions without the browse site")
     .option("--base-url <url>", "as build --base-url, for the git revisions' builds")
+    .option(
+      "--key <file>",
+      "the minisign public key a built folder's or deployment's entry.json must be signed by: a bad signature stops diff before anything the entry names is read (default: shopfront.json's publicKey)",
+    )
     .addOption(
       new Option(
         "--format <format>",
@@ -49,10 +56,19 @@ export function registerDiff(program: Command): void {
     target: (config) => config.targets,
     baseUrl: (config) => config.baseUrl,
     mirror: (config) => config.mirrors,
+    key: (config) => config.publicKey,
   });
 }
 
 async function diff(a: string, b: string, options: DiffCliOptions) {
+  let publicKey: string | undefined;
+  if (options.key !== undefined) {
+    try {
+      publicKey = readFileSync(options.key, "latin1");
+    } catch (error) {
+      throw new UsageError(`--key ${options.key}: ${(error as Error).message}`);
+    }
+  }
   const { diffBuilds } = await import("../../diff/diffBuilds.js");
   const report = await diffBuilds({
     a,
@@ -64,6 +80,7 @@ async function diff(a: string, b: string, options: DiffCliOptions) {
     featuredDay: Math.floor(Date.now() / (24 * 3600 * 1000)),
     ...(options.out !== undefined ? { outDir: options.out } : {}),
     ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+    ...(publicKey !== undefined ? { publicKey } : {}),
     onSide: (side, what) => {
       if (options.format === "text" && process.stderr.isTTY) process.stderr.write(`${what} ${side === "a" ? a : b}\n`);
     },
