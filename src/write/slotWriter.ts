@@ -10,6 +10,9 @@ import { dirname, join } from "node:path";
 import type { OutputFile } from "../render/renderApi.js";
 import { writeContent, type WrittenDigests } from "./writeOutput.js";
 
+/** How many folders the writer remembers having made (RECENT_FOLDERS of the latest, at most). */
+const RECENT_FOLDERS = 4096;
+
 /** Text appended to a stream is gathered up to this many characters before one write. */
 const CHUNK_CHARS = 1 << 20;
 
@@ -37,7 +40,12 @@ export class SlotWriter {
   readonly #index: WrittenFiles | undefined;
   /** The digest writeContent takes of one file, handed on at once. */
   readonly #digests: WrittenDigests = new Map();
-  readonly #made = new Set<string>(["."]);
+  /**
+   * The folders made lately, so each is made once while files come to it: a package's own folder
+   * (its page) is never written to again once the stream has passed it, so only the most recent are
+   * kept, never one a package.
+   */
+  #made = new Set<string>(["."]);
   readonly #links: OutputFile[] = [];
   readonly #onFile: ((count: number) => void) | undefined;
 
@@ -143,6 +151,8 @@ export class SlotWriter {
     const folder = dirname(path);
     if (this.#made.has(folder)) return;
     mkdirSync(join(this.root, folder), { recursive: true });
+    // A folder forgotten is made again, at the cost of an mkdir that finds it there.
+    if (this.#made.size >= RECENT_FOLDERS) this.#made = new Set(["."]);
     for (let at = folder; at !== "." && !this.#made.has(at); at = dirname(at)) this.#made.add(at);
   }
 
