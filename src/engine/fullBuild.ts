@@ -32,7 +32,7 @@ import { sitePackage, type FilesSource } from "../site/sitePackage.js";
 import type { SiteIndex } from "../site/siteIndex.js";
 import type { TargetId } from "../targets/target.js";
 import { writeFileIndex, type FileIndexOptions } from "../trust/writeFileIndex.js";
-import { SlotWriter } from "../write/slotWriter.js";
+import { setAside, SlotWriter } from "../write/slotWriter.js";
 import { publish, slotDir, workFolder, type LockedOutput } from "../write/writeOutput.js";
 import { FileIndexSpill } from "../trust/fileIndexSpill.js";
 import { filtersAt, forgetState, writeState, type BuildState, type HostState } from "./buildState.js";
@@ -91,6 +91,8 @@ export async function buildFully(run: FullBuild): Promise<{ problems: Problem[];
   // The spare slot is emptied first: a build killed while it writes leaves the next one a full build.
   forgetState(output.layout.home);
   const spare = slotDir(output, output.spare);
+  // The spare slot still holds the build before last: removed beside this one, not before it.
+  const removed = setAside(spare, join(output.layout.home, `trash-${process.pid}`));
   const index = options.index ? new FileIndexSpill(workDir) : undefined;
   let writing: ((count: number) => void) | undefined;
   const writer = new SlotWriter(spare, { index, onFile: (count) => writing?.(count) });
@@ -165,6 +167,7 @@ export async function buildFully(run: FullBuild): Promise<{ problems: Problem[];
   } finally {
     index?.close();
     rmSync(workDir, { recursive: true, force: true });
+    await removed;
   }
 
   function failed(problems: Problem[]) {

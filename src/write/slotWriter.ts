@@ -4,7 +4,8 @@
 // list). It hashes every file it writes from bytes as it writes it and hands each file to the file
 // index's spill (trust/fileIndexSpill.ts), so the index never reads such a file back and is never
 // held; it makes each folder once, and never holds more than one chunk of a list.
-import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, writeSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { createHash, type Hash } from "node:crypto";
 import { dirname, join } from "node:path";
 import type { OutputFile } from "../render/renderApi.js";
@@ -49,12 +50,11 @@ export class SlotWriter {
   readonly #links: OutputFile[] = [];
   readonly #onFile: ((count: number) => void) | undefined;
 
-  /** Empties `root` and writes into it; with `index`, tells it every file written (with the file index). */
+  /** Writes into `root`, a folder made anew (set aside first: setAside); with `index`, tells it every file written. */
   constructor(root: string, options: { index?: WrittenFiles | undefined; onFile?: (count: number) => void } = {}) {
     this.root = root;
     this.#index = options.index;
     this.#onFile = options.onFile;
-    rmSync(root, { recursive: true, force: true });
     mkdirSync(root);
   }
 
@@ -164,6 +164,18 @@ export class SlotWriter {
   #digest(path: string, size: number, hash: Hash | undefined): void {
     if (hash) this.#index!.add(path, { size, sha256: hash.digest("hex") });
   }
+}
+
+/**
+ * Moves `folder` (a slot of a previous build) out of the way in one rename, to `trash`, and removes
+ * it on libuv's pool while the build writes: removing a tree of 300,000 files first cost as much as
+ * writing it (unlinks, failed rmdirs, and slower creates after them). A build killed meanwhile
+ * leaves `trash` to the next one's removeLeftovers. Resolves once it is gone.
+ */
+export function setAside(folder: string, trash: string): Promise<void> {
+  if (!existsSync(folder)) return Promise.resolve();
+  renameSync(folder, trash);
+  return rm(trash, { recursive: true, force: true });
 }
 
 /** Reusable buffer for copying ranges: lists' runs are copied through it, never held whole. */

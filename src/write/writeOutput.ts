@@ -317,11 +317,12 @@ export function* contentChunks(
 /**
  * Removes what a killed build left in the home folder: a half-made link, a temporary file, a state
  * not yet renamed into place (writeState in engine/buildState.ts writes it as `state.<pid>`), the
- * folder a build zips and unpacks package files in (`work-<pid>`).
+ * folder a build zips and unpacks package files in (`work-<pid>`), a slot set aside to be removed
+ * (`trash-<pid>`, write/slotWriter.ts's setAside).
  */
 function removeLeftovers(layout: OutputLayout): void {
   for (const name of readdirSync(layout.home)) {
-    if (/^(link|tmp|work)-\d+$|^state\.\d+$/.test(name))
+    if (/^(link|tmp|work|trash)-\d+$|^state\.\d+$/.test(name))
       rmSync(join(layout.home, name), { recursive: true, force: true });
   }
 }
