@@ -88,7 +88,7 @@ export async function buildFully(run: FullBuild): Promise<{ problems: Problem[];
   // the slots; removed whatever happens (removeLeftovers too).
   const workDir = workFolder(output);
   mkdirSync(workDir, { recursive: true });
-  // The spare slot is emptied first: a build killed while it writes leaves the next one a full build.
+  // The state is forgotten first: a build killed while it writes leaves the next one a full build.
   forgetState(output.layout.home);
   const spare = slotDir(output, output.spare);
   // The spare slot still holds the build before last: removed beside this one, not before it.
