@@ -316,7 +316,7 @@ describe("the shopfront diff command", () => {
       expect(result.code, bad.join(" ")).toBe(2);
     }
     expect(shopfront(cwd, "diff", "no-such-revision", "HEAD").stderr).toContain(
-      "no-such-revision is not a built folder, an http(s):// base URL or a git revision",
+      "no-such-revision is not a built folder, an http(s):// base URL, a git revision or the catalogue folder",
     );
   }, 60_000);
 });
