@@ -132,7 +132,10 @@ function lineRuns(runs: readonly WordChange[]): { mark: " " | "-" | "+"; line: s
   return runs.flatMap((run) =>
     run.text
       .split("\n")
-      .map((line) => ({ mark: run.kind === "same" ? (" " as const) : run.kind === "removed" ? ("-" as const) : ("+" as const), line })),
+      .map((line) => ({
+        mark: run.kind === "same" ? (" " as const) : run.kind === "removed" ? ("-" as const) : ("+" as const),
+        line,
+      })),
   );
 }
 
@@ -311,8 +314,12 @@ function hostMarkdown(host: HostDiff): string[] {
     for (const entry of zip) lines.push(`  - ${zipEntryMarkdown(entry)}`);
     if (meta.length > 0) {
       // A code block whose fence no line of the file can close.
-      const runs = lineRuns(meta).map(({ mark, line }) => `${mark} ${line.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ")}`);
-      const fence = "`".repeat(Math.max(3, ...runs.map((l) => Math.max(0, ...[...l.matchAll(/`+/g)].map((m) => m[0].length + 1)))));
+      const runs = lineRuns(meta).map(
+        ({ mark, line }) => `${mark} ${line.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ")}`,
+      );
+      const fence = "`".repeat(
+        Math.max(3, ...runs.map((l) => Math.max(0, ...[...l.matchAll(/`+/g)].map((m) => m[0].length + 1)))),
+      );
       lines.push("  - meta.xml:", "", `    ${fence}diff`, ...runs.map((l) => `    ${l}`), `    ${fence}`, "");
     }
     if (app.gainsNand) lines.push(`  - ⚠️ **${markdownText(NAND_WARNING)}**, which it did not before`);
@@ -337,7 +344,9 @@ const problemMarkdown = (p: Problem) =>
   `${markdownCode(`${p.file}${p.pointer ? ` ${p.pointer}` : ""}`)} (${p.severity}, ${p.code}): ${markdownText(shortMessage(p.message))}`;
 
 function sideMarkdown(side: SideInfo): string {
-  const commit = side.commit ? `${side.commit.slice(0, 12)}${side.dirty ? " with uncommitted changes" : ""}` : undefined;
+  const commit = side.commit
+    ? `${side.commit.slice(0, 12)}${side.dirty ? " with uncommitted changes" : ""}`
+    : undefined;
   if (side.kind === "revision" || side.kind === "worktree")
     return `${markdownCode(side.argument)} (${side.kind === "worktree" ? "working tree at " : ""}${commit ?? "no commit"}, ${BUILD_LABELS[side.build]})`;
   return `${markdownCode(side.argument)}${side.kind === "folder" ? ` (${commit ?? "commit not recorded"})` : ""}`;
@@ -370,7 +379,11 @@ export const MARKDOWN_LIMIT = 60_000;
 
 /** The report for a pull request (a job summary or a comment), at most `limit` characters long. */
 export function formatDiffMarkdown(report: DiffReport, limit = MARKDOWN_LIMIT): string {
-  const top = [COMMENT_MARKER, `### What clients would receive: ${sideMarkdown(report.a)} → ${sideMarkdown(report.b)}`, ""];
+  const top = [
+    COMMENT_MARKER,
+    `### What clients would receive: ${sideMarkdown(report.a)} → ${sideMarkdown(report.b)}`,
+    "",
+  ];
   const warning = baseWarning(report.base);
   if (warning) top.push(`> [!WARNING]`, `> ${markdownText(warning)}`, "");
   // The lines that may be cut, in order: each host's apps, then each problem.

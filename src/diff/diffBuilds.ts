@@ -109,7 +109,11 @@ type Side =
 
 const built = (side: Side) => side.kind === "revision" || side.kind === "worktree";
 
-async function sideOf(argument: string, catalogueDir: string, repo: () => Promise<Repository | undefined>): Promise<Side> {
+async function sideOf(
+  argument: string,
+  catalogueDir: string,
+  repo: () => Promise<Repository | undefined>,
+): Promise<Side> {
   if (/^https?:\/\//i.test(argument)) {
     try {
       new URL(argument);
@@ -235,13 +239,23 @@ export async function diffBuilds(options: DiffOptions): Promise<DiffReport | Unb
         source = (await catalogueCommit(repository)) ?? { commit: "", dirty: true };
         catalogueDir = inPlace
           ? resolve(options.catalogueDir)
-          : await catalogueAt(repository, await workingTree(repository, join(checkoutDir, "worktree-index")), checkoutDir, false);
+          : await catalogueAt(
+              repository,
+              await workingTree(repository, join(checkoutDir, "worktree-index")),
+              checkoutDir,
+              false,
+            );
       }
       const result = await buildSide(catalogueDir, outDir, options);
       if ("problems" in result && !("mode" in result))
         return {
           format: DIFF_FORMAT,
-          unbuilt: { side: which, argument, ...(source.commit ? { commit: source.commit } : {}), problems: result.problems },
+          unbuilt: {
+            side: which,
+            argument,
+            ...(source.commit ? { commit: source.commit } : {}),
+            problems: result.problems,
+          },
         };
       await recordBuildSource(outDir, catalogueDir, source);
       const reader = folderReader(outDir);

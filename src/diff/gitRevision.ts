@@ -96,9 +96,15 @@ export async function workingTree(repo: Repository, indexFile: string): Promise<
   return (await git(repo.root, ["write-tree"], env)).trim();
 }
 
-/** The merge base of two commits, or undefined when git finds none (unrelated, or not in a shallow clone). */
+/**
+ * The commit `b`'s change is to be compared from: a merge commit's first parent (a pull request as
+ * GitHub checks it out, merged into the base branch's tip), else the merge base of `a` and `b`.
+ * Undefined when git finds none (unrelated commits, or history a shallow clone lacks).
+ */
 export async function mergeBase(repo: Repository, a: string, b: string): Promise<string | undefined> {
   try {
+    const parents = (await git(repo.root, ["rev-list", "--parents", "-n", "1", b])).trim().split(" ");
+    if (parents.length > 2) return parents[1];
     return (await git(repo.root, ["merge-base", a, b])).trim() || undefined;
   } catch {
     return undefined;

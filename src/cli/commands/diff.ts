@@ -97,7 +97,10 @@ async function diff(a: string, b: string, options: DiffCliOptions) {
     else printLines(formatUnbuiltText(report));
     return EXIT.invalid;
   }
-  const failures = diffFailures(report, [...(options.exitCode ? ["difference" as const] : []), ...(options.failOn ?? [])]);
+  const failures = diffFailures(report, [
+    ...(options.exitCode ? ["difference" as const] : []),
+    ...(options.failOn ?? []),
+  ]);
   if (options.format === "json") process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else if (options.format === "markdown")
     process.stdout.write(
