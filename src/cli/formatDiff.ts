@@ -68,7 +68,7 @@ function sideLine(which: string, side: SideInfo): string {
 export function baseWarning(base: BaseCheck | undefined): string | undefined {
   if (!base || base.status === "merge-base") return undefined;
   if (base.status === "unknown") return `a is not known to be the merge base of b: ${base.reason}`;
-  return `a (${base.commit.slice(0, 12)}) is not the merge base of b${base.mergeBase ? ` (${base.mergeBase.slice(0, 12)})` : ""}: what changed on a's branch since the merge base is reported as b's change, reversed`;
+  return `a (${base.commit.slice(0, 12)}) is not the merge base of b${base.mergeBase ? ` (${base.mergeBase.slice(0, 12)})` : ""}: what differs between a and the merge base is reported here as b's change`;
 }
 
 /** Dates (Unix seconds in the API) as a day and time in UTC. */
