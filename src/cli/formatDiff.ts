@@ -130,12 +130,10 @@ function zipEntryText(change: ZipEntryChange): string {
 /** A line diff's runs as lines, each prefixed `-`, `+` or a space. */
 function lineRuns(runs: readonly WordChange[]): { mark: " " | "-" | "+"; line: string }[] {
   return runs.flatMap((run) =>
-    run.text
-      .split("\n")
-      .map((line) => ({
-        mark: run.kind === "same" ? (" " as const) : run.kind === "removed" ? ("-" as const) : ("+" as const),
-        line,
-      })),
+    run.text.split("\n").map((line) => ({
+      mark: run.kind === "same" ? (" " as const) : run.kind === "removed" ? ("-" as const) : ("+" as const),
+      line,
+    })),
   );
 }
 

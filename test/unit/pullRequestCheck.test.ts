@@ -238,7 +238,9 @@ describe("the pull-request check of the workflow init writes", () => {
     expect(first.restored).toBe(cache.key(base));
     // validate fails the check, with the warning as an annotation on the manifest; the rest still runs.
     expect(first.statuses).toEqual([0, 1, 0, 0]);
-    expect(first.validateOutput).toMatch(/^::error file=catalogue\/primary\/chess\.json,line=\d+.*::\/short_description /m);
+    expect(first.validateOutput).toMatch(
+      /^::error file=catalogue\/primary\/chess\.json,line=\d+.*::\/short_description /m,
+    );
     const markdown = first.markdown;
     expect(markdown.split("\n")[0]).toBe("<!-- shopfront diff -->");
     // Both commits named; the pull request's catalogue built over the restored state, not in full.
@@ -273,7 +275,9 @@ describe("the pull-request check of the workflow init writes", () => {
     // Only the base commit's cache is restored: none, so the base commit is built, and only the pull request's changes are named.
     expect(second.restored).toBeUndefined();
     expect(second.statuses).toEqual([0, 1, 0, 0]);
-    expect(second.markdown).toContain(`### What clients would receive: \`${moved}\` (${moved.slice(0, 12)}, built in full) → \`HEAD\``);
+    expect(second.markdown).toContain(
+      `### What clients would receive: \`${moved}\` (${moved.slice(0, 12)}, built in full) → \`HEAD\``,
+    );
     for (const line of markdown.split("\n").filter((l) => l.startsWith("- **") || l.startsWith("  - version")))
       expect(second.markdown).toContain(line);
     expect(second.markdown).not.toContain("`later` `1.0`");
