@@ -5,7 +5,6 @@
 import type { Problem } from "../catalogue/problems.js";
 import type {
   AppAdded,
-  AppUpdate,
   ClientKind,
   FieldChange,
   FileState,
@@ -137,11 +136,6 @@ function lineRuns(runs: readonly WordChange[]): { mark: " " | "-" | "+"; line: s
   );
 }
 
-/** What an updated app's lines say beyond its fields and files: the files in its zip, meta.xml, warnings. */
-function updateNotes(app: AppUpdate): { zip: ZipEntryChange[]; meta: WordChange[] } {
-  return { zip: app.zipEntries ?? [], meta: app.metaXml ?? [] };
-}
-
 const NAND_WARNING = "it writes to the console's NAND (WRITES_TO_NAND): a mistake there can brick a Wii";
 const sameBinaryWarning = (app: AppAdded) =>
   `its binary is byte for byte the one of ${app.sameBinaryAs.join(", ")}: a copy under another name?`;
@@ -167,11 +161,10 @@ function hostText(host: HostDiff): string[] {
     lines.push(`  updated: ${appText(app)}`);
     for (const field of app.fields) lines.push(`    ${fieldText(field)}`);
     for (const file of app.files) lines.push(`    ${packageFileText(file)}`);
-    const { zip, meta } = updateNotes(app);
-    for (const entry of zip) lines.push(`    ${zipEntryText(entry)}`);
-    if (meta.length > 0) {
+    for (const entry of app.zipEntries ?? []) lines.push(`    ${zipEntryText(entry)}`);
+    if (app.metaXml?.length) {
       lines.push("    meta.xml lines:");
-      for (const { mark, line } of lineRuns(meta)) lines.push(`      ${mark} ${escapeControls(line)}`);
+      for (const { mark, line } of lineRuns(app.metaXml)) lines.push(`      ${mark} ${escapeControls(line)}`);
     }
     if (app.gainsNand) lines.push(`    ! ${NAND_WARNING}, which it did not before`);
     if (app.archiveChangedVersionSame)
@@ -308,8 +301,8 @@ function hostMarkdown(host: HostDiff): string[] {
     lines.push(`- **Updated** ${appMarkdown(app)}`);
     for (const field of app.fields) lines.push(`  - ${fieldMarkdown(field)}`);
     for (const file of app.files) lines.push(`  - ${packageFileMarkdown(file)}`);
-    const { zip, meta } = updateNotes(app);
-    for (const entry of zip) lines.push(`  - ${zipEntryMarkdown(entry)}`);
+    for (const entry of app.zipEntries ?? []) lines.push(`  - ${zipEntryMarkdown(entry)}`);
+    const meta = app.metaXml ?? [];
     if (meta.length > 0) {
       // A code block whose fence no line of the file can close.
       const runs = lineRuns(meta).map(

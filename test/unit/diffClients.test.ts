@@ -5,6 +5,7 @@
 // base that is not the merge base is said so; a revision that does not build yields its problems;
 // a side that is no build is refused before the other is built; the working tree is a side; and
 // --exit-code, --fail-on and --host decide and filter as a merge-blocking check needs.
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +16,7 @@ import {
   formatUnbuiltMarkdown,
   shortMessage,
 } from "../../src/cli/formatDiff.js";
+import { readSchema, SCHEMA_FILES, type SchemaName } from "../../src/catalogue/schemas.js";
 import { readBuildSource, recordBuildSource } from "../../src/diff/buildSource.js";
 import { diffBuilds, type DiffReport, type UnbuiltReport } from "../../src/diff/diffBuilds.js";
 import { diffFailures } from "../../src/diff/diffFailures.js";
@@ -78,6 +80,14 @@ async function diffOf(a: string, b: string, extra: { outDir?: string; hosts?: st
   return report;
 }
 
+/** The document `--format json` prints, checked by schemas/diff.schema.json. */
+function expectValidJson(report: DiffReport | UnbuiltReport): void {
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  for (const [name, file] of Object.entries(SCHEMA_FILES)) ajv.addSchema(readSchema(name as SchemaName), file);
+  const validate = ajv.getSchema(SCHEMA_FILES.diff)!;
+  expect(validate(JSON.parse(JSON.stringify(report))), JSON.stringify(validate.errors)).toBe(true);
+}
+
 const updated = (report: DiffReport, host: string, name: string) =>
   report.hosts.find((h) => h.host === host)!.updated.find((u) => u.name === name)!;
 
@@ -123,6 +133,7 @@ describe("what only today's clients, the Homebrew Browser or a package's files s
     expect(markdown).toContain('  - peripherals \\(v4\\/v3 API\\): `["wii_remote"]` → `["wii_remote","nunchuk"]`');
     expect(markdown).toContain("- **Updated** `paint` `2.0` (Paint)");
     expect(diffFailures(report, ["nand"])).toEqual(["writes to the NAND, newly: primary/paint"]);
+    expectValidJson(report);
   }, 60_000);
 
   it("shows dates as dates, meta.xml's lines, and the files inside a zip", async () => {
@@ -150,6 +161,8 @@ describe("what only today's clients, the Homebrew Browser or a package's files s
       /^ {2}updated: radio 3\.1 \(Radio\)\n(?: {4}.*\n)* {4}file in zip apps\/radio\/readme\.txt: added, none -> 9 B$/m,
     );
     expect(formatDiffMarkdown(contents)).toContain("  - file in zip `apps/radio/readme.txt`: added, none → 9 B");
+    expectValidJson(today);
+    expectValidJson(contents);
   }, 60_000);
 
   it("says a whitespace-only edit is one, and flags an added app whose binary is another's and which writes to the NAND", async () => {
@@ -165,6 +178,7 @@ describe("what only today's clients, the Homebrew Browser or a package's files s
     ]);
     expect(text).toContain("    ! its binary is byte for byte the one of primary/snake: a copy under another name?");
     expect(formatDiffMarkdown(report)).toContain("  - ⚠️ **its binary is byte for byte the one of** `primary/snake`");
+    expectValidJson(report);
     expect(diffFailures(report, ["nand", "removed"])).toEqual(["writes to the NAND, newly: primary/snake2"]);
     // --host leaves out the other hosts' apps.
     expect((await diffOf(rev.first!, rev.today!, { hosts: ["extra"] })).hosts.map((h) => h.host)).toEqual(["extra"]);
@@ -230,6 +244,7 @@ describe("the right base, and a revision that does not build", () => {
     expect(formatDiffText(stale)[2]).toMatch(/^! a \([0-9a-f]{12}\) is not the merge base of b \([0-9a-f]{12}\)/);
     expect(formatDiffMarkdown(stale)).toMatch(/^> \[!WARNING\]\n> a \\\([0-9a-f]{12}\\\) is not the merge base/m);
     expect(diffFailures(stale, ["base"])).toEqual(["the first side is not the merge base of the second"]);
+    expectValidJson(stale);
     // A build newer than the record (here: one that did not record) leaves the commit unknown.
     await buildCatalogue({ catalogueDir: catalogue, outDir: out, force: true, index: { mirrors: [] } });
     expect(readBuildSource(out)).toBeUndefined();
@@ -243,6 +258,7 @@ describe("the right base, and a revision that does not build", () => {
     const report = (await diffBuilds({ a: rev.copy!, b: bad, catalogueDir: catalogue })) as UnbuiltReport;
     expect(report.unbuilt).toMatchObject({ side: "b", argument: bad, commit: bad });
     expect(report.unbuilt.problems.map((p) => [p.file, p.severity])).toContainEqual(["primary/snake.json", "error"]);
+    expectValidJson(report);
     const markdown = formatUnbuiltMarkdown(report);
     expect(markdown.split("\n").slice(0, 2)).toEqual([
       COMMENT_MARKER,
@@ -268,6 +284,7 @@ describe("the right base, and a revision that does not build", () => {
     const report = await diffOf("HEAD", catalogue, { outDir: out });
     expect(report.b).toMatchObject({ kind: "worktree", commit: rev.copy, dirty: true });
     expect(updated(report, "primary", "tetris").fields).toContainEqual({ field: "version", from: "0.5", to: "0.6" });
+    expectValidJson(report);
     // Both sides built at one path: the second run rebuilds each from the other.
     const again = await diffOf("HEAD", catalogue, { outDir: out });
     expect([again.a, again.b]).toMatchObject([{ build: "incremental" }, { build: "incremental" }]);
