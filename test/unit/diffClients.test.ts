@@ -283,6 +283,8 @@ describe("the right base, and a revision that does not build", () => {
     writeStore(repo, changed(COPY, "tetris", { version: "0.6" }));
     const report = await diffOf("HEAD", catalogue, { outDir: out });
     expect(report.b).toMatchObject({ kind: "worktree", commit: rev.copy, dirty: true });
+    // The second side is a rebuild of the first, even on the first run.
+    expect([report.a, report.b]).toMatchObject([{ build: "full" }, { build: "incremental" }]);
     expect(updated(report, "primary", "tetris").fields).toContainEqual({ field: "version", from: "0.5", to: "0.6" });
     expectValidJson(report);
     // Both sides built at one path: the second run rebuilds each from the other.
