@@ -257,7 +257,7 @@ export async function diffBuilds(options: DiffOptions): Promise<DiffReport | Unb
             problems: result.problems,
           },
         };
-      await recordBuildSource(outDir, catalogueDir, source);
+      await recordBuildSource(outDir, catalogueDir, source.commit ? source : undefined);
       const reader = folderReader(outDir);
       const snapshot = { ...(await readSnapshot(reader, argument)), problems: result.problems };
       const common = { argument, indexRevision: snapshot.revision, built: snapshot.built, ...sourceInfo(source) };
@@ -284,6 +284,8 @@ export async function diffBuilds(options: DiffOptions): Promise<DiffReport | Unb
     const comparison = compareSnapshots(a.snapshot, b.snapshot);
     if (options.hosts) {
       const wanted = new Set(options.hosts);
+      const unknown = options.hosts.filter((h) => !a.snapshot.hosts.has(h) && !b.snapshot.hosts.has(h));
+      if (unknown.length > 0) throw new UsageError(`--host ${unknown.join(", ")}: no such host on either side`);
       comparison.hosts = comparison.hosts.filter((h) => wanted.has(h.host));
     }
     await addPackageContents(comparison, {
@@ -319,6 +321,8 @@ async function checkBase(
           ? "a deployment does not say which commit it was built from"
           : "the first side's commit is not recorded (a build by an older shopfront, or of a catalogue outside git)",
     };
+  if (a.dirty)
+    return { status: "unknown", reason: "the first side was built with changes not committed to its commit" };
   const repository = await repo();
   if (!repository || !b.commit) return { status: "unknown", reason: "the second side's commit is not known" };
   const base = await mergeBase(repository, a.commit, b.commit);
