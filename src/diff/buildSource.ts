@@ -2,8 +2,8 @@
 // (`.<out>.shopfront/source.json`) with the file index entry it belongs to: a later build that does
 // not record its own (an older shopfront, a catalogue outside git) leaves a record whose entry is no
 // longer the folder's, which is then read as unknown, never as the wrong commit.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { FILE_INDEX } from "../routes/routeTable.js";
 import { parseEntry } from "../trust/fileIndex.js";
 import { writeAtomically } from "../util/writeAtomically.js";
@@ -35,12 +35,21 @@ function liveEntry(outDir: string): { revision: number; built: string } | undefi
   return typeof entry === "string" ? undefined : { revision: entry.revision, built: entry.built };
 }
 
+/** Whether a folder at or above `dir` holds `.git`: a build of a catalogue outside git spawns no git. */
+function underGit(dir: string): boolean {
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    if (existsSync(join(at, ".git"))) return true;
+    if (dirname(at) === at) return false;
+  }
+}
+
 /** Writes which commit `catalogueDir` is at beside the build in `outDir`; nothing when it is in no git repository. */
 export async function recordBuildSource(outDir: string, catalogueDir: string, known?: BuildSource): Promise<void> {
   const entry = liveEntry(outDir);
   if (!entry) return;
   let source = known;
   if (!source) {
+    if (!underGit(catalogueDir)) return;
     const repository = await findRepository(catalogueDir);
     source = repository ? await catalogueCommit(repository) : undefined;
   }

@@ -70,11 +70,16 @@ export async function resolveCommit(repo: Repository, revision: string): Promise
   }
 }
 
-/** HEAD's commit and whether the catalogue folder differs from it; undefined when there is no commit yet. */
+/**
+ * HEAD's commit and whether the catalogue folder differs from it; undefined when there is no commit
+ * yet or HEAD does not hold the catalogue folder.
+ */
 export async function catalogueCommit(repo: Repository): Promise<{ commit: string; dirty: boolean } | undefined> {
   const head = (await git(repo.root, ["rev-parse", "--verify", "--quiet", "HEAD"]).catch(() => "")).trim();
   if (head === "") return undefined;
   const pathspec = repo.catalogue === "" ? "." : repo.catalogue;
+  // A catalogue folder HEAD does not hold (ignored, or never added) was built from no commit.
+  if ((await git(repo.root, ["ls-tree", head, "--", pathspec])) === "") return undefined;
   const status = await git(repo.root, ["status", "--porcelain", "--untracked-files=all", "--", pathspec]);
   return { commit: head, dirty: status !== "" };
 }
