@@ -1,7 +1,13 @@
 // @ts-check
 // npm run bench [-- --sizes 10000,100000] [--fs disk,shm] [--runs 3] [--hosts 2] [--coders real|synthetic] [--log-mb 1024] [--api-only]
 //                [--floor-dir ../shared/bench] [--skip-serve] [--files-packages 2000] [--files-mb 1024]
+//                [--rows full,clone,noop,edit,folder,stats,heap]
 //
+// --rows picks what is measured (all but heap by default); each measurement is printed as it is
+// taken, so a long run can be quoted before it ends. The floor always runs (every ratio is against
+// it); without `full`, our cold build runs once, to have an output, and is not reported.
+//   heap      the catalogue built with a heap of --heap-mb (128 by default: what a million packages'
+//             1 GiB allows at 100,000) and rebuilt after one edit under it: passes or fails, with RSS
 // Compares shopfront's default build (the API, the browse site and every client's file) with the
 // floor of the same files: floor.mjs --filtered (the least work that writes the same API files,
 // category and coder lists included), then floor-files.mjs writing every other file the build wrote
@@ -70,8 +76,14 @@ const { values } = parseArgs({
     "api-only": { type: "boolean", default: false },
     "files-packages": { type: "string", default: "2000" },
     "files-mb": { type: "string", default: "1024" },
+    rows: { type: "string", default: "full,clone,noop,edit,folder,stats" },
+    "heap-mb": { type: "string", default: "128" },
   },
 });
+const ROWS = new Set(values.rows.split(","));
+for (const row of ROWS)
+  if (!["full", "clone", "noop", "edit", "folder", "stats", "heap"].includes(row))
+    throw new Error(`--rows: no row ${row}`);
 const FLOOR_DIR = resolve(values["floor-dir"]);
 const hasFloor = existsSync(join(FLOOR_DIR, "floor.mjs")) && existsSync(join(FLOOR_DIR, "gen-catalogue.mjs"));
 const GENERATOR = hasFloor ? join(FLOOR_DIR, "gen-catalogue.mjs") : join(ROOT, "scripts", "gen-catalogue.mjs");
@@ -129,10 +141,19 @@ function otherFilesList(ours, floorOut, listFile) {
   return lines.length;
 }
 
-/** Runs a script under measure.mjs; returns seconds and peak RSS in MB, or why it failed. */
-function timed(script, args) {
+/** Prints one measurement as soon as it is taken. */
+function say(where, what, t) {
+  const rss = Number.isFinite(t.rssMb) ? `, peak RSS ${t.rssMb.toFixed(0)} MB` : "";
+  console.log(`${where} ${what}: ${t.failed ? `failed (${t.failed})` : `${t.seconds.toFixed(2)} s${rss}`}`);
+}
+
+/** Runs a script under measure.mjs (with `nodeOptions` for Node itself); returns seconds and peak RSS in MB, or why it failed. */
+function timed(script, args, nodeOptions = []) {
   const started = process.hrtime.bigint();
-  const run = spawnSync(process.execPath, [MEASURE, script, ...args], { encoding: "utf8", maxBuffer: 1 << 26 });
+  const run = spawnSync(process.execPath, [...nodeOptions, MEASURE, script, ...args], {
+    encoding: "utf8",
+    maxBuffer: 1 << 26,
+  });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const lines = run.stderr.trim().split("\n");
   // measure.mjs reports on exit; after a crash Node still prints its version below that line.
@@ -236,6 +257,28 @@ function writeStats(catalogue, round, changed) {
   }
 }
 
+/**
+ * A full build and a one-edit rebuild with a heap of --heap-mb: what holds the catalogue outgrows
+ * it (100,000 packages at 128 MB is a million's 1 GiB), what holds only the index does not.
+ */
+function measureHeap(catalogue, ours, where) {
+  const heapMb = Number(values["heap-mb"]);
+  const options = [`--max-old-space-size=${heapMb}`];
+  removeOutput(ours);
+  const full = timed(CLI, [...BUILD, "--quiet", "--catalogue", catalogue, "--out", ours], options);
+  say(where, `full build in a ${heapMb} MB heap`, full);
+  editManifest(catalogue, 999);
+  const edit = full.failed ? full : timed(CLI, [...BUILD, "--quiet", "--catalogue", catalogue, "--out", ours], options);
+  if (!full.failed) say(where, `one edit in a ${heapMb} MB heap`, edit);
+  return {
+    heapMb,
+    full: full.failed ?? "passed",
+    fullRssMb: full.rssMb,
+    edit: edit.failed ?? "passed",
+    editRssMb: edit.rssMb,
+  };
+}
+
 const results = [];
 for (const place of places) {
   for (const size of sizes) {
@@ -254,6 +297,7 @@ for (const place of places) {
     /** @type {{ floor: number[], floorApi: number[], ours: number[], floorRss: number[], oursRss: number[], floorFailed?: string }} */
     const cold = { floor: [], floorApi: [], ours: [], floorRss: [], oursRss: [] };
     let otherFiles = 0;
+    const where = `${place.name} ${size}`;
     for (let r = 0; r < runs; r++) {
       // Alternate who goes first, so a slow minute hits both; ours first in the first run, whose
       // output names the files the floor of the same files writes beyond the API.
@@ -274,14 +318,17 @@ for (const place of places) {
           cold.floorApi.push(t.seconds);
           cold.floor.push(t.seconds + other.seconds);
           cold.floorRss.push(Math.max(t.rssMb, other.rssMb));
-        } else {
+          say(where, "floor", { seconds: t.seconds + other.seconds, rssMb: Math.max(t.rssMb, other.rssMb) });
+        } else if (ROWS.has("full") || r === 0) {
           removeOutput(ours);
           const t = mustSucceed(
             timed(CLI, [...BUILD, "--quiet", "--catalogue", catalogue, "--out", ours]),
             "shopfront build",
           );
+          if (!ROWS.has("full")) continue;
           cold.ours.push(t.seconds);
           cold.oursRss.push(t.rssMb);
+          say(where, "full build", t);
         }
       }
     }
@@ -289,39 +336,48 @@ for (const place of places) {
     const tree = treeOf(ours);
     // The last cold build of ours is in place: a CI job's fresh clone with one manifest edited (a
     // commit's change) and the output restored, once after the cold build and `runs` times more.
-    const clones = Array.from({ length: runs + 1 }, (_, i) => {
+    const clones = Array.from({ length: ROWS.has("clone") ? runs + 1 : 0 }, (_, i) => {
       freshClone(catalogue);
       editManifest(catalogue, 100 + i);
       const t = mustSucceed(timed(CLI, [...BUILD, "--catalogue", catalogue, "--out", ours]), "shopfront rebuild");
+      say(where, i === 0 ? "first CI clone" : "CI clone", t);
       return { ...t, files: filesWritten(t.stdout) };
     });
     // The clone's files are new: a build this close to them reads them again (git's "racy" rule).
     // Wait that out, so the no-op below is what it is after any other build.
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2500);
     // Then rebuild with nothing changed, then after edits.
-    const build = () =>
-      mustSucceed(timed(CLI, [...BUILD, "--quiet", "--catalogue", catalogue, "--out", ours]), "shopfront rebuild");
-    const noop = Array.from({ length: runs }, build);
-    const edits = Array.from({ length: runs + 1 }, (_, i) => {
+    const build = (what) => {
+      const t = mustSucceed(
+        timed(CLI, [...BUILD, "--quiet", "--catalogue", catalogue, "--out", ours]),
+        "shopfront rebuild",
+      );
+      say(where, what, t);
+      return t;
+    };
+    const noop = Array.from({ length: ROWS.has("noop") ? runs : 0 }, () => build("no-op"));
+    const edits = Array.from({ length: ROWS.has("edit") ? runs + 1 : 0 }, (_, i) => {
       editManifest(catalogue, i + 1);
-      return build();
+      return build(i === 0 ? "first edit" : "edit");
     });
     // Each kind of edit that moves a folder, once to settle, then `runs` times for the median.
     const folderEdits = Object.fromEntries(
       Object.entries(FOLDER_EDITS).map(([kind, edit]) => {
-        const times = Array.from({ length: runs + 1 }, (_, i) => {
+        const times = Array.from({ length: ROWS.has("folder") ? runs + 1 : 0 }, (_, i) => {
           edit(catalogue, i + 1);
-          return build();
+          return build(kind);
         });
         return [kind, median(times.slice(1).map((t) => t.seconds))];
       }),
     );
-    writeStats(catalogue, 0, 0);
-    const firstStats = build();
-    const days = Array.from({ length: runs + 1 }, (_, i) => {
+    if (ROWS.has("stats")) writeStats(catalogue, 0, 0);
+    const firstStats = ROWS.has("stats") ? build("first stats") : { seconds: NaN, rssMb: NaN };
+    const days = Array.from({ length: ROWS.has("stats") ? runs + 1 : 0 }, (_, i) => {
       writeStats(catalogue, i + 1, 0.1);
-      return build();
+      return build("stats day");
     });
+    // The heap the index allows: a full build and a one-edit rebuild under --max-old-space-size.
+    const heap = ROWS.has("heap") ? measureHeap(catalogue, ours, where) : undefined;
     const floorCold = median(cold.floor);
     const row = {
       fs: place.name,
@@ -336,7 +392,7 @@ for (const place of places) {
       ...(cold.floorFailed ? { floorFailed: cold.floorFailed } : {}),
       oursColdS: median(cold.ours),
       coldRatio: median(cold.ours) / floorCold,
-      firstCloneS: clones[0].seconds,
+      firstCloneS: clones[0]?.seconds ?? NaN,
       cloneS: median(clones.slice(1).map((t) => t.seconds)),
       cloneOfFloorCold: median(clones.slice(1).map((t) => t.seconds)) / floorCold,
       cloneOfOursCold: median(clones.slice(1).map((t) => t.seconds)) / median(cold.ours),
@@ -344,7 +400,7 @@ for (const place of places) {
       cloneRssMb: median(clones.slice(1).map((t) => t.rssMb)),
       noopS: median(noop.map((t) => t.seconds)),
       noopOfFloorCold: median(noop.map((t) => t.seconds)) / floorCold,
-      firstEditS: edits[0].seconds,
+      firstEditS: edits[0]?.seconds ?? NaN,
       editS: median(edits.slice(1).map((t) => t.seconds)),
       editOfFloorCold: median(edits.slice(1).map((t) => t.seconds)) / floorCold,
       floorRssMb: median(cold.floorRss),
@@ -355,11 +411,12 @@ for (const place of places) {
       addedS: folderEdits.added,
       removedS: folderEdits.removed,
       firstStatsS: firstStats.seconds,
-      firstDayS: days[0].seconds,
+      firstDayS: days[0]?.seconds ?? NaN,
       statsDayS: median(days.slice(1).map((t) => t.seconds)),
       statsDayOfFloorCold: median(days.slice(1).map((t) => t.seconds)) / floorCold,
       statsDayRssMb: median(days.slice(1).map((t) => t.rssMb)),
-      firstEditOfFloorCold: edits[0].seconds / floorCold,
+      firstEditOfFloorCold: (edits[0]?.seconds ?? NaN) / floorCold,
+      ...(heap ? { heap } : {}),
       runs,
       samples: {
         cold,
@@ -377,9 +434,10 @@ for (const place of places) {
 }
 
 const pct = (x) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : "-");
-const s = (x) => (Number.isFinite(x) ? `${x.toFixed(2)} s` : "failed");
+/** A time; "-" for one not measured (a row left out of --rows). */
+const s = (x) => (Number.isFinite(x) ? `${x.toFixed(2)} s` : "-");
 /** The floor's time: "-" when there is no floor to run, "failed" when it ran and failed. */
-const floorS = (x) => (hasFloor ? s(x) : "-");
+const floorS = (x) => (!hasFloor ? "-" : Number.isFinite(x) ? s(x) : "failed");
 const header = [
   "fs",
   "packages",
@@ -442,6 +500,12 @@ console.log(
     `${apiOnly ? "ours = build --no-site, the floor = floor.mjs --filtered" : "ours = the default build (API, browse site, every client's file), the floor = floor.mjs --filtered and floor-files.mjs writing every other file ours wrote"}; ` +
     `files/inodes/bytes a package = the output's files, inodes (files and folders, hard links once) and bytes over the packages`,
 );
+for (const r of results)
+  if (r.heap)
+    console.log(
+      `${r.fs} ${r.packages}: in a ${r.heap.heapMb} MB heap, the full build ${r.heap.full} (peak RSS ${r.heap.fullRssMb.toFixed(0)} MB), ` +
+        `one edit ${r.heap.edit} (peak RSS ${r.heap.editRssMb.toFixed(0)} MB)`,
+    );
 if (!hasFloor) console.log(`no floor in ${FLOOR_DIR}: these are absolute figures, not compared with the floor`);
 for (const r of results) if (r.floorFailed) console.log(`the floor failed at ${r.fs} ${r.packages}: ${r.floorFailed}`);
 

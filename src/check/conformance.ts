@@ -3,7 +3,6 @@
 // it must get. One list for every target: the tests run it against the preview server, real nginx,
 // Apache, Caddy and lighttpd and the edge functions; `shopfront check` runs it against a deployment.
 // Sending the cases and judging the answers is runConformance.ts.
-import { contentText, type OutputFile } from "../render/renderApi.js";
 import type { ConformanceRow } from "../routes/conformanceRows.js";
 import {
   aliasFilesOf,
@@ -58,20 +57,6 @@ export interface ExpectedApi {
   packages: ReadonlyMap<string, readonly PackageFacts[]>;
   /** The origin the v3 and v4 files name the package files at, without a trailing slash. */
   baseUrl?: string;
-}
-
-export function expectedApi(
-  files: readonly OutputFile[],
-  packages: ReadonlyMap<string, readonly PackageFacts[]>,
-  baseUrl?: string,
-): ExpectedApi {
-  return {
-    ...(baseUrl !== undefined ? { baseUrl } : {}),
-    files: new Map(files.map((f) => [f.path, contentText(f.content)])),
-    packages: new Map(
-      [...packages].map(([host, list]) => [host, list.map(({ name, category, coder }) => ({ name, category, coder }))]),
-    ),
-  };
 }
 
 const NO_SUCH_NAME = "no-such-package-shopfront";

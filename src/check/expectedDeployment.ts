@@ -1,15 +1,17 @@
 // What a deployment of a catalogue must serve, as the conformance suite compares it: every file a
-// build of the catalogue writes (less the targets' deploy files), the package files included. Their
-// bytes are made as the build makes them (a folder zipped reproducibly, the binary, meta.xml and icon
-// unpacked from the archive) in a scratch folder, read, and the folder removed.
-import { mkdtempSync, rmSync } from "node:fs";
+// build of the catalogue writes (less the targets' deploy files and the signed index, whose entry
+// names the time of its build), the package files included. The catalogue is built by the engine
+// itself (engine/), into a scratch output, so `check` expects exactly the files `build` makes; their
+// bytes are read, and the scratch output removed.
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Problem } from "../catalogue/problems.js";
-import { loadCatalogue } from "../load/loadCatalogue.js";
-import { renderOutput } from "../output/renderOutput.js";
+import { buildCatalogue } from "../engine/buildCatalogue.js";
+import { filtersAt, readState } from "../engine/buildState.js";
 import { defaultBaseUrl } from "../render/renderToday.js";
-import { expectedApi, type ExpectedApi } from "./conformance.js";
+import { outputLayout } from "../write/writeOutput.js";
+import type { ExpectedApi } from "./conformance.js";
 
 export interface ExpectedOptions {
   /** Whether the build has the browse site (build --no-site leaves it out). */
@@ -24,15 +26,38 @@ export async function expectedDeployment(
   catalogueDir: string,
   options: ExpectedOptions,
 ): Promise<{ problems: Problem[]; api?: ExpectedApi }> {
-  const workDir = mkdtempSync(join(tmpdir(), "shopfront-check-"));
+  const dir = mkdtempSync(join(tmpdir(), "shopfront-check-"));
   try {
-    const { problems, catalogue } = await loadCatalogue(catalogueDir, options.onProgress, { workDir, store: true });
-    if (!catalogue) return { problems };
-    const baseUrl = (options.baseUrl ?? defaultBaseUrl(catalogue.hosts, catalogue.hostsDefault)).replace(/\/+$/, "");
-    const files = renderOutput(catalogue, { site: options.site, baseUrl });
-    // expectedApi reads each stored file's bytes before the scratch folder goes.
-    return { problems, api: expectedApi(files, catalogue.packages, baseUrl) };
+    const out = join(dir, "dist");
+    const onProgress = options.onProgress;
+    const { problems, built } = await buildCatalogue({
+      catalogueDir,
+      outDir: out,
+      site: options.site,
+      baseUrl: options.baseUrl,
+      ...(onProgress ? { onProgress: (phase, done, total) => phase === "reading" && onProgress(done, total) } : {}),
+    });
+    const state = built && readState(outputLayout(out).home);
+    if (!state) return { problems };
+    const baseUrl = (options.baseUrl ?? defaultBaseUrl(state.hostInfos, state.hostsDefault)).replace(/\/+$/, "");
+    const packages = new Map(
+      state.hosts.map((host) => {
+        const index = state.packages[host]!;
+        return [host, index.names.map((name, i) => ({ name, ...filtersAt(index, i) }))];
+      }),
+    );
+    return { problems, api: { baseUrl, files: filesOf(realpathSync(out)), packages } };
   } finally {
-    rmSync(workDir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Every file under `root` by its path there (`/` between names), its bytes as latin1 (OutputFile's strings). */
+function filesOf(root: string, folder = "", files = new Map<string, string>()): Map<string, string> {
+  for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {
+    const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
+    if (entry.isDirectory()) filesOf(root, path, files);
+    else files.set(path, readFileSync(join(root, path), "latin1"));
+  }
+  return files;
 }

@@ -5,6 +5,7 @@ import { request as httpsRequest } from "node:https";
 import { contentTypeOf, RESPONSE_HEADERS, servedCacheControlOf } from "../routes/routeTable.js";
 import { escapeRegex } from "../routes/routeSyntax.js";
 import { forEachConcurrently } from "../util/forEachConcurrently.js";
+import { deadlineFor, readBounded } from "../util/fetchBounded.js";
 import { VERSION } from "../util/version.js";
 import { CONFORMANCE_ROWS, type ConformanceRow } from "../routes/conformanceRows.js";
 import type { ConformanceCase, ExpectedApi } from "./conformance.js";
@@ -21,11 +22,32 @@ export interface HttpResponse {
  */
 export const CHECK_USER_AGENT = `shopfront-check/${VERSION}`;
 
-/** Sends the request-target exactly as given (fetch would normalize `..` and `%2e` away). */
-export function sendRaw(baseUrl: string, method: string, target: string, timeoutMs = 15_000): Promise<HttpResponse> {
+/** The most of a body check reads when it expects no file (a 404's JSON, a refusal, a redirect's page). */
+export const CHECK_BODY_BYTES = 1024 * 1024;
+
+/** What bounds one request of check: its body's cap and how long it may go without a byte. */
+export interface RawLimits {
+  cap?: number;
+  idleMs?: number;
+}
+
+/**
+ * Sends the request-target exactly as given (fetch would normalize `..` and `%2e` away). The answer
+ * is not trusted: its body is read up to `cap` (util/fetchBounded.ts's readBounded, as every reader
+ * of a deployment does), within an idle time between chunks and a deadline that grows with the cap.
+ */
+export function sendRaw(
+  baseUrl: string,
+  method: string,
+  target: string,
+  limits: RawLimits = {},
+): Promise<HttpResponse> {
   const base = new URL(baseUrl);
   const send = base.protocol === "https:" ? httpsRequest : httpRequest;
   const prefix = base.pathname.replace(/\/$/, "");
+  const cap = limits.cap ?? CHECK_BODY_BYTES;
+  const idleMs = limits.idleMs ?? 15_000;
+  const deadlineMs = deadlineFor(cap);
   return new Promise((resolve, reject) => {
     const req = send(
       {
@@ -34,21 +56,37 @@ export function sendRaw(baseUrl: string, method: string, target: string, timeout
         port: base.port,
         path: `${prefix}${target}`,
         headers: { host: base.host, connection: "close", "user-agent": CHECK_USER_AGENT },
-        timeout: timeoutMs,
+        timeout: idleMs,
       },
       (res) => {
         const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-        );
-        res.on("error", reject);
+        void readBounded(res, cap, (chunk) => chunks.push(chunk as Buffer)).then((read) => {
+          clearTimeout(deadline);
+          if (read === "longer") {
+            req.destroy();
+            reject(new Error(`a body longer than ${cap} bytes (not read further)`));
+          } else if ("error" in read) reject(new Error(read.error));
+          else resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks, read.size) });
+        });
       },
     );
-    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
-    req.on("error", reject);
+    const deadline = setTimeout(() => req.destroy(new Error(`not done within ${deadlineMs / 1000} s`)), deadlineMs);
+    req.on("timeout", () => req.destroy(new Error(`no byte within ${idleMs / 1000} s`)));
+    req.on("error", (error) => {
+      clearTimeout(deadline);
+      reject(error);
+    });
     req.end();
   });
+}
+
+/**
+ * A case's cap: a file's own size four times over (a v3 or v4 file with a longer origin in its URLs
+ * is still read, to be named as such), and never less than CHECK_BODY_BYTES.
+ */
+function capOf(c: ConformanceCase, api: ExpectedApi): number {
+  const expected = c.expect.kind === "file" ? (api.files.get(c.expect.file)?.length ?? 0) : 0;
+  return Math.max(CHECK_BODY_BYTES, 4 * expected);
 }
 
 export interface Failure {
@@ -308,7 +346,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   await forEachConcurrently(options.cases, Math.max(1, options.concurrency ?? 8), async (c) => {
     checked[c.row]++;
     try {
-      const res = await sendRaw(options.baseUrl, c.method, c.target);
+      const res = await sendRaw(options.baseUrl, c.method, c.target, { cap: capOf(c, options.api) });
       for (const row of headerRowsFor(c, res.status)) checked[row]++;
       if (c.expect.kind === "file" && c.method === "GET" && res.status === 200) served[c.row]++;
       failures.push(...judge(c, res, options.api, anyFile));

@@ -7,9 +7,8 @@ import { CONFIG_FILE } from "../config/readConfig.js";
 export type IndexChange = "signed" | "written" | "kept";
 
 /**
- * `built 2 hosts, 100000 packages (3 changed, 4 files written) in 0.6 s into dist`, or with
- * `; compared with the last build by content, as most packages must be read again` after the counts.
- * A build that changed no file of the API or the site but the file index's says what it did to it
+ * `built 2 hosts, 100000 packages (3 changed, 4 files written) in 0.6 s into dist`, or for a full
+ * build its file count and why it was one. A build that changed no file of the API or the site but the file index's says what it did to it
  * (a first signature over an unsigned build): "nothing changed ... up to date" would hide it.
  */
 export function formatBuildSummary(
@@ -22,11 +21,10 @@ export function formatBuildSummary(
   const mode = built.mode;
   if (mode.kind === "full")
     return `${what}, ${plural(built.files, "file")} in ${time} into ${out} (full build: ${mode.reason})`;
-  const how = mode.kind === "compared" ? `; compared with the last build by content, as ${mode.reason}` : "";
   if (built.filesWritten === 0 && index !== "kept")
-    return `${what} (nothing changed${how}; the file index ${index === "signed" ? "signed" : "written again, unsigned"}) in ${time} into ${out}`;
-  if (built.filesWritten === 0) return `${what} (nothing changed${how}) in ${time}; ${out} is up to date`;
-  return `${what} (${built.changedPackages} changed, ${plural(built.filesWritten, "file")} written${how}) in ${time} into ${out}`;
+    return `${what} (nothing changed; the file index ${index === "signed" ? "signed" : "written again, unsigned"}) in ${time} into ${out}`;
+  if (built.filesWritten === 0) return `${what} (nothing changed) in ${time}; ${out} is up to date`;
+  return `${what} (${built.changedPackages} changed, ${plural(built.filesWritten, "file")} written) in ${time} into ${out}`;
 }
 
 /** `valid: 2 hosts, 39 packages in 0.1 s` */

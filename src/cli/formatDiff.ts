@@ -39,7 +39,6 @@ const BUILD_LABELS: Record<SideBuild, string> = {
   full: "built in full",
   incremental: "rebuilt",
   unchanged: "rebuilt, unchanged",
-  compared: "built, written by content",
 };
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -60,7 +59,8 @@ function sideWhat(side: SideInfo): string {
 }
 
 function sideLine(which: string, side: SideInfo): string {
-  return `${which}: ${escapeControls(side.argument)} (${sideWhat(side)}, file index revision ${side.indexRevision}, built ${side.built})`;
+  const signed = side.signedBy !== undefined ? `, signature good by key ${side.signedBy}` : "";
+  return `${which}: ${escapeControls(side.argument)} (${sideWhat(side)}, file index revision ${side.indexRevision}, built ${side.built}${signed})`;
 }
 
 /** The base check, in words; undefined when the first side is the merge base. */
@@ -340,7 +340,9 @@ function sideMarkdown(side: SideInfo): string {
     : undefined;
   if (side.kind === "revision" || side.kind === "worktree")
     return `${markdownCode(side.argument)} (${side.kind === "worktree" ? "working tree at " : ""}${commit ?? "no commit"}, ${BUILD_LABELS[side.build]})`;
-  return `${markdownCode(side.argument)}${side.kind === "folder" ? ` (${commit ?? "commit not recorded"})` : ""}`;
+  const signed = side.signedBy !== undefined ? `signature good by key ${side.signedBy}` : undefined;
+  const notes = [...(side.kind === "folder" ? [commit ?? "commit not recorded"] : []), ...(signed ? [signed] : [])];
+  return `${markdownCode(side.argument)}${notes.length > 0 ? ` (${notes.join(", ")})` : ""}`;
 }
 
 /** A revision that does not build, for a pull request: why, as `validate` gives its problems. */

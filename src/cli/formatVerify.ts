@@ -31,6 +31,13 @@ export function formatVerifyReport(report: VerifyReport): string[] {
     const files = report.stopped === undefined ? `, ${plural(report.indexed, "file")}` : "";
     lines.push(`index: revision ${report.revision}, built ${report.built}${expires}${files}`);
   }
+  if (report.state?.kind === "remembered")
+    lines.push(
+      report.state.previous === undefined || report.state.previous === report.state.revision
+        ? `state: revision ${report.state.revision} remembered`
+        : `state: revision ${report.state.revision} remembered (was ${report.state.previous})`,
+    );
+  else if (report.state?.kind === "unsigned") lines.push("state: the index is unsigned: nothing remembered");
   if (report.stopped !== undefined) return [...lines, `stopped: ${report.stopped}`];
   for (const shard of report.badShards) lines.push(`bad shard  ${shard.path}: ${shard.detail}`);
   for (const problem of report.files) lines.push(formatFileProblem(problem));
@@ -50,5 +57,6 @@ export function formatKeyPair(created: CreatedKeyPair): string[] {
     `secret key: ${created.secretKeyFile} (keep it secret: store it as a CI secret, then delete or lock away this file)`,
     `public key: ${created.publicKeyFile} (give it to clients; every signed build also publishes it)`,
     `GitHub Actions: gh secret set SHOPFRONT_SIGNING_KEY < ${created.secretKeyFile}`,
+    `project: copy ${created.publicKeyFile} into it and name it in shopfront.json ("publicKey": "minisign.pub"): diff, its pull-request check and verify then hold the store's index to it`,
   ];
 }

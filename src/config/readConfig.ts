@@ -23,6 +23,8 @@ export interface ProjectConfig {
   mirrors?: string[];
   /** Days until the signed index's entry expires (docs/trust.md); without it, never. */
   indexLifetimeDays?: number;
+  /** The store's minisign public key file (docs/trust.md): the key diff and verify hold its index to. */
+  publicKey?: string;
 }
 
 export interface ConfigResult {
@@ -47,7 +49,7 @@ export async function readConfig(dir: string): Promise<ConfigResult> {
   if (!existsSync(path)) return { config: {}, problems: [] };
   const result = validateConfig(readSourceFile(path, MAX_SOURCE_BYTES), await schemaValidators());
   if (!result.config) return result;
-  const { catalogue, out } = result.config;
+  const { catalogue, out, publicKey } = result.config;
   const inDir = (path: string) => (isAbsolute(path) ? path : join(dir, path));
   return {
     problems: result.problems,
@@ -55,6 +57,7 @@ export async function readConfig(dir: string): Promise<ConfigResult> {
       ...result.config,
       ...(catalogue !== undefined ? { catalogue: inDir(catalogue) } : {}),
       ...(out !== undefined ? { out: inDir(out) } : {}),
+      ...(publicKey !== undefined ? { publicKey: inDir(publicKey) } : {}),
     },
   };
 }

@@ -3,7 +3,9 @@
 // working tree is built here with the build's own core. Sides are read one after the other, the
 // first entirely before the second is built, so that the second may be built into the folder the
 // first is (a restored CI cache: a rebuild, not a full build); two built sides are both checked out
-// at one path, so that each is a rebuild of the other. Returns data; the CLI prints it.
+// at one path, so that each is a rebuild of the other. With a key, a built folder or a deployment is
+// read only once its signed index holds (readSnapshot.ts); a git revision or the working tree is
+// built here, by diff itself, and needs none. Returns data; the CLI prints it.
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
@@ -12,7 +14,8 @@ import { buildCatalogue, type BuildMode } from "../engine/buildCatalogue.js";
 import { readState } from "../engine/buildState.js";
 import { FILE_INDEX } from "../routes/routeTable.js";
 import type { TargetId } from "../targets/target.js";
-import type { IndexedFile } from "../trust/fileIndex.js";
+import { sha256Hex, type IndexedFile } from "../trust/fileIndex.js";
+import { parsePublicKey, type PublicKey } from "../trust/minisign.js";
 import { isSystemError, UsageError } from "../util/errors.js";
 import { outputLayout } from "../write/writeOutput.js";
 import { readBuildSource, recordBuildSource, type BuildSource } from "./buildSource.js";
@@ -32,7 +35,7 @@ import { folderReader, readSnapshot, urlReader, type PathReader, type Snapshot }
 /** The JSON report's format number: a reader refuses one it does not know (schemas/diff.schema.json). */
 export const DIFF_FORMAT = 2;
 
-/** How a built side was built: full, incremental or unchanged (a rebuild), compared (rendered, written by content). */
+/** How a built side was built: full, or incremental or unchanged (a rebuild). */
 export type SideBuild = BuildMode["kind"];
 
 /** What a side was, as the report says it. */
@@ -46,6 +49,8 @@ export type SideInfo = {
   commit?: string;
   /** Built from the working tree with changes not committed to `commit`. */
   dirty?: boolean;
+  /** The id (hex) of the key whose signature of entry.json held: a folder or deployment read with --key. */
+  signedBy?: string;
 } & (
   | { kind: "folder" }
   | { kind: "url" }
@@ -97,6 +102,13 @@ export interface DiffOptions {
   featuredDay?: number;
   /** Only these hosts' apps are reported (all when undefined). */
   hosts?: readonly string[];
+  /**
+   * The minisign public key file's text (--key, or shopfront.json's publicKey): a folder or
+   * deployment side is read only once its entry.json's signature by this key holds.
+   */
+  publicKey?: string;
+  /** The time an entry's `expires` is held to (tests pass another). */
+  now?: number;
   /** Called when a side starts being read or built. */
   onSide?: (side: "a" | "b", what: "reading" | "building") => void;
 }
@@ -146,9 +158,12 @@ async function sideOf(
 /** A side's bytes of an indexed file: through its reader, or from the copies kept before the other side was built over it. */
 function fileBytes(read: PathReader, kept?: string): FileBytes {
   return async (file: IndexedFile) => {
-    if (!kept) return read(file.path);
+    // Read up to the size the index gives, and believed only when they are the bytes it names.
+    const believed = (bytes: Uint8Array | undefined) =>
+      bytes !== undefined && bytes.byteLength === file.size && sha256Hex(bytes) === file.sha256 ? bytes : undefined;
+    if (!kept) return believed(await read(file.path, file.size));
     try {
-      return readFileSync(join(kept, file.sha256));
+      return believed(readFileSync(join(kept, file.sha256)));
     } catch (error) {
       if (isSystemError(error) && error.code === "ENOENT") return undefined;
       throw error;
@@ -177,6 +192,13 @@ function keepPackageFiles(snapshot: Snapshot, dir: string, keep: string): void {
 
 /** Compares two builds as their clients see them; or, when a revision does not build, its problems. */
 export async function diffBuilds(options: DiffOptions): Promise<DiffReport | UnbuiltReport> {
+  let key: PublicKey | undefined;
+  if (options.publicKey !== undefined) {
+    const parsed = parsePublicKey(options.publicKey);
+    if (typeof parsed === "string") throw new UsageError(`--key: ${parsed}`);
+    key = parsed;
+  }
+  const trust = { ...(key ? { key } : {}), ...(options.now !== undefined ? { now: options.now } : {}) };
   let repository: Promise<Repository | undefined> | undefined;
   const repo = () => (repository ??= findRepository(options.catalogueDir));
   const sides = [
@@ -203,29 +225,19 @@ export async function diffBuilds(options: DiffOptions): Promise<DiffReport | Unb
       if (side.kind === "url") {
         options.onSide?.(which, "reading");
         const reader = urlReader(side.url);
-        const snapshot = await readSnapshot(reader, side.url.replace(/\/+$/, ""));
-        return {
-          snapshot,
-          read: reader,
-          info: { argument, kind: "url", indexRevision: snapshot.revision, built: snapshot.built },
-        };
+        const snapshot = await readSnapshot(reader, side.url.replace(/\/+$/, ""), trust);
+        return { snapshot, read: reader, info: { argument, kind: "url", ...indexOf(snapshot) } };
       }
       if (side.kind === "folder") {
         options.onSide?.(which, "reading");
         const reader = folderReader(side.dir);
-        const snapshot = { ...(await readSnapshot(reader, argument)), ...folderProblems(side.dir) };
+        const snapshot = { ...(await readSnapshot(reader, argument, trust)), ...folderProblems(side.dir) };
         const source = readBuildSource(side.dir);
         return {
           snapshot,
           read: reader,
           dir: side.dir,
-          info: {
-            argument,
-            kind: "folder",
-            indexRevision: snapshot.revision,
-            built: snapshot.built,
-            ...sourceInfo(source),
-          },
+          info: { argument, kind: "folder", ...indexOf(snapshot), ...sourceInfo(source) },
         };
       }
       options.onSide?.(which, "building");
@@ -334,6 +346,15 @@ async function checkBase(
   return base === a.commit
     ? { status: "merge-base", commit: base }
     : { status: "not-merge-base", commit: a.commit, mergeBase: base };
+}
+
+/** What the report says of a side's index. */
+function indexOf(snapshot: Snapshot): Pick<SideInfo, "indexRevision" | "built" | "signedBy"> {
+  return {
+    indexRevision: snapshot.revision,
+    built: snapshot.built,
+    ...(snapshot.signedBy !== undefined ? { signedBy: snapshot.signedBy } : {}),
+  };
 }
 
 /**

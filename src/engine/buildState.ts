@@ -4,7 +4,17 @@
 // warnings. Any doubt (no state, another
 // shopfront or schema, another catalogue or target list, a killed build) means a full build.
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+  type Stats,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { HostInfo, PackageStats } from "../catalogue/fields.js";
@@ -28,6 +38,8 @@ import type { TargetId } from "../targets/target.js";
  * when unknown.
  */
 const COLUMNS = 13;
+/** How many numbers the index keeps per package (a host's columns hold this many for each). */
+export const INDEX_COLUMNS = COLUMNS;
 const [SIZE, MTIME, CTIME, INO, LENGTH, CATEGORY, CODER, DOWNLOADS, RATING, V4_LENGTH, V3_LENGTH, FEATURED, DIGEST] = [
   0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
 ];
@@ -264,6 +276,11 @@ type Header = Omit<BuildState, "packages" | "site"> & {
 };
 
 export function serializeState(state: BuildState): Buffer {
+  return Buffer.concat(statePieces(state));
+}
+
+/** The state file's bytes, in the pieces serializeState joins: the header, then each array of columns as it is. */
+function statePieces(state: BuildState): Buffer[] {
   const { site, ...rest } = state;
   const header: Header = {
     ...rest,
@@ -285,7 +302,7 @@ export function serializeState(state: BuildState): Buffer {
   });
   // The site index's columns follow the hosts' (site/siteIndex.ts).
   const siteBytes = (site ? siteColumns(site) : []).map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength));
-  return Buffer.concat([start, json, padding, ...columns, ...siteBytes]);
+  return [start, json, padding, ...columns, ...siteBytes];
 }
 
 export function parseState(bytes: Buffer): BuildState | undefined {
@@ -323,7 +340,13 @@ export function readState(home: string): BuildState | undefined {
 
 export function writeState(home: string, state: BuildState): void {
   const temp = join(home, `${STATE_FILE}.${process.pid}`);
-  writeFileSync(temp, serializeState(state));
+  // Piece by piece: the columns are written from their own arrays, never copied into one buffer.
+  const fd = openSync(temp, "w");
+  try {
+    for (const piece of statePieces(state)) writeSync(fd, piece);
+  } finally {
+    closeSync(fd);
+  }
   renameSync(temp, join(home, STATE_FILE));
 }
 

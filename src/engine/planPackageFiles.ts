@@ -5,7 +5,7 @@
 // slot as hard links (writeChanges links every path it does not write).
 import type { PackageFilesReuse } from "../load/loadCatalogue.js";
 import type { FileContent, OutputFile, PackageFilesMemo, RenderedPackage } from "../render/renderApi.js";
-import { needsAliasFiles } from "../output/renderOutput.js";
+import { needsAliasFiles } from "../output/storedPackageFiles.js";
 import { packageFilePaths } from "../routes/packageFileLayout.js";
 import { aliasFilesOf } from "../routes/routeTable.js";
 import type { FilesSource } from "../site/renderSite.js";

@@ -23,7 +23,7 @@ import {
   type HostState,
   type PackageFilters,
 } from "./buildState.js";
-import { listOffsets, spliceList } from "./spliceList.js";
+import { listOffsets, spliceList, type LiveRanges } from "./spliceList.js";
 import { dayMoved, planTodayHost, type TodayEntry } from "./planToday.js";
 import { renderTodayFragments, type TodayFragments, type TodayUrls } from "../render/renderToday.js";
 import type { RereadStats, Survey } from "./surveyCatalogue.js";
@@ -68,6 +68,8 @@ export interface LiveFiles {
   text(path: string): string | undefined;
   exists(path: string): boolean;
   bytes(path: string): Uint8Array;
+  /** A large file (a host's list, today's contents) read by ranges, never whole. */
+  ranges(path: string): LiveRanges;
 }
 
 export interface PackageRef {
@@ -370,7 +372,7 @@ function planHost(changes: Changes, moves: HostMoves, live: LiveFiles, urls: Tod
   for (const e of list) if (e.fresh) e.fragments = renderTodayFragments(e.fresh.pkg.today, host, urls);
   if (listChanged) {
     const listFile = fileFor("packages", { host });
-    const oldList = live.bytes(listFile);
+    const oldList = live.ranges(listFile);
     const offsets = listOffsets(old);
     const element = (e: Entry) => (e.fresh ? e.fresh.pkg.json : e.old!);
     changes.writes.set(listFile, { jsonArray: spliceList(oldList, old, list.map(element), offsets) });

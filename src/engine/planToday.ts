@@ -7,7 +7,7 @@
 import type { HostInfo } from "../catalogue/fields.js";
 import { dayOf, featuredPick, renderInformation, todayFiles, type TodayFragments } from "../render/renderToday.js";
 import { featuredAt, filtersAt, lengthAt, type HostState, type ListKind } from "./buildState.js";
-import { listOffsets, spliceList } from "./spliceList.js";
+import { listOffsets, spliceList, type LiveRanges } from "./spliceList.js";
 import type { OutputFile } from "../render/renderApi.js";
 
 /** A package of a host's new list: kept from the old list (its index there), read again, or both. */
@@ -17,9 +17,9 @@ export interface TodayEntry {
   fragments?: TodayFragments | undefined;
 }
 
-/** The live slot as this step reads it: the bytes of a list whose fragments it copies. */
+/** The live slot as this step reads it: a list whose fragments it copies, by ranges. */
 export interface LiveLists {
-  bytes(path: string): Uint8Array;
+  ranges(path: string): LiveRanges;
 }
 
 /** What a host's today files depend on beyond its packages, before and after. */
@@ -70,11 +70,11 @@ export function planTodayHost(
   const writes = new Map<string, OutputFile["content"] | null>();
   let added = 0;
 
-  const liveBytes = new Map<ListKind, Uint8Array>();
+  const liveLists = new Map<ListKind, LiveRanges>();
   const liveList = (kind: "v4" | "v3") => {
-    let bytes = liveBytes.get(kind);
-    if (!bytes) liveBytes.set(kind, (bytes = live.bytes(files[kind].contents)));
-    return bytes;
+    let list = liveLists.get(kind);
+    if (!list) liveLists.set(kind, (list = live.ranges(files[kind].contents)));
+    return list;
   };
   const oldOffsets = new Map<ListKind, Float64Array>();
   const offsetsOf = (kind: "v4" | "v3") => {
@@ -85,7 +85,9 @@ export function planTodayHost(
   /** Package i of the old list's object in a live contents file. */
   const oldObject = (kind: "v4" | "v3", i: number) => {
     const start = offsetsOf(kind)[i]!;
-    return Buffer.from(liveList(kind).subarray(start, start + lengthAt(old, i, kind))).toString("latin1");
+    return liveList(kind)
+      .read(start, start + lengthAt(old, i, kind))
+      .toString("latin1");
   };
 
   // A package read again may have changed only its files (a hash, not a size), which v1 does not

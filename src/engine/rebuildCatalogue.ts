@@ -2,13 +2,10 @@
 // kept packages it reads again), one function each.
 // The build after a build: the I/O around a pure plan. Survey which inputs moved, read those again,
 // plan, then write the plan into the live output in place and remember the new state.
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadManifest, loadPackageFiles, type PackageFilesReuse } from "../load/loadCatalogue.js";
-import type { HostInfo, Manifest, Package, PackageStats } from "../catalogue/fields.js";
-import { mergeDerived } from "../packageFiles/mergeDerived.js";
-import { packageObject } from "../render/renderApi.js";
-import { compareCodePoints } from "../util/codePoints.js";
+import type { HostInfo, PackageStats } from "../catalogue/fields.js";
 import { applyStrict, isError, sortProblems, type Problem } from "../catalogue/problems.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
 import { readSourceFile } from "../read/readCatalogue.js";
@@ -16,7 +13,6 @@ import { signatureOf, type Signature } from "../read/signature.js";
 import type { TargetId } from "../targets/target.js";
 import {
   validateHostsFile,
-  validateManifest,
   validateStatsFile,
   HOSTS_FILE,
   MAX_SOURCE_BYTES,
@@ -32,7 +28,7 @@ import { planRebuild, type LiveFiles, type RebuildSummary, type RereadPackage } 
 import { todayUrlsOf } from "../render/renderToday.js";
 import { statOrNothing, surveyCatalogue, type RereadStats, type Survey } from "./surveyCatalogue.js";
 import { filesSource, packageFilesReuse, withPackageFiles } from "./planPackageFiles.js";
-import { knownFiles } from "./surveyPackageFiles.js";
+import { keptPackages, KeptManifestMoved } from "./keptPackages.js";
 import { fileIndexOutdated, writeFileIndex, type FileIndexOptions } from "../trust/writeFileIndex.js";
 
 export interface RebuildOptions {
@@ -136,68 +132,73 @@ async function rebuildFrom(
     },
   };
   const live = liveFiles(liveDir);
-  const api = withPackageFiles(
-    planRebuild(state, survey, inputs, live),
-    state,
-    manifests.packages,
-    live,
-    (path, file) => sameBytes(join(liveDir, path), file),
-  );
-  const stored = new Map(manifests.packages.map((p) => [`${p.host}/${p.pkg.name}`, p.pkg.stored]));
-  const hbb = withHbbChanges(
-    api,
-    state,
-    { packages: manifests.packages, hosts: hostsFile.hosts },
-    live,
-    (host, name, at) => {
-      // A package read again has its icon where it was made (or linked from); a kept one in the live slot.
-      const files = stored.get(`${host}/${name}`);
-      return files ? readFileSync(files.icon.file) : live.bytes(at);
-    },
-  );
-  let plan: ReturnType<typeof withSiteChanges>;
   try {
-    plan = withSiteChanges(hbb, {
+    const api = withPackageFiles(
+      planRebuild(state, survey, inputs, live),
+      state,
+      manifests.packages,
       live,
-      site: options.site,
-      hosts: hostsFile.hosts,
-      files: filesSource(hbb.state),
-      baseUrl: inputs.today.urls.baseUrl,
-      // Only a rebuild that moved a package reads a kept one's manifest: a no-op loads no validators.
-      keptPackage: keptPackages(
-        options.catalogueDir,
-        hbb.state,
-        hbb.removed.length + hbb.changed.length + hbb.added.length > 0 ? await schemaValidators() : undefined,
-      ),
-    });
-  } catch (error) {
-    // Nothing is written yet: the full build reads the manifest again and reports what is wrong with it.
-    if (error instanceof KeptManifestMoved) return { fullBuild: error.message };
-    throw error;
-  }
-  if ("fullBuild" in plan) return plan;
-  // The plan adds the warnings found only once the output is planned (stats of unknown packages, the
-  // Homebrew Browser's lists): --strict refuses them too, before anything is written.
-  const planned = applyStrict(plan.problems, options.strict);
-  if (planned.some(isError)) return { problems: planned };
-  const home = output.layout.home;
-  const index = options.index && { ...options.index, builtMs: snapshotMs };
-  if (plan.writes.size > 0 || (index && fileIndexOutdated(liveDir, index))) {
-    forgetState(home);
-    const digests: WrittenDigests = new Map();
-    // Before the removals, which the last index names until the new one is there: it leaves them out.
-    applyInPlace(
-      output,
-      plan.writes,
-      index && digests,
-      index && (() => writeFileIndex(liveDir, liveDir, plan.writes, index, { digests })),
+      (path, file) => sameBytes(join(liveDir, path), file),
     );
-    writeState(home, plan.state);
-  } else if (plan.stateMoved) {
-    // Touched but unchanged inputs: remember their new signatures so they are not read again.
-    writeState(home, plan.state);
+    const stored = new Map(manifests.packages.map((p) => [`${p.host}/${p.pkg.name}`, p.pkg.stored]));
+    const hbb = withHbbChanges(
+      api,
+      state,
+      { packages: manifests.packages, hosts: hostsFile.hosts },
+      live,
+      (host, name, at) => {
+        // A package read again has its icon where it was made (or linked from); a kept one in the live slot.
+        const files = stored.get(`${host}/${name}`);
+        return files ? readFileSync(files.icon.file) : live.bytes(at);
+      },
+    );
+    let plan: ReturnType<typeof withSiteChanges>;
+    try {
+      plan = withSiteChanges(hbb, {
+        live,
+        site: options.site,
+        hosts: hostsFile.hosts,
+        files: filesSource(hbb.state),
+        baseUrl: inputs.today.urls.baseUrl,
+        // Only a rebuild that moved a package reads a kept one's manifest: a no-op loads no validators.
+        keptPackage: keptPackages(
+          options.catalogueDir,
+          hbb.state,
+          hbb.removed.length + hbb.changed.length + hbb.added.length > 0 ? await schemaValidators() : undefined,
+        ),
+      });
+    } catch (error) {
+      // Nothing is written yet: the full build reads the manifest again and reports what is wrong with it.
+      if (error instanceof KeptManifestMoved) return { fullBuild: error.message };
+      throw error;
+    }
+    if ("fullBuild" in plan) return plan;
+    // The plan adds the warnings found only once the output is planned (stats of unknown packages, the
+    // Homebrew Browser's lists): --strict refuses them too, before anything is written.
+    const planned = applyStrict(plan.problems, options.strict);
+    if (planned.some(isError)) return { problems: planned };
+    const home = output.layout.home;
+    const index = options.index && { ...options.index, builtMs: snapshotMs };
+    if (plan.writes.size > 0 || (index && fileIndexOutdated(liveDir, index))) {
+      forgetState(home);
+      const digests: WrittenDigests = new Map();
+      // Before the removals, which the last index names until the new one is there: it leaves them out.
+      applyInPlace(
+        output,
+        plan.writes,
+        index && digests,
+        index && (() => writeFileIndex(liveDir, liveDir, plan.writes, index, { digests })),
+      );
+      writeState(home, plan.state);
+    } else if (plan.stateMoved) {
+      // Touched but unchanged inputs: remember their new signatures so they are not read again.
+      writeState(home, plan.state);
+    }
+    return { problems: plan.problems, built: plan.summary };
+  } finally {
+    // The lists' old bytes are read through it until the plan is written.
+    live.close();
   }
-  return { problems: plan.problems, built: plan.summary };
 }
 
 /**
@@ -345,39 +346,18 @@ async function rereadManifests(
   return { problems, packages };
 }
 
-/** A manifest the survey kept was edited before the site read it again (an edit racing the build). */
-class KeptManifestMoved extends Error {}
+/** Live ranges are read in blocks of this many bytes as they are written. */
+const RANGE_BLOCK = 1 << 20;
 
-/**
- * A kept package's API object, rendered again from its manifest (which the survey found unchanged,
- * so it reads as the last build read it) with its stats entry and, for a package with files, what
- * they derive as the state remembers it: never read back from the live output.
- */
-function keptPackages(dir: string, state: BuildState, validators: Validators | undefined) {
-  return (host: string, name: string): Package => {
-    const file = `${host}/${name}.json`;
-    if (!validators) throw new Error(`internal: the site asked for ${file} in a rebuild that moved no package`);
-    const ref = { host, name, file, ...knownFiles(state, host, name) };
-    const checked = validateManifest(ref, readSourceFile(join(dir, file), MAX_SOURCE_BYTES), validators);
-    if (!checked.manifest) throw new KeptManifestMoved(`${file} changed while the build read the catalogue`);
-    const memo = state.packageFilesMemo?.[`${host}/${name}`];
-    const manifest = memo ? (mergeDerived(checked.manifest, memo.derived, file).package as Manifest) : checked.manifest;
-    const packages = state.packages[host]!;
-    return packageObject(manifest, statsAt(packages, indexOfName(packages.names, name)));
-  };
-}
-
-/** Where `name` is in a host's names (in code-point order), by binary search. */
-function indexOfName(names: readonly string[], name: string): number {
-  let [low, high] = [0, names.length - 1];
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    const order = compareCodePoints(names[mid]!, name);
-    if (order === 0) return mid;
-    if (order < 0) low = mid + 1;
-    else high = mid - 1;
+/** Bytes [start, end) of an open file. */
+function readRange(fd: number, start: number, end: number): Buffer {
+  const bytes = Buffer.allocUnsafe(end - start);
+  for (let done = 0; done < bytes.length;) {
+    const read = readSync(fd, bytes, done, bytes.length - done, start + done);
+    if (read === 0) throw new Error(`internal: a live range ends past its file (${start + done} of ${end})`);
+    done += read;
   }
-  throw new Error(`internal: ${name} is not among its host's packages`);
+  return bytes;
 }
 
 /** Whether the live file at `path` and the file `file` hold the same bytes (small files: the icon, meta.xml). */
@@ -390,9 +370,35 @@ function sameBytes(path: string, file: string): boolean {
   }
 }
 
-/** The live slot's files, as the plan reads them; a file that cannot be read counts as changed. */
-function liveFiles(dir: string): LiveFiles {
+/**
+ * The live slot's files, as the plan reads them; a file that cannot be read counts as changed. A
+ * file read by ranges stays open until close(), after the plan is written: its old bytes are read
+ * through the descriptor even once the new file is renamed over it.
+ */
+function liveFiles(dir: string): LiveFiles & { close(): void } {
+  const open = new Map<string, number>();
+  const fdOf = (path: string) => {
+    let fd = open.get(path);
+    if (fd === undefined) open.set(path, (fd = openSync(join(dir, path), "r")));
+    return fd;
+  };
   return {
+    ranges(path) {
+      const read = (start: number, end: number) => readRange(fdOf(path), start, end);
+      return {
+        read,
+        range: (start, end) => ({
+          byteLength: end - start,
+          *read() {
+            for (let at = start; at < end; at += RANGE_BLOCK) yield read(at, Math.min(end, at + RANGE_BLOCK));
+          },
+        }),
+      };
+    },
+    close() {
+      for (const fd of open.values()) closeSync(fd);
+      open.clear();
+    },
     text(path) {
       try {
         return readFileSync(join(dir, path), "latin1");

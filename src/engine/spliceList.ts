@@ -1,6 +1,16 @@
-// A host's list file rewritten from the old one: unchanged packages are copied as byte slices, so a
-// list of any size is rebuilt without turning it into one string or parsing it.
+// A host's list file rewritten from the old one: unchanged packages are copied as byte ranges of
+// the live file, read only as the new file is written, so a list of any size is rebuilt without
+// holding it, turning it into one string or parsing it.
+import type { ByteRange } from "../render/renderApi.js";
 import { lengthAt, type HostState, type ListKind } from "./buildState.js";
+
+/** A live file read by ranges: the ranges are read when written (it stays open until then). */
+export interface LiveRanges {
+  /** Bytes [start, end) now. */
+  read(start: number, end: number): Buffer;
+  /** Bytes [start, end), read when written. */
+  range(start: number, end: number): ByteRange;
+}
 
 /**
  * The elements of a host's new list, from its elements in order: a string is a package's new JSON,
@@ -10,17 +20,17 @@ import { lengthAt, type HostState, type ListKind } from "./buildState.js";
  * each kind of list (the v1 list and its filtered lists, today's v4 and v3 contents).
  */
 export function spliceList(
-  oldList: Uint8Array,
+  oldList: LiveRanges,
   old: HostState,
   elements: readonly (string | number)[],
   offsets: Float64Array = listOffsets(old),
   kind: ListKind = "v1",
-): (string | Uint8Array)[] {
-  const items: (string | Uint8Array)[] = [];
+): (string | ByteRange)[] {
+  const items: (string | ByteRange)[] = [];
   let run: [number, number] | undefined;
   for (const element of elements) {
     if (typeof element === "string") {
-      if (run) items.push(oldList.subarray(run[0], run[1]));
+      if (run) items.push(oldList.range(run[0], run[1]));
       run = undefined;
       items.push(element);
       continue;
@@ -29,11 +39,11 @@ export function spliceList(
     const end = start + lengthAt(old, element, kind);
     if (run && run[1] + 1 === start) run[1] = end;
     else {
-      if (run) items.push(oldList.subarray(run[0], run[1]));
+      if (run) items.push(oldList.range(run[0], run[1]));
       run = [start, end];
     }
   }
-  if (run) items.push(oldList.subarray(run[0], run[1]));
+  if (run) items.push(oldList.range(run[0], run[1]));
   return items;
 }
 

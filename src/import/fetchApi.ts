@@ -6,6 +6,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { schemaValidators } from "../catalogue/schemas.js";
 import { FailureError, UsageError } from "../util/errors.js";
+import { FETCH_TIMING, fetchAnswer } from "../util/fetchBounded.js";
 import { forEachConcurrently } from "../util/forEachConcurrently.js";
 import { VERSION } from "../util/version.js";
 import type { ImportSource } from "./writeImport.js";
@@ -61,26 +62,27 @@ interface Answer {
   text: string;
 }
 
-/** One GET, its body read whole within the time limit; a connection failure or timeout is a FailureError. */
-async function get(url: string, timeoutSeconds: number): Promise<Answer> {
-  try {
-    const response = await fetch(url, {
-      headers: { "User-Agent": `shopfront/${VERSION}`, Accept: "application/json" },
-      signal: AbortSignal.timeout(timeoutSeconds * 1000),
-    });
-    return { status: response.status, statusText: response.statusText, text: await response.text() };
-  } catch (error) {
-    if (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError"))
-      throw new FailureError(`${url}: no complete answer within ${timeoutSeconds} s (--timeout)`);
-    // Node's fetch rejects with "fetch failed" and puts the reason (ECONNREFUSED, ENOTFOUND, a
-    // certificate error) in `cause`.
-    if (error instanceof TypeError) {
-      const cause = (error as { cause?: unknown }).cause;
-      const reason = cause instanceof Error ? cause.message : error.message;
-      throw new FailureError(`${url}: cannot be fetched (${reason})`);
-    }
-    throw error;
-  }
+/** The most of one answer import reads: the Open Shop Channel's v4 contents are about 1 MB. */
+export const API_ANSWER_BYTES = 128 * 1024 * 1024;
+
+/**
+ * One GET through the bounded GET every reader of a store uses (util/fetchBounded.ts): its body up
+ * to API_ANSWER_BYTES, redirects within the API's origin only, within the time limit (between
+ * chunks and in all); no answer, a body past the cap or a refused redirect is a FailureError.
+ */
+async function get(url: string, origin: URL, timeoutSeconds: number): Promise<Answer> {
+  const timeoutMs = timeoutSeconds * 1000;
+  const got = await fetchAnswer(url, {
+    origin,
+    cap: API_ANSWER_BYTES,
+    deadlineMs: timeoutMs,
+    headers: { "User-Agent": `shopfront/${VERSION}`, Accept: "application/json" },
+    timing: { ...FETCH_TIMING, idleMs: timeoutMs },
+  });
+  if ("body" in got) return { status: got.status, statusText: got.statusText, text: got.body.toString("utf8") };
+  if (got.timeout) throw new FailureError(`${url}: no complete answer within ${timeoutSeconds} s (--timeout)`);
+  if (got.longer || got.problem.startsWith("redirects")) throw new FailureError(`${url}: ${got.problem}`);
+  throw new FailureError(`${url}: cannot be fetched (${got.problem})`);
 }
 
 /** The JSON of a 200 answer; any other status is a FailureError naming it. */
@@ -159,9 +161,10 @@ function storeContentsPath(version: StoreApiVersion, id: string, defaultHost: st
  */
 export async function fetchApi(options: FetchApiOptions): Promise<ImportSource> {
   const base = apiBaseUrl(options.baseUrl);
+  const origin = new URL(base);
   const fetchJson = async (path: string) => {
     const url = `${base}/${path}`;
-    return { url, answer: await get(url, options.timeoutSeconds) };
+    return { url, answer: await get(url, origin, options.timeoutSeconds) };
   };
   const api = options.api ?? "auto";
   let store: { version: StoreApiVersion; information: { url: string; answer: Answer } } | undefined;

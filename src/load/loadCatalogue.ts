@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, lstatSync, mkdtempSync, readdirSync, rmSync, statSync, type Stats } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Manifest } from "../catalogue/fields.js";
+import type { HostsFile, Manifest } from "../catalogue/fields.js";
 import { extractPackageEntries } from "../packageFiles/extractPackageEntries.js";
 import { mergeDerived } from "../packageFiles/mergeDerived.js";
 import { PLACEHOLDER_ICON } from "../packageFiles/placeholderIcon.js";
@@ -356,6 +356,19 @@ export interface LoadOptions {
    * leaves its coder to meta.xml; the others are rendered from their manifests, unchecked.
    */
   namesOnly?: boolean;
+  /**
+   * Told each valid package as soon as it and every package before it are loaded, host after host
+   * in the catalogue's order and by name within a host (the full build writes it then); the
+   * catalogue returned then has no packages, and what it reports of the Homebrew Browser's lists
+   * is the caller's to add.
+   */
+  onPackage?: (host: string, loaded: LoadedPackage) => void;
+  /**
+   * With onPackage: told the hosts before the first package, when hosts.json is valid, whether any
+   * package has files (then the catalogue has the Homebrew Browser's surface) and how many manifests
+   * each host has (at most that many packages: what its index is made room for).
+   */
+  onHosts?: (hosts: HostsFile, withFiles: boolean, manifests: ReadonlyMap<string, number>) => void;
 }
 
 export async function loadCatalogue(
@@ -375,6 +388,13 @@ export async function loadCatalogue(
   problems.push(...hosts.problems);
 
   const layout = validateLayout(listing, hosts.declared);
+  // Taken now, so that the listing (an entry a manifest) is let go before the manifests are read.
+  const folders = hosts.hostsFile
+    ? folderSignatures(
+        listing,
+        hosts.hostsFile.hosts.map((h) => h.id),
+      )
+    : null;
   problems.push(...layout.problems);
 
   const stats = new Map<string, { signature: Signature; entries: HostStats }>();
@@ -389,10 +409,38 @@ export async function loadCatalogue(
   const withFiles = layout.manifests.some((ref) => ref.files !== undefined);
   const ownWorkDir = withFiles && options.workDir === undefined;
   const workDir = options.workDir ?? (withFiles ? mkdtempSync(join(tmpdir(), "shopfront-files-")) : "");
-  const add = (host: string, done: LoadedPackage) => {
+  const collect = (host: string, done: LoadedPackage) => {
     let list = loaded.get(host);
     if (!list) loaded.set(host, (list = []));
     list.push(done);
+  };
+  if (hosts.hostsFile && options.onHosts) {
+    const counts = new Map<string, number>();
+    for (const ref of layout.manifests) counts.set(ref.host, (counts.get(ref.host) ?? 0) + 1);
+    options.onHosts(hosts.hostsFile, withFiles && !options.namesOnly, counts);
+  }
+  const hostOrder = new Map((hosts.declared ?? []).map((id, i) => [id, i]));
+  const refs = options.onPackage
+    ? [...layout.manifests].sort(
+        (a, b) =>
+          (hostOrder.get(a.host) ?? Infinity) - (hostOrder.get(b.host) ?? Infinity) ||
+          compareCodePoints(a.host, b.host) ||
+          compareCodePoints(a.name, b.name),
+      )
+    : layout.manifests;
+  // With onPackage, packages are handed on in the order of refs, though their files finish out of it.
+  const done = new Map<number, { host: string; loaded: LoadedPackage } | null>();
+  let handed = 0;
+  const settle = (k: number, host: string, result: LoadedPackage | undefined) => {
+    if (!options.onPackage) {
+      if (result) collect(host, result);
+      return;
+    }
+    done.set(k, result ? { host, loaded: result } : null);
+    for (let next = done.get(handed); next !== undefined; next = done.get(handed)) {
+      done.delete(handed++);
+      if (next) options.onPackage(next.host, next.loaded);
+    }
   };
   // Packages whose files are read at once: zlib deflates and inflates on its own threads while this
   // one hashes and checks, so a few in flight keep every core busy. Each package's problems are
@@ -402,7 +450,7 @@ export async function loadCatalogue(
   let finished = 0;
   const progress = () => onProgress?.(++finished, layout.manifests.length);
   try {
-    for (const ref of layout.manifests) {
+    for (const [k, ref] of refs.entries()) {
       if (failure) break;
       checkMemory("reading the manifests");
       const entry = stats.get(ref.host)?.entries.get(ref.name);
@@ -418,8 +466,8 @@ export async function loadCatalogue(
         )
           .then((files) => {
             problems.push(...manifest.problems, ...files.problems);
-            if (files.pkg) add(ref.host, { pkg: files.pkg, signature });
             progress();
+            settle(k, ref.host, files.pkg && { pkg: files.pkg, signature });
           })
           .catch((error: unknown) => {
             failure ??= { error };
@@ -430,9 +478,9 @@ export async function loadCatalogue(
         continue;
       }
       if (manifest.problems.length > 0) problems.push(...manifest.problems);
-      let done = manifest.loaded;
+      let result = manifest.loaded;
       if (manifest.withFiles && named?.coder !== undefined) {
-        done = { pkg: namesOnlyPackage(ref, named, entry), signature: manifest.withFiles.signature! };
+        result = { pkg: namesOnlyPackage(ref, named, entry), signature: manifest.withFiles.signature! };
       } else if (manifest.withFiles && named !== undefined) {
         // Names alone, but the coder is meta.xml's: this package's files are read after all.
         const files = await loadPackageFiles(
@@ -442,10 +490,10 @@ export async function loadCatalogue(
           { workDir, store: false },
         );
         problems.push(...files.problems);
-        if (files.pkg) done = { pkg: files.pkg, signature: manifest.withFiles.signature! };
+        if (files.pkg) result = { pkg: files.pkg, signature: manifest.withFiles.signature! };
       }
-      if (done) add(ref.host, done);
       progress();
+      settle(k, ref.host, result);
     }
     await Promise.all(reading);
     if (failure) throw failure.error;
@@ -493,15 +541,15 @@ export async function loadCatalogue(
   };
   return {
     // What the Homebrew Browser's lists leave out or cut, once the whole catalogue is known.
-    problems: withFiles && !options.namesOnly ? sortProblems([...sorted, ...hbbProblems(catalogue)]) : sorted,
+    problems:
+      withFiles && !options.namesOnly && !options.onPackage
+        ? sortProblems([...sorted, ...hbbProblems(catalogue)])
+        : sorted,
     catalogue,
     // A valid hosts file was read, so its signature was taken.
     sources: {
       hostsFile: hostsSource!.signature!,
-      folders: folderSignatures(
-        listing,
-        hosts.hostsFile.hosts.map((h) => h.id),
-      ),
+      folders,
       packages: signatures,
       stats: statsSources,
     },

@@ -11,18 +11,9 @@ import {
   type PackageStats,
 } from "../catalogue/fields.js";
 import { asciiJson, escapeNonAscii } from "../util/asciiJson.js";
-import {
-  describeRoute,
-  fallbackFor,
-  fileFor,
-  NOT_FOUND_FILE,
-  PREFLIGHT_HEADERS,
-  ROUTES,
-} from "../routes/routeTable.js";
+import { describeRoute, fileFor, PREFLIGHT_HEADERS, ROUTES } from "../routes/routeTable.js";
 import { compareCodePoints } from "../util/codePoints.js";
 import type { TodayPackage } from "./renderToday.js";
-import { checkMemory } from "../util/memory.js";
-import { appendAll } from "../util/appendAll.js";
 
 /**
  * A file of the output. A JSON array is kept as its rendered elements, so a list of any length is
@@ -38,7 +29,17 @@ export interface OutputFile {
    * The bytes, or a file on disk whose bytes these are (a package's stored files, never read into
    * memory): copied, or moved in when `move` (a file the build made for this output).
    */
-  content: string | { jsonArray: readonly (string | Uint8Array)[] } | FileContent | SameAs;
+  content: string | { jsonArray: readonly (string | Uint8Array | ByteRange)[] } | FileContent | SameAs;
+}
+
+/**
+ * Bytes of a file of the live output, read only as they are written (a rebuild's run of kept
+ * packages in a host's list, several elements joined by commas already): a list is never held whole.
+ */
+export interface ByteRange {
+  byteLength: number;
+  /** The bytes, a block at a time. */
+  read(): Iterable<Uint8Array>;
 }
 
 /**
@@ -113,7 +114,7 @@ export interface RenderedPackage {
   stats?: PackageStats;
   /** Present for a package with files beside its manifest: what the site shows of them. */
   files?: PackageFilesInfo;
-  /** With files: where its stored files come from (output/renderOutput.ts writes them). */
+  /** With files: where its stored files come from (output/storedPackageFiles.ts writes them). */
   stored?: StoredPackageFiles;
   /** What today's clients (v3, v4) are told of it. */
   today: TodayPackage;
@@ -167,11 +168,6 @@ export function renderMethodNotAllowed(): string {
   return asciiJson({ error: "method_not_allowed", message: `This API answers ${PREFLIGHT_HEADERS.Allow}.` });
 }
 
-/** A host's list file: its packages in order, kept as elements so a list of any length is written in chunks. */
-export function renderList(host: string, packages: readonly RenderedPackage[]): OutputFile {
-  return { path: fileFor("packages", { host }), content: { jsonArray: packages.map((p) => p.json) } };
-}
-
 /** The filtered lists a package is in: its category's, its coder's and the pair's (the filter routes' files). */
 function filterFilesOf(host: string, pkg: Pick<RenderedPackage, "category" | "coder">): string[] {
   const { category, coder } = pkg;
@@ -180,52 +176,6 @@ function filterFilesOf(host: string, pkg: Pick<RenderedPackage, "category" | "co
     fileFor("coder", { host, coder }),
     fileFor("category-coder", { host, category, coder }),
   ];
-}
-
-/**
- * A host's filtered lists: each a list file of the packages that have its value, in the host's
- * order. `packages` is in that order; each one's lists are `filesOf(i)`.
- */
-export function renderFilteredLists(
-  packages: readonly { json: string | Uint8Array }[],
-  filesOf: (i: number) => readonly string[],
-): OutputFile[] {
-  const lists = new Map<string, (string | Uint8Array)[]>();
-  packages.forEach((p, i) => {
-    for (const path of filesOf(i)) {
-      let list = lists.get(path);
-      if (!list) lists.set(path, (list = []));
-      list.push(p.json);
-    }
-  });
-  return [...lists].map(([path, jsonArray]) => ({ path, content: { jsonArray } }));
-}
-
-/** A host's empty list: what a filter route answers for a value no package of the host has. */
-export function renderEmptyList(host: string): OutputFile {
-  return { path: fallbackFor("category", { host }), content: "[]" };
-}
-
-/** Every file of the API but the OpenAPI document (output/renderOutput.ts adds it), sorted by path. */
-export function renderApi(catalogue: RenderedCatalogue): OutputFile[] {
-  const files: OutputFile[] = [
-    { path: fileFor("hosts"), content: renderHosts(catalogue.hosts) },
-    { path: NOT_FOUND_FILE, content: renderNotFound() },
-  ];
-  for (const { id: host } of catalogue.hosts) {
-    const packages = catalogue.packages.get(host) ?? [];
-    files.push(renderList(host, packages), renderEmptyList(host));
-    for (const p of packages) {
-      checkMemory("rendering the API");
-      files.push({ path: fileFor("package", { host, name: p.name }), content: p.json });
-    }
-    const keys = filterKeys(host);
-    appendAll(
-      files,
-      renderFilteredLists(packages, (i) => keys(packages[i]!)),
-    );
-  }
-  return files.sort((a, b) => compareCodePoints(a.path, b.path));
 }
 
 /** filterFilesOf for one host, with each coder's key worked out once. */
@@ -246,7 +196,11 @@ export function contentText(content: OutputFile["content"]): string {
   // Only the package files have aliases, and no caller reads a package file as text.
   if ("sameAs" in content) throw new Error(`internal: the text of a link to ${content.sameAs} was asked for`);
   const items = content.jsonArray.map((item) =>
-    typeof item === "string" ? item : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1"),
+    typeof item === "string"
+      ? item
+      : "read" in item
+        ? Buffer.concat([...item.read()]).toString("latin1")
+        : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1"),
   );
   return `[${items.join(",")}]`;
 }

@@ -279,12 +279,6 @@ export function todayFiles(host: string, defaultHost: string) {
   };
 }
 
-/** A file of today's API (an OutputFile of renderApi.ts): a list is its objects' JSON, written one at a time. */
-export interface TodayFile {
-  path: string;
-  content: string | { jsonArray: readonly (string | Uint8Array)[] };
-}
-
 const json = (value: unknown) => escapeNonAscii(JSON.stringify(value));
 
 /** A package's fragments in today's API: its v4 and v3 objects as JSON (ASCII), and whether it may be featured. */
@@ -301,78 +295,12 @@ export function renderTodayFragments(pkg: TodayPackage, host: string, urls: Toda
   return { v4: json(v4), v3: json(v3Object(v4)), featured: isFeaturedCandidate(pkg) };
 }
 
-/** What a host's today files are made of: its count, whether it has themes, its lists' fragments and its featured app's. */
-export interface TodayHost {
-  count: number;
-  hasThemes: boolean;
-  v4: readonly (string | Uint8Array)[];
-  v3: readonly (string | Uint8Array)[];
-  /** The featured app's v4 and v3 objects; absent when no app qualifies. */
-  featured?: { v4: string; v3: string } | undefined;
-}
-
 /** A host's information file (the same for v4 and v3). */
 export function renderInformation(host: HostInfo, count: number, hasThemes: boolean): string {
   return json(informationObject(host, count, hasThemes));
 }
 
-/** The files of one host's today API; the featured app's files only when one qualifies. */
-export function renderTodayHost(host: HostInfo, defaultHost: string, today: TodayHost): TodayFile[] {
-  const files = todayFiles(host.id, defaultHost);
-  const information = renderInformation(host, today.count, today.hasThemes);
-  return [
-    { path: files.v4.information, content: information },
-    { path: files.v3.information, content: information },
-    // Written an object at a time: a large catalogue's list is more than one string can hold.
-    { path: files.v4.contents, content: { jsonArray: today.v4 } },
-    { path: files.v3.contents, content: { jsonArray: today.v3 } },
-    ...(today.featured
-      ? [
-          { path: files.v4.featured, content: today.featured.v4 },
-          { path: files.v3.featured, content: today.featured.v3 },
-        ]
-      : []),
-  ];
-}
-
-export interface TodayOptions {
-  /** The origin the build is deployed at (shopfront.json's baseUrl); defaultBaseUrl when left out. */
-  baseUrl?: string | undefined;
-  /** The build's time: its UTC day picks the featured app. */
-  nowMs: number;
-}
-
 /** Where a build's today URLs point, from its hosts, its default host and its base URL. */
 export function todayUrlsOf(hosts: readonly HostInfo[], defaultHost: string, baseUrl: string | undefined): TodayUrls {
   return { baseUrl: (baseUrl ?? defaultBaseUrl(hosts, defaultHost)).replace(/\/+$/, ""), defaultHost, hosts };
-}
-
-/** Every host's today API: the default host's at the OSC's paths, every other host's under `hosts/<host>/`. */
-export function renderTodayApi(
-  catalogue: {
-    hosts: readonly HostInfo[];
-    packages: ReadonlyMap<string, readonly { today: TodayPackage }[]>;
-    hostsDefault: string;
-  },
-  options: TodayOptions,
-): TodayFile[] {
-  const urls = todayUrlsOf(catalogue.hosts, catalogue.hostsDefault, options.baseUrl);
-  return catalogue.hosts.flatMap((host) => {
-    const packages = catalogue.packages.get(host.id) ?? [];
-    const v4: string[] = [];
-    const v3: string[] = [];
-    const candidates: number[] = [];
-    let hasThemes = false;
-    for (const p of packages) {
-      const fragments = renderTodayFragments(p.today, host.id, urls);
-      if (fragments.featured) candidates.push(v4.length);
-      v4.push(fragments.v4);
-      v3.push(fragments.v3);
-      hasThemes ||= p.today.category === "themes";
-    }
-    const pick = featuredPick(candidates.length, options.nowMs);
-    const at = pick === undefined ? undefined : candidates[pick]!;
-    const featured = at === undefined ? undefined : { v4: v4[at]!, v3: v3[at]! };
-    return renderTodayHost(host, catalogue.hostsDefault, { count: packages.length, hasThemes, v4, v3, featured });
-  });
 }

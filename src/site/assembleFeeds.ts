@@ -18,6 +18,8 @@ export interface FeedsInput {
   fresh: ReadonlyMap<string, readonly SitePackage[]>;
   /** The origin the build is served from, without a trailing slash: every URL of a feed is absolute. */
   baseUrl: string;
+  /** A full build that rendered no package for the site yet (it spilled them): a picked package's API object. */
+  packageOf?: (host: string, name: string) => FeedPackage;
 }
 
 /** The last build's index and live output, in a rebuild, and the API object of a package it did not render anew. */
@@ -80,7 +82,7 @@ export function assembleFeeds(input: FeedsInput, previous?: PreviousFeeds): Feed
       if (same && !newest.some((name) => fresh.has(name))) continue;
     }
     const entries = newest.map((name) => {
-      const p = fresh.get(name) ?? previous?.packageOf(host.id, name);
+      const p = fresh.get(name) ?? (previous ?? input).packageOf?.(host.id, name);
       if (!p) throw new Error(`internal: no package object for ${host.id}/${name} in its feeds`);
       return p;
     });

@@ -60,6 +60,28 @@ export interface SiteInput {
    * takes it (renderSite.ts's siteFiles), so the build never holds every page at once.
    */
   pagesByCaller?: boolean;
+  /**
+   * Per host, its packages as the full build streamed them (engine/streamHost.ts): each one's row
+   * and search record in a spill file, read back by offset as a page takes them, never held.
+   */
+  spilled?: ReadonlyMap<string, SpilledHost>;
+  /** Where each page goes as soon as it is assembled (the full build's writer); else into `writes`. */
+  put?: (path: string, content: string) => void;
+}
+
+/** A host's packages in name order, as a full build spilled them: what the site's index keeps of each, and its row and record. */
+export interface SpilledHost {
+  count: number;
+  name(i: number): string;
+  display(i: number): string;
+  category(i: number): string;
+  coder(i: number): string;
+  release(i: number): number;
+  updated(i: number): number;
+  cardLength(i: number): number;
+  recordLength(i: number): number;
+  card(i: number): string;
+  record(i: number): string;
 }
 
 /** The site's writes (content, or null to remove), how many files they add (negative when fewer), and the new index. */
@@ -81,6 +103,8 @@ interface Entry {
   cardLength: number;
   recordLength: number;
   old?: number;
+  /** Its place in its host's spill (SiteInput.spilled), whose row and record are read back as needed. */
+  spill?: number;
   pkg?: SitePackage;
   card?: string;
   record?: string;
@@ -91,6 +115,10 @@ export function assembleSite(input: SiteInput, previous?: { index: SiteIndex; li
   const writes = new Map<string, string | null>();
   let added = 0;
   const put = (path: string, content: string) => {
+    if (input.put) {
+      input.put(path, content);
+      return;
+    }
     const before = previous?.live.bytes(path);
     if (before && before.length === content.length && Buffer.from(content, "latin1").equals(before)) return;
     writes.set(path, content);
@@ -108,13 +136,14 @@ export function assembleSite(input: SiteInput, previous?: { index: SiteIndex; li
     const old = previous?.index.packages[host.id];
     const fresh = input.fresh.get(host.id) ?? [];
     const gone = input.gone.get(host.id) ?? new Set<string>();
-    const entries = entriesOf(host.id, old, fresh, gone);
+    const spilled = input.spilled?.get(host.id);
+    const entries = spilled ? spilledEntries(spilled) : entriesOf(host.id, old, fresh, gone);
     home.push(homeHost(host, entries, input.files));
     if (old && fresh.length === 0 && gone.size === 0) {
       index.packages[host.id] = old;
       continue;
     }
-    const rows = new HostRows(host.id, old, previous?.live);
+    const rows = new HostRows(host.id, old, previous?.live, spilled);
     const shards = assembleHost(host, entries, old, rows, { put, remove });
     index.packages[host.id] = indexOf(entries, shards);
     if (!pagesByCaller) for (const p of fresh) put(packagePage(host.id, p.internal_name), renderPackagePage(host, p));
@@ -169,17 +198,38 @@ function entriesOf(
       record,
     };
   });
-  const order = (a: Entry, b: Entry) =>
-    compareForReading(
-      { display_name: a.display, internal_name: a.name },
-      { display_name: b.display, internal_name: b.name },
-    );
+  const order = byReading;
   const all: Entry[] = [];
   let i = 0;
   let j = 0;
   while (i < kept.length || j < made.length)
     all.push(j >= made.length || (i < kept.length && order(kept[i]!, made[j]!) < 0) ? kept[i++]! : made[j++]!);
   return all;
+}
+
+/** A host's entries from its spill, in reading order. */
+function spilledEntries(spilled: SpilledHost): Entry[] {
+  const entries: Entry[] = [];
+  for (let i = 0; i < spilled.count; i++)
+    entries.push({
+      name: spilled.name(i),
+      display: spilled.display(i),
+      category: spilled.category(i),
+      coder: spilled.coder(i),
+      release: spilled.release(i),
+      updated: spilled.updated(i),
+      cardLength: spilled.cardLength(i),
+      recordLength: spilled.recordLength(i),
+      spill: i,
+    });
+  return entries.sort(byReading);
+}
+
+function byReading(a: Entry, b: Entry): number {
+  return compareForReading(
+    { display_name: a.display, internal_name: a.name },
+    { display_name: b.display, internal_name: b.name },
+  );
 }
 
 /** The host's new index: its entries' names and values, and their rows' and records' lengths. */
@@ -224,6 +274,7 @@ class HostRows {
     private readonly host: string,
     private readonly old: SiteHostIndex | undefined,
     private readonly live: LiveSite | undefined,
+    private readonly spilled?: SpilledHost | undefined,
   ) {
     const count = old?.names.length ?? 0;
     this.page = new Int32Array(count);
@@ -252,6 +303,16 @@ class HostRows {
     const bytes = this.file(path);
     const start = listStart(bytes, path) + this.offset[i]!;
     return latin1(bytes, start, start + this.old!.columns[i * SITE_COLUMNS + CARD]!);
+  }
+
+  /** Spilled package i's row. */
+  spilledCard(i: number): string {
+    return this.spilled!.card(i);
+  }
+
+  /** Spilled package i's search record. */
+  spilledRecord(i: number): string {
+    return this.spilled!.record(i);
   }
 
   /** Old package i's search record, as its live shard holds it. */
@@ -310,7 +371,9 @@ function assembleHost(
   rows: HostRows,
   out: Out,
 ): string[] {
-  const card = (e: Entry) => e.card ?? (e.card = rows.card(e.old!));
+  // A spilled row is read back each time a page takes it: kept, every row would be held at the end.
+  const card = (e: Entry) =>
+    e.card ?? (e.spill !== undefined ? rows.spilledCard(e.spill) : (e.card = rows.card(e.old!)));
   const oldNames = old?.names ?? [];
   const all = entries.map((_, i) => i);
   const oldAll = oldNames.map((_, i) => i);
@@ -323,7 +386,7 @@ function assembleHost(
     if (same !== undefined) return old!.shards[same]!;
     const records = members.map((i) => {
       const e = entries[i]!;
-      return e.record ?? (e.record = rows.record(e.old!));
+      return e.record ?? (e.spill !== undefined ? rows.spilledRecord(e.spill) : (e.record = rows.record(e.old!)));
     });
     const content = `[${records.join(",")}]`;
     const hash = createHash("sha256").update(content).digest("hex").slice(0, 20);
@@ -339,7 +402,7 @@ function assembleHost(
     if (!touched[kind].has(value)) touched[kind].set(value, { now: [], before: [] });
   };
   for (const e of entries) {
-    if (!e.pkg) continue;
+    if (!e.pkg && e.spill === undefined) continue;
     touch("category", e.category);
     touch("coder", e.coder);
   }

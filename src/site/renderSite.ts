@@ -42,7 +42,7 @@ export function renderSite(
  * each package page only when it is taken (they are most of the site's bytes), so neither the pages
  * nor the packages as the site reads them are all held at once.
  */
-export function siteFiles(
+function siteFiles(
   catalogue: RenderedCatalogue,
   baseUrl?: string | undefined,
 ): { files: Iterable<OutputFile>; index: SiteIndex } {

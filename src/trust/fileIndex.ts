@@ -42,21 +42,34 @@ export interface IndexEntry {
 /**
  * What a client (and verify) holds an index to, so that a server cannot make it hold an endless
  * body or list: every body is read up to the size the signed entry gives, entry.json and its
- * signature up to these (docs/trust.md). A build stays far below them: 100,000 packages make about
- * 300,000 files, 512 shards of about 80 kB and an entry of about 150 kB.
+ * signature up to these (docs/trust.md). 100,000 packages make about 300,000 files, 512 shards of
+ * about 80 kB and an entry of about 150 kB; a million packages about 3 million files, 4,096 shards
+ * and 400 MB of shards: room for about 2.5 million packages. A build refuses to publish an index past
+ * them (writeFileIndex.ts).
  */
 export const INDEX_LIMITS = {
   entryBytes: 4 * 1024 * 1024,
   signatureBytes: 16 * 1024,
   publicKeyBytes: 4 * 1024,
-  shards: 4096,
+  shards: 8192,
   shardBytes: 8 * 1024 * 1024,
   /** The shards' bytes together, each of entry.json's lists (current and previous). */
-  indexBytes: 256 * 1024 * 1024,
-  files: 2 * 1024 * 1024,
+  indexBytes: 1024 * 1024 * 1024,
+  files: 8 * 1024 * 1024,
   mirrors: 16,
   redirects: 5,
 } as const;
+
+/** What of an index of `files` files in these shards is past INDEX_LIMITS, or undefined when none is. */
+export function pastLimits(files: number, shards: readonly ShardRef[]): string | undefined {
+  const bytes = shards.reduce((sum, ref) => sum + ref.size, 0);
+  const largest = shards.reduce((max, ref) => Math.max(max, ref.size), 0);
+  if (files > INDEX_LIMITS.files) return `${files} files (at most ${INDEX_LIMITS.files})`;
+  if (shards.length > INDEX_LIMITS.shards) return `${shards.length} shards (at most ${INDEX_LIMITS.shards})`;
+  if (largest > INDEX_LIMITS.shardBytes) return `a shard of ${largest} bytes (at most ${INDEX_LIMITS.shardBytes})`;
+  if (bytes > INDEX_LIMITS.indexBytes) return `${bytes} bytes of shards (at most ${INDEX_LIMITS.indexBytes})`;
+  return undefined;
+}
 
 /** How many files a shard holds on average when the shard count is chosen again. */
 const FILES_PER_SHARD = 1024;

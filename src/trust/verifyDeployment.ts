@@ -20,8 +20,9 @@ import {
   type IndexEntry,
   type ShardRef,
 } from "./fileIndex.js";
-import { keyIdHex, parsePublicKey, verifyMinisign, type PublicKey } from "./minisign.js";
-import { fetchBounded, fetchDigestBounded } from "./fetchBounded.js";
+import { formatPublicKey, keyIdHex, parsePublicKey, verifyMinisign, type PublicKey } from "./minisign.js";
+import { checkRemembered, deploymentId, readTrustState, remember, writeTrustState } from "./trustState.js";
+import { fetchBounded, fetchDigestBounded } from "../util/fetchBounded.js";
 
 export interface VerifyOptions {
   /** The deployment's base URL. */
@@ -39,7 +40,19 @@ export interface VerifyOptions {
   random?: () => number;
   /** The time an entry's `expires` is compared with (tests pass another). */
   now?: () => number;
+  /**
+   * The file that remembers what was accepted of each deployment (`--state`, trustState.ts): an index
+   * older than the one accepted before, or of its revision with other bytes, or signed by another
+   * key, is refused before anything it names is fetched; a signed one accepted is remembered.
+   */
+  stateFile?: string;
 }
+
+/** What the state file said of the deployment, and what it now remembers. */
+export type StateOutcome =
+  | { kind: "remembered"; revision: number; previous?: number }
+  | { kind: "unsigned" }
+  | { kind: "refused"; reason: string };
 
 export type SignatureOutcome =
   | { kind: "verified"; keyId: string; trustedComment: string; key: "given" | "served" }
@@ -76,6 +89,8 @@ export interface VerifyReport {
   badShards: { path: string; detail: string }[];
   files: FileProblem[];
   mirrors?: MirrorReport[];
+  /** With a state file: whether the index was remembered, or why it was refused. */
+  state?: StateOutcome;
   /** Everything checked is as the signed index says. */
   ok: boolean;
 }
@@ -101,7 +116,7 @@ type FetchedEntry =
 async function fetchEntry(baseUrl: string, key: PublicKey | undefined): Promise<FetchedEntry> {
   const base = new URL(baseUrl);
   const entryUrl = join(baseUrl, `/${FILE_INDEX.entry}`);
-  const fetched = await fetchBounded(entryUrl, base, INDEX_LIMITS.entryBytes);
+  const fetched = await fetchBounded(entryUrl, { origin: base, cap: INDEX_LIMITS.entryBytes });
   if (!("body" in fetched))
     throw new FailureError(
       fetched.status === 404
@@ -111,17 +126,20 @@ async function fetchEntry(baseUrl: string, key: PublicKey | undefined): Promise<
   const bytes = fetched.body;
   const bad = (reason: string): FetchedEntry => ({ bytes, signature: { kind: "bad", reason } });
   let sigName = signaturePathOf(bytes);
-  let sig = await fetchBounded(join(baseUrl, `/${sigName}`), base, INDEX_LIMITS.signatureBytes);
+  let sig = await fetchBounded(join(baseUrl, `/${sigName}`), { origin: base, cap: INDEX_LIMITS.signatureBytes });
   if ("status" in sig && sig.status === 404) {
     // A build from before the signature was also named by the entry's digest, or an entry not the one signed.
     sigName = FILE_INDEX.signature;
-    sig = await fetchBounded(join(baseUrl, `/${sigName}`), base, INDEX_LIMITS.signatureBytes);
+    sig = await fetchBounded(join(baseUrl, `/${sigName}`), { origin: base, cap: INDEX_LIMITS.signatureBytes });
   }
   let signature: SignatureOutcome;
   let used = key;
   if ("body" in sig) {
     if (used === undefined) {
-      const served = await fetchBounded(join(baseUrl, `/${FILE_INDEX.publicKey}`), base, INDEX_LIMITS.publicKeyBytes);
+      const served = await fetchBounded(join(baseUrl, `/${FILE_INDEX.publicKey}`), {
+        origin: base,
+        cap: INDEX_LIMITS.publicKeyBytes,
+      });
       const parsed = "body" in served ? parsePublicKey(served.body.toString("latin1")) : served.problem;
       if (typeof parsed === "string") return bad(`the served ${FILE_INDEX.publicKey}: ${parsed}`);
       used = parsed;
@@ -156,7 +174,7 @@ async function fetchShards(
     shards.map((ref, i) => ({ ref, i })),
     concurrency,
     async ({ ref, i }) => {
-      const got = await fetchBounded(join(baseUrl, `/${ref.path}`), base, ref.size);
+      const got = await fetchBounded(join(baseUrl, `/${ref.path}`), { origin: base, cap: ref.size });
       if (!("body" in got))
         return void bad.push({
           path: ref.path,
@@ -206,12 +224,12 @@ async function checkFiles(
   const problems: FileProblem[] = [];
   await forEachConcurrently(files, concurrency, async (file) => {
     const url = join(baseUrl, file.path);
-    let got = await fetchDigestBounded(url, base, file.size);
+    let got = await fetchDigestBounded(url, { origin: base, cap: file.size });
     let before: IndexedFile | undefined;
     if ("longer" in got) {
       // Longer than the index says: stale only if the previous build had it longer, so read that far.
       before = await previous?.(file.path);
-      if (before && before.size > file.size) got = await fetchDigestBounded(url, base, before.size);
+      if (before && before.size > file.size) got = await fetchDigestBounded(url, { origin: base, cap: before.size });
     }
     onDone?.();
     if ("longer" in got)
@@ -285,6 +303,17 @@ export async function verifyDeployment(options: VerifyOptions): Promise<VerifyRe
   const now = (options.now ?? Date.now)();
   const expired = expiredAt(entry, now);
   if (expired !== undefined) return { ...nothing, ...about, stopped: expired };
+  const state =
+    options.stateFile !== undefined
+      ? checkState(
+          options.stateFile,
+          options.url,
+          { entry, bytes, key: signature.kind === "verified" ? used : undefined },
+          now,
+        )
+      : undefined;
+  if (state?.kind === "refused")
+    return { ...nothing, ...about, state, stopped: `${options.stateFile}: ${state.reason}` };
   const shards = await fetchShards(options.url, entry.shards, options.concurrency);
   const indexed = shards.files.flatMap((files) => files ?? []);
   const picked = sampleOf(indexed, options.sample, options.random ?? Math.random);
@@ -312,8 +341,35 @@ export async function verifyDeployment(options: VerifyOptions): Promise<VerifyRe
     badShards: shards.bad,
     files,
     ...(mirrors ? { mirrors } : {}),
+    ...(state ? { state } : {}),
     ok,
   };
+}
+
+/**
+ * The entry held to what the state file remembers of the deployment: refused, or accepted and (when
+ * signed) remembered there.
+ */
+function checkState(
+  file: string,
+  url: string,
+  fetched: { entry: IndexEntry; bytes: Buffer; key: PublicKey | undefined },
+  nowMs: number,
+): StateOutcome {
+  const state = readTrustState(file);
+  const id = deploymentId(url);
+  const { entry, bytes, key } = fetched;
+  const seen = {
+    revision: entry.revision,
+    entrySha256: sha256Hex(bytes),
+    ...(key ? { key: { keyId: keyIdHex(key.keyId), publicKey: formatPublicKey(key).split("\n")[1]! } } : {}),
+  };
+  const before = state.deployments[id];
+  const refused = checkRemembered(before, seen);
+  if (refused !== undefined) return { kind: "refused", reason: refused };
+  if (seen.key === undefined) return { kind: "unsigned" };
+  writeTrustState(file, remember(state, id, { ...seen, key: seen.key }, nowMs));
+  return { kind: "remembered", revision: entry.revision, ...(before ? { previous: before.revision } : {}) };
 }
 
 /**

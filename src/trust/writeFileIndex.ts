@@ -27,8 +27,10 @@ import { join } from "node:path";
 import { FILE_INDEX, isFileIndexPath } from "../routes/routeTable.js";
 import type { WrittenDigests } from "../write/writeOutput.js";
 import { servedPathOf } from "../routes/servedPath.js";
+import { FailureError } from "../util/errors.js";
 import {
   INDEX_FORMAT,
+  pastLimits,
   parseEntry,
   parseShard,
   renderEntry,
@@ -45,6 +47,7 @@ import {
 import { formatPublicKey, keyIdHex, signMinisign, type SecretKey } from "./minisign.js";
 import { sameInode } from "../util/sameInode.js";
 import { expiryOf, nextRevision } from "./nextRevision.js";
+import type { FileIndexSpill } from "./fileIndexSpill.js";
 
 export interface FileIndexOptions {
   /** Base URLs of the deployment's mirrors (shopfront.json's `mirrors`). */
@@ -63,9 +66,11 @@ const RENEW_AFTER_MS = 12 * 3600 * 1000;
 
 /** What the writer knows of the files it wrote (src/write/writeOutput.ts), so they are not read back. */
 export interface Written {
-  digests: WrittenDigests;
+  digests?: WrittenDigests;
   /** Every file of a slot written afresh, when it was. */
   paths?: readonly string[];
+  /** A slot written afresh by the full build: its files as it wrote them, gathered on disk. */
+  spill?: FileIndexSpill;
 }
 
 export interface FileIndexWritten {
@@ -91,33 +96,43 @@ export function writeFileIndex(
 ): FileIndexWritten {
   const live = liveDir === undefined ? undefined : readLiveIndex(liveDir);
   const digest = (file: string, path: string): IndexedFile => {
-    const known = written?.digests.get(file);
+    const known = written?.digests?.get(file);
     return known ? { path, ...known } : hashFile(spareDir, file, path);
   };
-  const shards =
-    changed === "all" || live === undefined
-      ? indexAll(spareDir, liveDir, live, digest, changed === "all" ? written?.paths : undefined)
-      : indexChanges(spareDir, live, changed, digest);
-  const refs: ShardRef[] = [];
+  let shards: Iterable<[number, Shard]>;
+  let count: number;
+  if (changed === "all" && written?.spill) {
+    count = shardCountFor(written.spill.count, live?.entry.shards.length);
+    shards = spilledShards(written.spill, count, spareDir, liveDir, live, digest);
+  } else {
+    const all =
+      changed === "all" || live === undefined
+        ? indexAll(spareDir, liveDir, live, digest, changed === "all" ? written?.paths : undefined)
+        : indexChanges(spareDir, live, changed, digest);
+    count = all.length;
+    shards = all.entries();
+  }
+  const refs: ShardRef[] = new Array<ShardRef>(count);
   let shardsWritten = 0;
   let files = 0;
   const folder = join(spareDir, FILE_INDEX.folder);
   mkdirSync(folder, { recursive: true });
   const wanted = new Set<string>();
-  for (const [i, shard] of shards.entries()) {
+  for (const [i, shard] of shards) {
     if (shard.kept) {
-      refs.push(shard.kept);
+      refs[i] = shard.kept;
       files += shard.count;
       continue;
     }
     const text = renderShard(shard.files);
     const sha256 = sha256Hex(text);
-    refs.push({ path: shardPath(sha256), sha256, size: text.length });
+    refs[i] = { path: shardPath(sha256), sha256, size: text.length };
     files += shard.files.length;
     shardsWritten++;
     if (!wanted.has(refs[i]!.path)) writeBeside(spareDir, refs[i]!.path, text);
     wanted.add(refs[i]!.path);
   }
+  refusePastLimits(files, refs);
   const previous = live?.entry.shards;
   // The last entry's signature stays with its shards: a reader holding that entry fetches it by its name.
   const kept = [...refs, ...(previous ?? [])].map((ref) => ref.path);
@@ -161,6 +176,18 @@ export function writeFileIndex(
   for (const name of readdirSync(folder))
     if (!wanted.has(`${FILE_INDEX.folder}/${name}`)) rmSync(join(folder, name), { force: true });
   return { revision: entry.revision, files, shardsWritten, shards: refs.length, signed: key !== undefined };
+}
+
+/**
+ * Stops the build before it publishes an index no client would accept (fileIndex.ts's INDEX_LIMITS,
+ * which docs/trust.md tells clients to hold to): the output stays as it was.
+ */
+function refusePastLimits(files: number, refs: readonly ShardRef[]): void {
+  const past = pastLimits(files, refs);
+  if (past !== undefined)
+    throw new FailureError(
+      `the signed file index would list ${past}, more than a client accepts (docs/trust.md); the output is unchanged`,
+    );
 }
 
 /**
@@ -256,6 +283,30 @@ function indexAll(
   const shards: IndexedFile[][] = Array.from({ length: count }, () => []);
   for (const f of files) shards[shardOf(f.path, count)]!.push(f);
   return shards.map((list) => ({ files: list }));
+}
+
+/**
+ * The shards of a slot the full build wrote, from its spill: a file it hashed as it wrote it comes
+ * with its digest; another (a package file copied, moved or linked in) is the live index's entry when
+ * it is the live slot's own file, else hashed now.
+ */
+function* spilledShards(
+  spill: FileIndexSpill,
+  count: number,
+  spareDir: string,
+  liveDir: string | undefined,
+  live: LiveIndex | undefined,
+  digest: (file: string, path: string) => IndexedFile,
+): Generator<[number, Shard]> {
+  const liveCount = live?.entry.shards.length ?? 0;
+  const known = (file: string, path: string): IndexedFile => {
+    if (live && liveDir && sameInode(join(spareDir, file), join(liveDir, file))) {
+      const before = live.shard(shardOf(path, liveCount)).find((f) => f.path === path);
+      if (before) return before;
+    }
+    return digest(file, path);
+  };
+  for (const [i, files] of spill.shards(count, known)) yield [i, { files }];
 }
 
 /** The live index with the changed paths hashed again: only their shards are new, unless the shard count moves. */

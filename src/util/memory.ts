@@ -66,7 +66,7 @@ export function checkMemory(doing: string): void {
   throw new OutOfMemoryError(
     `the build ran out of memory while ${doing}: it holds ${Math.round(used / MB)} MB of the ${Math.round(limit / MB)} MB ` +
       "Node.js gives it. Give it more, e.g. " +
-      `NODE_OPTIONS=--max-old-space-size=${2 * Math.ceil(limit / MB / 1024) * 1024} npx shopfront build, ` +
-      "or build without the browse site (`build --no-site`), which holds the most; the previous output is unchanged",
+      `NODE_OPTIONS=--max-old-space-size=${2 * Math.ceil(limit / MB / 1024) * 1024} npx shopfront build ` +
+      "(a build holds an index of a few hundred bytes a package: 1 GiB is enough for a million); the previous output is unchanged",
   );
 }

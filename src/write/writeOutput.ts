@@ -31,7 +31,7 @@ import { createHash } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
 import { UsageError } from "../util/errors.js";
 import { acquireLock } from "../util/fileLock.js";
-import type { OutputFile } from "../render/renderApi.js";
+import type { ByteRange, OutputFile } from "../render/renderApi.js";
 import { checkMemory } from "../util/memory.js";
 import { phaseOf } from "../routes/publishOrder.js";
 
@@ -234,7 +234,7 @@ export type WrittenDigests = Map<string, { size: number; sha256: string }>;
  * Writes `content` at `path` for the slot `slot`, whose files a link to another file of the output
  * (SameAs) names; records its digest under `key` in `digests` when it is bytes the build held.
  */
-function writeContent(
+export function writeContent(
   path: string,
   content: OutputFile["content"],
   slot: string,
@@ -281,38 +281,48 @@ function writeContent(
  * latin1 (renderApi.ts's OutputFile), as diffOutput reads it; a JSON array is joined into chunks of
  * up to CHUNK_CHARS, long byte runs (kept packages of an old list) passed on as they are.
  */
-export function contentChunks(
-  content: string | { jsonArray: readonly (string | Uint8Array)[] },
-): (string | Uint8Array)[] {
-  if (typeof content === "string") return [content];
-  const parts: (string | Uint8Array)[] = [];
+export function* contentChunks(
+  content: string | { jsonArray: readonly (string | Uint8Array | ByteRange)[] },
+): Generator<string | Uint8Array> {
+  if (typeof content === "string") {
+    yield content;
+    return;
+  }
   let chunk = "[";
-  content.jsonArray.forEach((item, i) => {
+  for (const [i, item] of content.jsonArray.entries()) {
     if (i > 0) chunk += ",";
-    if (typeof item !== "string" && item.byteLength >= SMALL_BYTES) {
-      parts.push(chunk, item);
+    if (typeof item !== "string" && "read" in item) {
+      // A range of a live file, read a block at a time as it is written.
+      yield chunk;
       chunk = "";
-      return;
+      yield* item.read();
+      continue;
+    }
+    if (typeof item !== "string" && item.byteLength >= SMALL_BYTES) {
+      yield chunk;
+      yield item;
+      chunk = "";
+      continue;
     }
     chunk +=
       typeof item === "string" ? item : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1");
     if (chunk.length >= CHUNK_CHARS) {
-      parts.push(chunk);
+      yield chunk;
       chunk = "";
     }
-  });
-  parts.push(`${chunk}]`);
-  return parts;
+  }
+  yield `${chunk}]`;
 }
 
 /**
  * Removes what a killed build left in the home folder: a half-made link, a temporary file, a state
  * not yet renamed into place (writeState in engine/buildState.ts writes it as `state.<pid>`), the
- * folder a build zips and unpacks package files in (`work-<pid>`).
+ * folder a build zips and unpacks package files in (`work-<pid>`), a slot set aside to be removed
+ * (`trash-<pid>`, write/slotWriter.ts's setAside).
  */
 function removeLeftovers(layout: OutputLayout): void {
   for (const name of readdirSync(layout.home)) {
-    if (/^(link|tmp|work)-\d+$|^state\.\d+$/.test(name))
+    if (/^(link|tmp|work|trash)-\d+$|^state\.\d+$/.test(name))
       rmSync(join(layout.home, name), { recursive: true, force: true });
   }
 }

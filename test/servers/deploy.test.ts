@@ -24,6 +24,7 @@ import {
   isPackageFile,
   packageFileKind,
 } from "../../src/routes/routeTable.js";
+import { PHASES, phaseOf } from "../../src/routes/publishOrder.js";
 import { UsageError } from "../../src/util/errors.js";
 import { copyFixture, manifest, readTree, shopfrontAsync, tempDir, writeFiles } from "../support/helpers.js";
 import {
@@ -73,16 +74,19 @@ const apiFiles = (dist: string) => [...readTree(dist).keys()].filter((path) => !
 
 /**
  * The upload phase of an object, told by its path alone: package files, the 404 body and the
- * OpenAPI document; then the lists (each host's list, its filtered lists by category, coder or both,
- * and its empty list, and today's API); then the host list; the deploy's record last.
+ * OpenAPI document; then the package objects; then the lists (each host's list, its filtered lists
+ * by category, coder or both, and its empty list, and today's API); then the host list; the deploy's
+ * record last.
  */
 function phaseOfKey(path: string): number {
-  if (path === "404.json" || path === "openapi.json" || /^v1\/[^/]+\/package\/[^/]+$/.test(path)) return 0;
-  if (/^v1\/[^/]+\/((category\/[^/]+\/)?(coder\/[0-9a-f]+\/)?packages|empty)$/.test(path)) return 1;
+  if (path === "404.json" || path === "openapi.json") return 0;
+  // A package's object gives its archive's size: after the package files.
+  if (/^v1\/[^/]+\/package\/[^/]+$/.test(path)) return 1;
+  if (/^v1\/[^/]+\/((category\/[^/]+\/)?(coder\/[0-9a-f]+\/)?packages|empty)$/.test(path)) return 2;
   // Today's API (v3, v4) lists every package of a host, as a list does.
-  if (/^(hosts\/[^/]+\/)?api\/v[34]\/(information|contents|featured-app)$/.test(path)) return 1;
-  if (path === "v1/hosts") return 2;
-  if (path === STATE_FILE) return 3;
+  if (/^(hosts\/[^/]+\/)?api\/v[34]\/(information|contents|featured-app)$/.test(path)) return 2;
+  if (path === "v1/hosts") return 3;
+  if (path === STATE_FILE) return 4;
   throw new Error(`${path} is no file of a deploy`);
 }
 
@@ -193,6 +197,7 @@ describe("shopfront deploy to a local S3 server", () => {
       await editSnake(p);
       const result = await deploy({ url, dir: p.dist });
       expect(result.plan.phases.map((phase) => phase.map((u) => [u.path, u.reason]))).toEqual([
+        [],
         [["v1/primary/package/snake", "content"]],
         [
           // Today's contents list every package of the host (information and the featured app stay).
@@ -213,6 +218,7 @@ describe("shopfront deploy to a local S3 server", () => {
         [],
         [],
       ]);
+      expect(result.plan.phases).toHaveLength(PHASES.length);
       expect(result).toMatchObject({ uploaded: 10, deleted: 0, plan: { deletions: [], kept: [] } });
       const got = await client.send(
         new GetObjectCommand({ Bucket: TEST_BUCKET, Key: `${prefix}/v1/primary/package/snake` }),
@@ -366,7 +372,10 @@ describe("shopfront deploy to a local S3 server", () => {
     expect(files.size).toBe(12 + 9);
     const url = `s3://${TEST_BUCKET}/files`;
     const first = await deploy({ url, dir: p.dist });
-    expect(first.plan.phases[0]!.map((u) => u.path)).toEqual(expect.arrayContaining([...files.keys()]));
+    // Each in its phase: the package files first, the Homebrew Browser's lists with the API's lists.
+    expect(first.plan.phases.map((phase) => phase.map((u) => u.path).filter((path) => files.has(path)))).toEqual(
+      PHASES.map((_, i) => [...files.keys()].filter((path) => phaseOf(path) === i).sort()),
+    );
     for (const [path, bytes] of files) {
       const got = await client.send(new GetObjectCommand({ Bucket: TEST_BUCKET, Key: `files/${path}` }));
       expect({ path, type: got.ContentType, cache: got.CacheControl }).toEqual({
@@ -538,9 +547,8 @@ describe("shopfront deploy (the binary)", () => {
     const dry = await shopfront(cwd, ["deploy", url, "--endpoint", store.url, "--dry-run"]);
     expect(dry).toMatchObject({ code: 0, stderr: "" });
     const phases = [
+      ["404.json", "openapi.json"],
       [
-        "404.json",
-        "openapi.json",
         "v1/primary/package/240pTest",
         "v1/primary/package/ZapShot",
         "v1/primary/package/snake",
@@ -581,10 +589,12 @@ describe("shopfront deploy (the binary)", () => {
     // The plan is the whole build.
     expect([...phases.flat()].sort()).toEqual(apiFiles(p.dist));
     expect(dry.stdout.split("\n")).toEqual([
-      ...["package files, the 404 body and the OpenAPI document", "package lists", "host list"].flatMap((title, i) => [
-        `${title}:`,
-        ...phases[i]!.map((path) => `  upload cli/${path} (not in the bucket)`),
-      ]),
+      ...[
+        "package files, the 404 body and the OpenAPI document",
+        "package objects",
+        "package lists",
+        "host list",
+      ].flatMap((title, i) => [`${title}:`, ...phases[i]!.map((path) => `  upload cli/${path} (not in the bucket)`)]),
       expect.stringMatching(
         new RegExp(
           `^dry run of dist to s3://shopfront-test/cli: would upload ${total} \\(\\d+\\.\\d kB\\), leave 0 unchanged, delete 0; nothing was changed$`,
@@ -654,8 +664,8 @@ describe("shopfront deploy (the binary)", () => {
     const url = `s3://${TEST_BUCKET}/stopped`;
     const api = apiFiles(p.dist);
     const first = api.filter((path) => phaseOfKey(path) === 0).length;
-    // The proxy is the store's network face: at the first list upload (after the package files and
-    // the 404 body) it cuts every connection and refuses new ones, as a server that dies does.
+    // The proxy is the store's network face: at the first package object's upload (after the
+    // package files and the 404 body) it cuts every connection and refuses new ones, as a server that dies does.
     // s3rver itself is stopped only after the failed run, because it does not survive being killed
     // mid-write (half-written objects break its listing, which S3's atomic uploads never leave), and
     // is started again on the same objects.
@@ -666,7 +676,7 @@ describe("shopfront deploy (the binary)", () => {
     await store.stop();
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe("");
-    // The lists go up at once, so which fails first varies; and they share the client's retry
+    // The package objects go up at once, so which fails first varies; and they share the client's retry
     // quota, so it may have been tried fewer than the six times one failing upload gets.
     expect(failed.stderr).toMatch(
       /^error: uploading stopped\/(\S+) failed \(tried [2-6] times\): the store could not be reached: connect ECONNREFUSED /,

@@ -3,7 +3,7 @@
 // a second deploy sends nothing, an edit of the same length is still sent, and rclone's own log
 // shows the order: package files, then the API's lists and hosts, then the site, then the signed
 // index, deletions last.
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HeadObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ import { deployToRclone, type RcloneDeployResult } from "../../src/deploy/deploy
 import { phaseOf, PHASES } from "../../src/routes/publishOrder.js";
 import { DEFAULT_CACHE_CONTROL, STATE_FILE } from "../../src/deploy/planDeploy.js";
 import { isFileIndexPath } from "../../src/routes/routeTable.js";
-import { cacheControlOf, contentTypeOf, packageFileKind } from "../../src/routes/routeTable.js";
+import { cacheControlOf, contentTypeOf, isPackageFile } from "../../src/routes/routeTable.js";
 import { copyConformanceWithFiles, readTree, shopfrontAsync, tempDir, writeFiles } from "../support/helpers.js";
 import { requireProgram, startOnPort, type RunningServer } from "../support/servers/common.js";
 import { S3_ENV, startS3Store, storeClient, TEST_BUCKET, type S3Store } from "../support/servers/s3.js";
@@ -76,7 +76,7 @@ describe("deploy rclone: to a local folder", () => {
     expectPhasedOrder(first);
     // Package files first, the index after the lists, entry.json after the hosts.
     const order = copied(first);
-    const lastPackageFile = Math.max(...order.map((path, i) => (packageFileKind(path) ? i : -1)));
+    const lastPackageFile = Math.max(...order.map((path, i) => (isPackageFile(path) ? i : -1)));
     expect(lastPackageFile).toBeLessThan(order.indexOf("v1/hosts"));
     expect(order.indexOf("v1/hosts")).toBeLessThan(order.indexOf("entry.json"));
     expect(order.slice(-Object.keys(INDEX).length).every(isFileIndexPath)).toBe(true);
@@ -87,6 +87,46 @@ describe("deploy rclone: to a local folder", () => {
     expect(second.log).toEqual([]);
     expect(second.uploaded).toBe(0);
     expect(second.plan.unchanged).toHaveLength(readTree(p.dist, { index: true }).size);
+  });
+
+  it("writes every package file before any file that gives its size or URL, and entry.json last but its signature, by the files' change times", async () => {
+    const p = await project();
+    const target = join(tempDir(), "site");
+    await deployToRclone({ url: `rclone:${target}`, dir: p.dist });
+    // rclone sets each file's modification time to the source's, so the change time (set by the
+    // write, the rename into place and that setting of the time) is when the file arrived.
+    const changed = new Map(
+      [...readTree(target, { index: true }).keys()]
+        .filter((path) => path !== STATE_FILE)
+        .map((path) => [path, statSync(join(target, path), { bigint: true }).ctimeNs]),
+    );
+    const at = (path: string) => {
+      const time = changed.get(path);
+      if (time === undefined) throw new Error(`${path} was not deployed`);
+      return time;
+    };
+    // Each package's object, and each list, today's API and Homebrew Browser list naming it, after its files.
+    const snake = ["hbb/snake-deluxe/snake-deluxe.zip", "hbb/snake-deluxe/icon.png"];
+    const describing = [
+      "v1/primary/package/snake-deluxe",
+      "v1/primary/packages",
+      "api/v4/contents",
+      "api/v3/contents",
+      "hbb/homebrew_browser/listv036.txt",
+      "hbb/listv036.txt",
+    ];
+    for (const file of snake)
+      for (const by of describing) expect(at(file), `${file} before ${by}`).toBeLessThanOrEqual(at(by));
+    // Every phase's files after every file of an earlier phase (publishOrder.test.ts holds the
+    // phases to what each file names).
+    const phase = (path: string) => phaseOf(path) ?? 0;
+    for (const [path, time] of changed)
+      for (const [other, otherTime] of changed)
+        if (phase(other) < phase(path)) expect(otherTime, `${other} before ${path}`).toBeLessThanOrEqual(time);
+    const entry = at("entry.json");
+    for (const [path, time] of changed)
+      if (path !== "entry.json.minisig" && path !== "minisign.pub") expect(time, path).toBeLessThanOrEqual(entry);
+    expect(Math.max(...snake.map((f) => Number(at(f))))).toBeLessThan(Number(entry));
   });
 
   it("writes to a named remote at an absolute path (a local remote of the rclone config, as sftp:/var/www is written)", async () => {

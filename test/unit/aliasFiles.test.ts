@@ -2,17 +2,16 @@
 // "copies": Netlify, S3 + CloudFront, GitHub Pages): each a hard link to the stored file in the same
 // slot, written by the full build, kept and replaced by the rebuild, gone
 // with their package or with the last target that needed them; and none without such a target.
-import { linkSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildCatalogue, type BuildSummary } from "../../src/engine/buildCatalogue.js";
-import { aliasFiles, needsAliasFiles } from "../../src/output/renderOutput.js";
+import { aliasFiles, needsAliasFiles } from "../../src/output/storedPackageFiles.js";
 import { RACY_MS } from "../../src/engine/buildState.js";
 import { aliasFilesOf, isPackageFile } from "../../src/routes/routeTable.js";
 import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { catalogueNames } from "../../src/render/catalogueNames.js";
 import { targetById, TARGETS, type TargetId } from "../../src/targets/index.js";
-import { diffOutput } from "../../src/write/diffOutput.js";
 import { copyFixture, readTree, shopfront, tempDir } from "../support/helpers.js";
 import { UNSIGNED_NOTE } from "../../src/cli/commands/build.js";
 import { isFileIndexPath } from "../../src/routes/routeTable.js";
@@ -160,44 +159,6 @@ describe("the package files at their aliases' paths", () => {
     // The CLI's build also writes the file index (docs/trust.md), which the core's leaves out.
     const built = new Map([...readTree(join(cwd, "dist"))].filter(([path]) => !isFileIndexPath(path)));
     expect(built).toEqual(readTree(await fresh(catalogue, ["nginx"])));
-  });
-});
-
-describe("diffOutput with links", () => {
-  /** A slot with a stored file and a link to it at an alias's path. */
-  function slot(): string {
-    const dir = tempDir();
-    mkdirSync(join(dir, "hbb/snake"), { recursive: true });
-    writeFileSync(join(dir, "hbb/snake/icon.png"), "icon");
-    linkSync(join(dir, "hbb/snake/icon.png"), join(dir, "hbb/snake.png"));
-    return dir;
-  }
-  const source = (dir: string, bytes: string) => {
-    const file = join(dir, "..", `source-${bytes}`);
-    writeFileSync(file, bytes);
-    return file;
-  };
-
-  it("keeps a link to an unchanged file, and rewrites one whose file changed, that is missing or is no longer a link", () => {
-    const dir = slot();
-    const files = (bytes: string) => [
-      { path: "hbb/snake/icon.png", content: { file: source(dir, bytes) } },
-      { path: "hbb/snake.png", content: { sameAs: "hbb/snake/icon.png" } },
-    ];
-    expect(diffOutput(dir, files("icon"))).toEqual(new Map());
-    expect([...diffOutput(dir, files("other")).keys()]).toEqual(["hbb/snake/icon.png", "hbb/snake.png"]);
-    // The same bytes, but a copy rather than a link: rewritten as a link.
-    rmSync(join(dir, "hbb/snake.png"));
-    writeFileSync(join(dir, "hbb/snake.png"), "icon");
-    expect([...diffOutput(dir, files("icon")).keys()]).toEqual(["hbb/snake.png"]);
-    rmSync(join(dir, "hbb/snake.png"));
-    expect([...diffOutput(dir, files("icon")).keys()]).toEqual(["hbb/snake.png"]);
-  });
-
-  it("deletes a link that is no longer rendered", () => {
-    const dir = slot();
-    const changes = diffOutput(dir, [{ path: "hbb/snake/icon.png", content: { file: source(dir, "icon") } }]);
-    expect(changes).toEqual(new Map([["hbb/snake.png", null]]));
   });
 });
 

@@ -8,7 +8,16 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { createKeyPair } from "../../src/trust/createKeyPair.js";
-import { parseEntry, parseShard, shardOf, type IndexEntry, type IndexedFile } from "../../src/trust/fileIndex.js";
+import {
+  INDEX_LIMITS,
+  parseEntry,
+  parseShard,
+  pastLimits,
+  shardOf,
+  type IndexEntry,
+  type IndexedFile,
+  type ShardRef,
+} from "../../src/trust/fileIndex.js";
 import {
   formatPublicKey,
   generateSecretKey,
@@ -146,7 +155,8 @@ describe("the index, written incrementally", () => {
       mirrors: [],
       builtMs: 1000,
     });
-    expect(second).toMatchObject({ revision: 2, shardsWritten: 1, shards: first.shards, files: 3000 });
+    // The revision is the build's time in milliseconds, larger than the live one's (1, at time 0).
+    expect(second).toMatchObject({ revision: 1000, shardsWritten: 1, shards: first.shards, files: 3000 });
     const before = entryOf(live);
     const after = entryOf(spare);
     const changed = after.shards.map((ref, i) => ref.path !== before.shards[i]!.path);
@@ -201,5 +211,23 @@ describe("the index, written incrementally", () => {
     expect(index.has("/.nojekyll")).toBe(false);
     expect(index.has("/404.json")).toBe(false);
     expect(index.get("/")).toBeDefined();
+  });
+});
+
+describe("the index's limits", () => {
+  const shard = (size: number): ShardRef => ({ path: "index/x.json", sha256: "0".repeat(64), size });
+  it("hold a million packages' index (3 million files, 4,096 shards of 100 kB) and refuse what a client would", () => {
+    const million = Array.from({ length: 4096 }, () => shard(100_000));
+    expect(pastLimits(3_000_000, million)).toBeUndefined();
+    expect(pastLimits(INDEX_LIMITS.files + 1, million)).toMatch(/files \(at most/);
+    expect(
+      pastLimits(
+        1000,
+        Array.from({ length: INDEX_LIMITS.shards + 1 }, () => shard(1)),
+      ),
+    ).toMatch(/shards/);
+    expect(pastLimits(1000, [shard(INDEX_LIMITS.shardBytes + 1)])).toMatch(/a shard of/);
+    const heavy = Array.from({ length: 200 }, () => shard(INDEX_LIMITS.shardBytes));
+    expect(pastLimits(1000, heavy)).toMatch(/bytes of shards/);
   });
 });

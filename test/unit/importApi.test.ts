@@ -65,7 +65,7 @@ async function importInto(source: ImportSource, catalogueDir: string, force = fa
 }
 
 type Route =
-  | { status?: number; body: unknown; type?: string }
+  | { status?: number; body: unknown; type?: string; location?: string }
   /** Headers and this much of a body, then nothing more. */
   | { hangAfter: string }
   | "hang";
@@ -96,7 +96,12 @@ async function serveRoutes(routes: Record<string, Route>): Promise<CraftedServer
       return;
     }
     const body = typeof route.body === "string" ? route.body : JSON.stringify(route.body);
-    res.writeHead(route.status ?? 200, { "Content-Type": route.type ?? "application/json" }).end(body);
+    res
+      .writeHead(route.status ?? 200, {
+        "Content-Type": route.type ?? "application/json",
+        ...(route.location !== undefined ? { Location: route.location } : {}),
+      })
+      .end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   closers.push(async () => {
@@ -318,6 +323,21 @@ describe("import api: failures", () => {
     const failure = fetchFrom(server.url, 0.3);
     await expect(failure).rejects.toThrow(FailureError);
     await expect(failure).rejects.toThrow(new RegExp(`^${server.url}/v2/themes/packages${message.source}`));
+  });
+
+  it("follows a redirect within the API's origin, and names one to another origin without asking it", async () => {
+    const elsewhere = await serveRoutes({});
+    const server = await serveRoutes({
+      "/v1/hosts": { status: 301, body: "", location: "/moved/v1/hosts" },
+      "/moved/v1/hosts": { body: HOSTS },
+      "/v2/primary/packages": { body: [original("Alpha")] },
+      "/v2/themes/packages": { status: 302, body: "", location: `${elsewhere.url}/v2/themes/packages` },
+    });
+    await expect(fetchFrom(server.url)).rejects.toThrow(
+      `${server.url}/v2/themes/packages: redirects to ${elsewhere.url}/v2/themes/packages, outside ${server.url}: not followed`,
+    );
+    expect(server.requests.map((r) => r.path)).toContain("/moved/v1/hosts");
+    expect(elsewhere.requests).toEqual([]);
   });
 
   it("an HTML 404 from both v2 and v1 names the v1 URL; a 404 for the host list names it", async () => {

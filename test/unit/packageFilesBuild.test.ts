@@ -256,7 +256,8 @@ describe("a catalogue with package files", () => {
       expect(readlinkSync(out), zip).toBe(link);
       expect(readTree(out), zip).toEqual(tree);
     }
-  });
+    // About 25 builds through the binary: a busy machine takes more than the default minute.
+  }, 300_000);
 
   it("gives the site and the Homebrew Browser's list the files' sizes for each package with files, and no files for one without", async () => {
     const catalogue = copyFixture("package-files");

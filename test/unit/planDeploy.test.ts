@@ -82,16 +82,11 @@ function plan(input: Partial<PlanInput>) {
 const uploadKeys = (p: ReturnType<typeof plan>) => p.phases.map((phase) => phase.map((u) => u.key));
 
 describe("planDeploy", () => {
-  it("uploads per-package files, the 404 body and the OpenAPI document first, then the lists, then the host list, then the site and its home page, then the signed index (none here), each phase sorted", () => {
+  it("uploads per-package files, the 404 body and the OpenAPI document first, then the package objects, then the lists, then the host list, then the site and its home page, then the signed index (none here), each phase sorted", () => {
     const p = plan({});
     expect(uploadKeys(p)).toEqual([
-      [
-        "api/404.json",
-        "api/openapi.json",
-        "api/v1/primary/package/ZapShot",
-        "api/v1/primary/package/snake",
-        "api/v1/themes/package/dark-blue",
-      ],
+      ["api/404.json", "api/openapi.json"],
+      ["api/v1/primary/package/ZapShot", "api/v1/primary/package/snake", "api/v1/themes/package/dark-blue"],
       ["api/v1/primary/packages", "api/v1/themes/packages"],
       ["api/v1/hosts"],
       ["api/assets/search.js", "api/assets/site.css", "api/browse/primary/package/snake/index.html"],
@@ -222,7 +217,7 @@ describe("planDeploy", () => {
     const location = parseS3Url("s3://bucket");
     const remote = ["old/file", "v1/hosts", STATE_FILE].map((key) => ({ key, etag: '"x"', lastModified: EARLIER }));
     const p = planDeploy({ location, files: BUILD, remote, cacheControl: DEFAULT_CACHE_CONTROL, delete: true });
-    expect(p.phases[2]!.map((u) => u.key)).toEqual(["v1/hosts"]);
+    expect(p.phases[3]!.map((u) => u.key)).toEqual(["v1/hosts"]);
     expect(p.deletions).toEqual(["old/file"]);
   });
 });
@@ -309,17 +304,22 @@ function copyWaves(p: ReturnType<typeof plan>) {
 
 describe("phaseOf", () => {
   it("knows the API's files by the route table", () => {
-    expect(phaseOf("v1/primary/package/snake")).toBe(0);
     expect(phaseOf("404.json")).toBe(0);
     expect(phaseOf("openapi.json")).toBe(0);
-    expect(phaseOf("v1/primary/packages")).toBe(1);
-    expect(phaseOf("v1/hosts")).toBe(2);
+    expect(phaseOf("hbb/snake/snake.zip")).toBe(0);
+    expect(phaseOf("v1/primary/package/snake")).toBe(1);
+    expect(phaseOf("v1/primary/packages")).toBe(2);
+    expect(phaseOf("api/v4/contents")).toBe(2);
+    expect(phaseOf("hbb/homebrew_browser/listv036.txt")).toBe(2);
+    expect(phaseOf("hosts/themes/hbb/listv036.txt")).toBe(2);
+    expect(phaseOf("v1/hosts")).toBe(3);
+    expect(phaseOf("hbb/repo_list.txt")).toBe(3);
   });
 
   it("puts the site after the API, its home page last", () => {
-    expect(phaseOf("assets/site.css")).toBe(3);
-    expect(phaseOf("browse/primary/package/chart.js/index.html")).toBe(3);
-    expect(phaseOf("index.html")).toBe(4);
+    expect(phaseOf("assets/site.css")).toBe(4);
+    expect(phaseOf("browse/primary/package/chart.js/index.html")).toBe(4);
+    expect(phaseOf("index.html")).toBe(5);
   });
 
   it("puts the signed index after everything it names: its shards and the signature by the entry's digest, then entry.json, then the signature beside it and the key", () => {
@@ -335,6 +335,7 @@ describe("phaseOf", () => {
     );
     expect(phases.map((files) => files.map((f) => f.path))).toEqual([
       ["hbb/snake/snake.zip"],
+      [],
       [],
       ["v1/hosts"],
       [],

@@ -104,18 +104,18 @@ describe("rclone targets", () => {
 });
 
 describe("the rclone deploy plan", () => {
-  it("sends every file of a first deploy in phases, one batch per type and lifetime, other hosts' files first", () => {
+  it("sends every file of a first deploy in phases, one batch per type and lifetime, other hosts' files first, a package's files before its object", () => {
     const p = plan(BUILD, []);
     expect(p.batches.map((b) => [b.phase, b.contentType, b.cacheControl, b.files.map((f) => f.path)])).toEqual([
       [0, undefined, undefined, [".htaccess"]],
-      [0, "application/json", DEFAULT_CACHE_CONTROL, ["v1/primary/package/snake"]],
       [0, "application/zip", cacheControlOf("hbb/snake/snake.zip"), ["hbb/snake/snake.zip"]],
       [0, "image/png", cacheControlOf("hbb/snake/icon.png"), ["hbb/snake/icon.png"]],
-      [1, "application/json", DEFAULT_CACHE_CONTROL, ["v1/primary/packages"]],
-      [2, "application/json", DEFAULT_CACHE_CONTROL, ["v1/hosts"]],
-      [4, "text/html", DEFAULT_CACHE_CONTROL, ["index.html"]],
-      [6, "application/json", DEFAULT_CACHE_CONTROL, ["entry.json"]],
-      [7, "text/plain", DEFAULT_CACHE_CONTROL, ["entry.json.minisig"]],
+      [1, "application/json", DEFAULT_CACHE_CONTROL, ["v1/primary/package/snake"]],
+      [2, "application/json", DEFAULT_CACHE_CONTROL, ["v1/primary/packages"]],
+      [3, "application/json", DEFAULT_CACHE_CONTROL, ["v1/hosts"]],
+      [5, "text/html", DEFAULT_CACHE_CONTROL, ["index.html"]],
+      [7, "application/json", DEFAULT_CACHE_CONTROL, ["entry.json"]],
+      [8, "text/plain", DEFAULT_CACHE_CONTROL, ["entry.json.minisig"]],
     ]);
     expect(p.batches.flatMap((b) => b.files).every((f) => f.reason === "new")).toBe(true);
   });

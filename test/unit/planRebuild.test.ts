@@ -10,11 +10,13 @@ import {
   type PackageFilters,
 } from "../../src/engine/buildState.js";
 import { planRebuild, type LiveFiles, type RereadPackage } from "../../src/engine/planRebuild.js";
-import { contentText, filterKeys, renderFilteredLists } from "../../src/render/renderApi.js";
+import { contentText, filterKeys } from "../../src/render/renderApi.js";
 import { fileFor } from "../../src/routes/routeTable.js";
 import {
+  featuredPick,
   isFeaturedCandidate,
-  renderTodayApi,
+  renderInformation,
+  renderTodayFragments,
   todayFiles,
   todayPackageOf,
   todayUrlsOf,
@@ -51,8 +53,41 @@ function todayApi(hosts: Record<string, [string, string, PackageFilters?][]>): M
   const packages = new Map(
     Object.entries(hosts).map(([host, list]) => [host, list.map(([n, v, f]) => ({ today: todayOf(n, v, f) }))]),
   );
-  const files = renderTodayApi({ hosts: HOSTS, packages, hostsDefault: "primary" }, { nowMs: FEATURED_MS });
-  return new Map(files.map((f) => [f.path, contentText(f.content)]));
+  const urls = todayUrlsOf(HOSTS, "primary", undefined);
+  const files = new Map<string, string>();
+  for (const host of HOSTS) {
+    const list = packages.get(host.id) ?? [];
+    const fragments = list.map((p) => renderTodayFragments(p.today, host.id, urls));
+    const paths = todayFiles(host.id, "primary");
+    const information = renderInformation(
+      host,
+      list.length,
+      list.some((p) => p.today.category === "themes"),
+    );
+    files.set(paths.v4.information, information).set(paths.v3.information, information);
+    files.set(paths.v4.contents, `[${fragments.map((f) => f.v4).join(",")}]`);
+    files.set(paths.v3.contents, `[${fragments.map((f) => f.v3).join(",")}]`);
+    const candidates = fragments.flatMap((f, i) => (f.featured ? [i] : []));
+    const pick = featuredPick(candidates.length, FEATURED_MS);
+    if (pick === undefined) continue;
+    files
+      .set(paths.v4.featured, fragments[candidates[pick]!]!.v4)
+      .set(paths.v3.featured, fragments[candidates[pick]!]!.v3);
+  }
+  return files;
+}
+
+/** A host's filtered lists as a full build writes them: each list its packages' objects, in the host's order. */
+function filteredLists(host: string, rendered: readonly (PackageFilters & { json: string })[]): Map<string, string> {
+  const keys = filterKeys(host);
+  const lists = new Map<string, string[]>();
+  for (const p of rendered)
+    for (const file of keys(p)) {
+      let list = lists.get(file);
+      if (!list) lists.set(file, (list = []));
+      list.push(p.json);
+    }
+  return new Map([...lists].map(([file, list]) => [file, `[${list.join(",")}]`]));
 }
 
 /** The last build: host primary with a, b and c, host themes with t; its state and its live files. */
@@ -89,8 +124,7 @@ function lastBuild(): { state: BuildState; live: Map<string, string> } {
     );
     live.set(listFile(host), `[${rendered.map((p) => p.json).join(",")}]`);
     for (const p of rendered) live.set(packageFile(host, p.name), p.json);
-    const keys = filterKeys(host);
-    for (const f of renderFilteredLists(rendered, (i) => keys(rendered[i]!))) live.set(f.path, contentText(f.content));
+    for (const [path, text] of filteredLists(host, rendered)) live.set(path, text);
   }
   const state: BuildState = {
     key: "k",
@@ -121,6 +155,10 @@ function liveFiles(files: ReadonlyMap<string, string>): LiveFiles {
     text: (path) => files.get(path),
     bytes: (path) => Buffer.from(files.get(path)!, "latin1"),
     exists: (path) => files.has(path),
+    ranges(path) {
+      const read = (start: number, end: number) => Buffer.from(files.get(path)!.slice(start, end), "latin1");
+      return { read, range: (start, end) => ({ byteLength: end - start, read: () => [read(start, end)] }) };
+    },
   };
 }
 

@@ -8,9 +8,11 @@ import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeF
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { initProject } from "../../src/scaffold/initProject.js";
+import { formatPublicKey, generateSecretKey, keyIdHex } from "../../src/trust/minisign.js";
 import { commitAll, FIRST, git, writeStore, type StoreApp } from "../support/diffStore.js";
-import { tempDir } from "../support/helpers.js";
+import { BIN, ROOT, tempDir } from "../support/helpers.js";
 
 interface Step {
   uses?: string;
@@ -304,6 +306,62 @@ describe("the pull-request check of the workflow init writes", () => {
     expect(broken.markdown).toMatch(/^- `primary\/snake\.json` \(error, \w+\): /m);
     expect(readFileSync(join(comments, "101"), "utf8")).toBe(broken.markdown);
   }, 900_000);
+
+  it("diffs the restored build only once its signature holds, when shopfront.json names the store's key", async () => {
+    const store = join(tempDir("shopfront-signed-"), "store");
+    writeStore(store, FIRST);
+    writeFileSync(
+      join(store, "shopfront.json"),
+      JSON.stringify({ catalogue: "catalogue", out: "dist", targets: ["github-pages"], publicKey: "minisign.pub" }),
+    );
+    git(store, "init", "-q", "-b", "pull");
+    writeStore(store, SECOND);
+    commitAll(store, "the pull request");
+    // The restored cache: the base branch's build, signed by the store's key in the build job.
+    const signing = generateSecretKey();
+    const built = await buildCatalogue({
+      catalogueDir: join(store, "catalogue"),
+      outDir: join(store, "dist"),
+      targets: ["github-pages"],
+      index: { mirrors: [], secretKey: signing },
+    });
+    expect(built.built).toBeDefined();
+    // npx, standing in: the shopfront of this checkout.
+    const bin = tempDir("shopfront-bin-");
+    writeFileSync(join(bin, "npx"), `#!/bin/sh\nshift\nexec node "${BIN}" "$@"\n`);
+    chmodSync(join(bin, "npx"), 0o755);
+    const workflow = parse(readFileSync(join(ROOT, ".github", "workflows", "pages.yml"), "utf8")) as Workflow;
+    const diff = workflow.jobs.validate!.steps.find((s) => s.id === "diff")!;
+    const runDiff = () => {
+      const runnerTemp = tempDir("shopfront-runner-temp-");
+      const summary = join(runnerTemp, "summary.md");
+      writeFileSync(summary, "");
+      const result = tryStep(store, diff.run!, {
+        ...stepEnv(diff, { "github.event.pull_request.base.sha": "unused" }),
+        GITHUB_STEP_SUMMARY: summary,
+        RUNNER_TEMP: runnerTemp,
+        PATH: `${bin}:${process.env.PATH}`,
+      });
+      return { ...result, summary: readFileSync(summary, "utf8") };
+    };
+
+    // Another key (a cache written by a build the store did not sign): the check fails, naming the signature; nothing
+    // is built over the cache.
+    writeFileSync(join(store, "minisign.pub"), formatPublicKey(generateSecretKey()));
+    const bad = runDiff();
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain("the signature does not hold, so nothing the entry names was read");
+    expect(bad.summary).toBe("");
+
+    // The store's key: the signature holds, and the summary says so.
+    writeFileSync(join(store, "minisign.pub"), formatPublicKey(signing));
+    const good = runDiff();
+    expect(good.status, good.stderr).toBe(0);
+    // The folder's note: its commit (not recorded by this build), then the key whose signature held.
+    expect(good.summary).toContain(
+      `\`dist\` (commit not recorded, signature good by key ${keyIdHex(signing.keyId)}) →`,
+    );
+  }, 240_000);
 
   it("needs no secret, and comments only when the token may: never for a fork's pull request", () => {
     const workflow = parse(

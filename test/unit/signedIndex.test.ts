@@ -108,6 +108,23 @@ describe("a signed build's entries", () => {
     expect(entryOf(later).previous).toBeUndefined();
   });
 
+  it("differ and grow for two builds in the same second into empty folders (a CI cache missed twice)", async () => {
+    const catalogue = copyFixture("basic");
+    const second = 1_800_000_000_000;
+    const revisions: number[] = [];
+    for (const ms of [second + 100, second + 101]) {
+      const out = join(memoryTempDir(), "dist");
+      await buildCatalogue({
+        catalogueDir: catalogue,
+        outDir: out,
+        now: () => ms,
+        index: { mirrors: [], secretKey: key },
+      });
+      revisions.push(entryOf(out).revision);
+    }
+    expect(revisions[1]).toBeGreaterThan(revisions[0]!);
+  });
+
   it("go forward even when two builds come within one second", async () => {
     const out = join(memoryTempDir(), "dist");
     const options: BuildOptions = {
@@ -274,7 +291,10 @@ describe("entry.json's caps", () => {
     [{ mirrors: ["ftp://m.example.org/"] }, /mirrors is not a list of http/],
     [{ mirrors: ["file:///etc/"] }, /mirrors is not a list of http/],
     [{ mirrors: Array.from({ length: 17 }, (_, i) => `https://m${i}.example.org/`) }, /more than 16/],
-    [{ shards: Array.from({ length: INDEX_LIMITS.shards + 1 }, () => entry.shards[0]!) }, /more than 4096 shards/],
+    [
+      { shards: Array.from({ length: INDEX_LIMITS.shards + 1 }, () => entry.shards[0]!) },
+      new RegExp(`more than ${INDEX_LIMITS.shards} shards`),
+    ],
     [{ shards: [{ ...entry.shards[0]!, size: INDEX_LIMITS.shardBytes + 1 }] }, /at most 8388608 bytes each/],
     [{ files: INDEX_LIMITS.files + 1 }, /files is not an integer from 0 to/],
     [{ expires: "tomorrow" }, /expires is not a date/],

@@ -1,5 +1,7 @@
 import { Option, type Command } from "commander";
+import { readFileSync } from "node:fs";
 import { FAIL_ON, type FailOn } from "../../diff/diffFailures.js";
+import { UsageError } from "../../util/errors.js";
 import type { TargetId } from "../../targets/target.js";
 import { catalogueSetting, fromConfig, siteSetting } from "../applyConfig.js";
 import { EXIT, exits } from "../exit.js";
@@ -26,6 +28,7 @@ interface DiffCliOptions {
   exitCode: boolean;
   failOn?: FailOn[];
   host?: string[];
+  key?: string;
 }
 
 export function registerDiff(program: Command): void {
@@ -47,6 +50,10 @@ export function registerDiff(program: Command): void {
     .addOption(targetOption("--target <target...>", "as build --target, for the git revisions' builds"))
     .option("--no-site", "build git revisions without the browse site")
     .option("--base-url <url>", "as build --base-url, for the git revisions' builds")
+    .option(
+      "--key <file>",
+      "the minisign public key a built folder's or deployment's entry.json must be signed by: a bad signature stops diff before anything the entry names is read (default: shopfront.json's publicKey)",
+    )
     .addOption(
       new Option(
         "--format <format>",
@@ -70,10 +77,19 @@ export function registerDiff(program: Command): void {
     target: (config) => config.targets,
     baseUrl: (config) => config.baseUrl,
     mirror: (config) => config.mirrors,
+    key: (config) => config.publicKey,
   });
 }
 
 async function diff(a: string, b: string, options: DiffCliOptions) {
+  let publicKey: string | undefined;
+  if (options.key !== undefined) {
+    try {
+      publicKey = readFileSync(options.key, "latin1");
+    } catch (error) {
+      throw new UsageError(`--key ${options.key}: ${(error as Error).message}`);
+    }
+  }
   const { diffBuilds } = await import("../../diff/diffBuilds.js");
   const { diffFailures } = await import("../../diff/diffFailures.js");
   const report = await diffBuilds({
@@ -87,6 +103,7 @@ async function diff(a: string, b: string, options: DiffCliOptions) {
     ...(options.out !== undefined ? { outDir: options.out } : {}),
     ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
     ...(options.host !== undefined ? { hosts: options.host } : {}),
+    ...(publicKey !== undefined ? { publicKey } : {}),
     onSide: (side, what) => {
       if (options.format === "text" && process.stderr.isTTY) process.stderr.write(`${what} ${side === "a" ? a : b}\n`);
     },

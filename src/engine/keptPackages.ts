@@ -1,0 +1,48 @@
+// A package the build did not render for the site, rendered again from its manifest when the site
+// needs its API object (a host's feeds pick it): the full build, which rendered every package once
+// as it streamed by and kept none, and the rebuild, for a kept package that joins a host's newest.
+import { join } from "node:path";
+import type { Manifest, Package } from "../catalogue/fields.js";
+import type { Validators } from "../catalogue/schemas.js";
+import { mergeDerived } from "../packageFiles/mergeDerived.js";
+import { readSourceFile } from "../read/readCatalogue.js";
+import { packageObject } from "../render/renderApi.js";
+import { compareCodePoints } from "../util/codePoints.js";
+import { MAX_SOURCE_BYTES, validateManifest } from "../validate/catalogueRules.js";
+import { statsAt, type BuildState } from "./buildState.js";
+import { knownFiles } from "./surveyPackageFiles.js";
+
+/** A manifest the survey kept was edited before the site read it again (an edit racing the build). */
+export class KeptManifestMoved extends Error {}
+
+/**
+ * A kept package's API object, rendered again from its manifest (which the survey found unchanged,
+ * so it reads as the last build read it) with its stats entry and, for a package with files, what
+ * they derive as the state remembers it: never read back from the live output.
+ */
+export function keptPackages(dir: string, state: BuildState, validators: Validators | undefined) {
+  return (host: string, name: string): Package => {
+    const file = `${host}/${name}.json`;
+    if (!validators) throw new Error(`internal: the site asked for ${file} in a rebuild that moved no package`);
+    const ref = { host, name, file, ...knownFiles(state, host, name) };
+    const checked = validateManifest(ref, readSourceFile(join(dir, file), MAX_SOURCE_BYTES), validators);
+    if (!checked.manifest) throw new KeptManifestMoved(`${file} changed while the build read the catalogue`);
+    const memo = state.packageFilesMemo?.[`${host}/${name}`];
+    const manifest = memo ? (mergeDerived(checked.manifest, memo.derived, file).package as Manifest) : checked.manifest;
+    const packages = state.packages[host]!;
+    return packageObject(manifest, statsAt(packages, indexOfName(packages.names, name)));
+  };
+}
+
+/** Where `name` is in a host's names (in code-point order), by binary search. */
+function indexOfName(names: readonly string[], name: string): number {
+  let [low, high] = [0, names.length - 1];
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    const order = compareCodePoints(names[mid]!, name);
+    if (order === 0) return mid;
+    if (order < 0) low = mid + 1;
+    else high = mid - 1;
+  }
+  throw new Error(`internal: ${name} is not among its host's packages`);
+}
