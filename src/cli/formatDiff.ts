@@ -3,10 +3,21 @@
 // control characters are shown escaped, so they cannot move the cursor or colour the terminal; in
 // Markdown they are code spans or escaped text, so they cannot add markup, HTML, links or mentions.
 import type { Problem } from "../catalogue/problems.js";
-import type { ClientKind, FieldChange, FileState, HostDiff, PackageFileChange } from "../diff/compareSnapshots.js";
-import type { DiffReport, SideInfo } from "../diff/diffBuilds.js";
+import type {
+  AppAdded,
+  ClientKind,
+  FieldChange,
+  FileState,
+  HostDiff,
+  PackageFileChange,
+  ZipEntryChange,
+} from "../diff/compareSnapshots.js";
+import type { BaseCheck, DiffReport, SideBuild, SideInfo, UnbuiltReport } from "../diff/diffBuilds.js";
 import type { WordChange } from "../diff/wordDiff.js";
 import { formatBytes } from "../util/formatBytes.js";
+
+/** The first line of the bot's comment, which the workflow finds it by (not by its author). */
+export const COMMENT_MARKER = "<!-- shopfront diff -->";
 
 export const CLIENT_LABELS: Record<ClientKind, string> = {
   "v1-v2": "v1/v2 API",
@@ -24,7 +35,7 @@ const FILE_LABELS: Record<PackageFileChange["kind"], string> = {
   meta: "meta.xml",
 };
 
-const BUILD_LABELS: Record<Extract<SideInfo, { kind: "revision" }>["build"], string> = {
+const BUILD_LABELS: Record<SideBuild, string> = {
   full: "built in full",
   incremental: "rebuilt",
   unchanged: "rebuilt, unchanged",
@@ -37,15 +48,54 @@ export function escapeControls(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
 }
 
+const commitText = (side: SideInfo) =>
+  side.commit ? `${side.commit.slice(0, 12)}${side.dirty ? " with uncommitted changes" : ""}` : "commit not recorded";
+
+function sideWhat(side: SideInfo): string {
+  if (side.kind === "revision") return `git revision ${commitText(side)}, ${BUILD_LABELS[side.build]}`;
+  if (side.kind === "worktree") return `working tree at ${commitText(side)}, ${BUILD_LABELS[side.build]}`;
+  if (side.kind === "url") return "deployment";
+  return `built folder, ${commitText(side)}`;
+}
+
 function sideLine(which: string, side: SideInfo): string {
-  const what =
-    side.kind === "revision"
-      ? `git revision ${side.commit.slice(0, 12)}, ${BUILD_LABELS[side.build]}`
-      : side.kind === "url"
-        ? "deployment"
-        : "built folder";
   const signed = side.signedBy !== undefined ? `, signature good by key ${side.signedBy}` : "";
-  return `${which}: ${escapeControls(side.argument)} (${what}, file index revision ${side.indexRevision}, built ${side.built}${signed})`;
+  return `${which}: ${escapeControls(side.argument)} (${sideWhat(side)}, file index revision ${side.indexRevision}, built ${side.built}${signed})`;
+}
+
+/** The base check, in words; undefined when the first side is the merge base. */
+export function baseWarning(base: BaseCheck | undefined): string | undefined {
+  if (!base || base.status === "merge-base") return undefined;
+  if (base.status === "unknown") return `a is not known to be the merge base of b: ${base.reason}`;
+  return `a (${base.commit.slice(0, 12)}) is not the merge base of b${base.mergeBase ? ` (${base.mergeBase.slice(0, 12)})` : ""}: what differs between a and the merge base is reported here as b's change`;
+}
+
+/** Dates (Unix seconds in the API) as a day and time in UTC. */
+const DATE_FIELDS = new Set(["release_date", "updated"]);
+
+function dateText(value: unknown): unknown {
+  return typeof value === "number" && Number.isFinite(value)
+    ? new Date(value * 1000).toISOString().replace(/\.000Z$/, "Z")
+    : value;
+}
+
+const CLIENT_SUFFIX: Record<NonNullable<FieldChange["client"]>, string> = {
+  "v4-v3": " (v4/v3 API)",
+  "homebrew-browser": " (Homebrew Browser)",
+};
+
+const fieldName = (change: FieldChange) => `${change.field}${change.client ? CLIENT_SUFFIX[change.client] : ""}`;
+
+const shown = (change: FieldChange, value: unknown) => (DATE_FIELDS.has(change.field) ? dateText(value) : value);
+
+/** Quoted values past this many characters in a problem's message are cut: a description quoted whole is long. */
+const QUOTE_LIMIT = 80;
+
+/** A problem's message with each long quoted value cut to its start and its length. */
+export function shortMessage(message: string): string {
+  return message.replace(/"(?:[^"\\]|\\.)*"/g, (quoted) =>
+    quoted.length <= QUOTE_LIMIT ? quoted : `${quoted.slice(0, QUOTE_LIMIT - 20)}…" (${quoted.length - 2} characters)`,
+  );
 }
 
 const fileState = (state: FileState | null) => (state ? `${state.size} B` : "none");
@@ -62,11 +112,33 @@ function wordsText(words: readonly WordChange[]): string {
 }
 
 function fieldText(change: FieldChange): string {
-  const field = escapeControls(change.field);
+  const field = escapeControls(fieldName(change));
+  if (change.whitespaceOnly) return `${field}: only its spaces or line breaks changed`;
   return change.words
     ? `${field}: ${wordsText(change.words)}`
-    : `${field}: ${valueText(change.from)} -> ${valueText(change.to)}`;
+    : `${field}: ${valueText(shown(change, change.from))} -> ${valueText(shown(change, change.to))}`;
 }
+
+const entryState = (state: ZipEntryChange["from"]) => (state ? `${state.size} B` : "none");
+
+function zipEntryText(change: ZipEntryChange): string {
+  const what = !change.from ? "added" : !change.to ? "removed" : "changed";
+  return `file in zip ${escapeControls(change.path)}: ${what}, ${entryState(change.from)} -> ${entryState(change.to)}`;
+}
+
+/** A line diff's runs as lines, each prefixed `-`, `+` or a space. */
+function lineRuns(runs: readonly WordChange[]): { mark: " " | "-" | "+"; line: string }[] {
+  return runs.flatMap((run) =>
+    run.text.split("\n").map((line) => ({
+      mark: run.kind === "same" ? (" " as const) : run.kind === "removed" ? ("-" as const) : ("+" as const),
+      line,
+    })),
+  );
+}
+
+const NAND_WARNING = "it writes to the console's NAND (WRITES_TO_NAND): a mistake there can brick a Wii";
+const sameBinaryWarning = (app: AppAdded) =>
+  `its binary is byte for byte the one of ${app.sameBinaryAs.join(", ")}: a copy under another name?`;
 
 function packageFileText(change: PackageFileChange): string {
   const state = change.to ? `, sha256 ${change.to.sha256}` : ", removed";
@@ -78,16 +150,30 @@ const appText = (app: { name: string; version: string; displayName: string }) =>
 
 function hostText(host: HostDiff): string[] {
   const lines = [`host ${host.host}${host.status === "kept" ? "" : ` (${host.status})`}:`];
-  for (const app of host.added) lines.push(`  added: ${appText(app)}`);
+  for (const app of host.added) {
+    lines.push(`  added: ${appText(app)}`);
+    if (app.writesToNand) lines.push(`    ! ${NAND_WARNING}`);
+    if (app.sameBinaryAs.length > 0) lines.push(`    ! ${escapeControls(sameBinaryWarning(app))}`);
+  }
   for (const app of host.removed) lines.push(`  removed: ${appText(app)}`);
   for (const { from, to } of host.renamed) lines.push(`  renamed: ${escapeControls(from.name)} -> ${appText(to)}`);
   for (const app of host.updated) {
     lines.push(`  updated: ${appText(app)}`);
     for (const field of app.fields) lines.push(`    ${fieldText(field)}`);
     for (const file of app.files) lines.push(`    ${packageFileText(file)}`);
+    for (const entry of app.zipEntries ?? []) lines.push(`    ${zipEntryText(entry)}`);
+    if (app.metaXml?.length) {
+      lines.push("    meta.xml lines:");
+      for (const { mark, line } of lineRuns(app.metaXml)) lines.push(`      ${mark} ${escapeControls(line)}`);
+    }
+    if (app.gainsNand) lines.push(`    ! ${NAND_WARNING}, which it did not before`);
     if (app.archiveChangedVersionSame)
       lines.push("    ! its zip changed and its version did not: clients that compare versions will not fetch it");
   }
+  if (host.featured)
+    lines.push(
+      `  featured app (v4/v3 API): ${escapeControls(host.featured.from ?? "none")} -> ${escapeControls(host.featured.to ?? "none")}`,
+    );
   const { entered, left, from, to } = host.hbb;
   if (entered.length + left.length > 0)
     lines.push(
@@ -97,11 +183,23 @@ function hostText(host: HostDiff): string[] {
 }
 
 const problemText = (p: Problem) =>
-  escapeControls(`${p.file}${p.pointer ? ` ${p.pointer}` : ""}: ${p.message} (${p.severity})`);
+  escapeControls(`${p.file}${p.pointer ? ` ${p.pointer}` : ""}: ${shortMessage(p.message)} (${p.severity})`);
+
+/** A revision that does not build, for a terminal: its problems as `validate` lists them. */
+export function formatUnbuiltText(report: UnbuiltReport): string[] {
+  const { side, argument, commit, problems } = report.unbuilt;
+  const errors = problems.filter((p) => p.severity === "error").length;
+  return [
+    `${side}: ${escapeControls(argument)}${commit ? ` (${commit.slice(0, 12)})` : ""} does not build: ${plural(errors, "error")}`,
+    ...problems.map((p) => `  ${problemText(p)}`),
+  ];
+}
 
 /** The report for a terminal. */
 export function formatDiffText(report: DiffReport): string[] {
   const lines = [sideLine("a", report.a), sideLine("b", report.b)];
+  const warning = baseWarning(report.base);
+  if (warning) lines.push(`! ${warning}`);
   if (report.same) {
     lines.push(`no difference: the same ${plural(report.files.unchanged, "served file")}, byte for byte`);
   } else {
@@ -164,10 +262,17 @@ const valueMarkdown = (value: unknown) =>
   markdownCode(typeof value === "string" ? value : JSON.stringify(value ?? null));
 
 function fieldMarkdown(change: FieldChange): string {
-  const field = markdownText(change.field);
+  const field = markdownText(fieldName(change));
+  if (change.whitespaceOnly) return `${field}: only its spaces or line breaks changed`;
   return change.words
     ? `${field}: ${wordsMarkdown(change.words)}`
-    : `${field}: ${valueMarkdown(change.from)} → ${valueMarkdown(change.to)}`;
+    : `${field}: ${valueMarkdown(shown(change, change.from))} → ${valueMarkdown(shown(change, change.to))}`;
+}
+
+function zipEntryMarkdown(change: ZipEntryChange): string {
+  const what = !change.from ? "added" : !change.to ? "removed" : "changed";
+  const size = (state: ZipEntryChange["from"]) => (state ? formatBytes(state.size) : "none");
+  return `file in zip ${markdownCode(change.path)}: ${what}, ${size(change.from)} → ${size(change.to)}`;
 }
 
 const sizeMarkdown = (state: FileState | null) => (state ? formatBytes(state.size) : "none");
@@ -182,16 +287,40 @@ const appMarkdown = (app: { name: string; version: string; displayName: string }
 
 function hostMarkdown(host: HostDiff): string[] {
   const lines = ["", `#### Host ${markdownCode(host.host)}${host.status === "kept" ? "" : ` (${host.status})`}`, ""];
-  for (const app of host.added) lines.push(`- **Added** ${appMarkdown(app)}`);
+  for (const app of host.added) {
+    lines.push(`- **Added** ${appMarkdown(app)}`);
+    if (app.writesToNand) lines.push(`  - ⚠️ **${markdownText(NAND_WARNING)}**`);
+    if (app.sameBinaryAs.length > 0)
+      lines.push(
+        `  - ⚠️ **its binary is byte for byte the one of** ${app.sameBinaryAs.map(markdownCode).join(", ")}: a copy under another name?`,
+      );
+  }
   for (const app of host.removed) lines.push(`- **Removed** ${appMarkdown(app)}`);
   for (const { from, to } of host.renamed) lines.push(`- **Renamed** ${markdownCode(from.name)} → ${appMarkdown(to)}`);
   for (const app of host.updated) {
     lines.push(`- **Updated** ${appMarkdown(app)}`);
     for (const field of app.fields) lines.push(`  - ${fieldMarkdown(field)}`);
     for (const file of app.files) lines.push(`  - ${packageFileMarkdown(file)}`);
+    for (const entry of app.zipEntries ?? []) lines.push(`  - ${zipEntryMarkdown(entry)}`);
+    const meta = app.metaXml ?? [];
+    if (meta.length > 0) {
+      // A code block whose fence no line of the file can close.
+      const runs = lineRuns(meta).map(
+        ({ mark, line }) => `${mark} ${line.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ")}`,
+      );
+      const fence = "`".repeat(
+        Math.max(3, ...runs.map((l) => Math.max(0, ...[...l.matchAll(/`+/g)].map((m) => m[0].length + 1)))),
+      );
+      lines.push("  - meta.xml:", "", `    ${fence}diff`, ...runs.map((l) => `    ${l}`), `    ${fence}`, "");
+    }
+    if (app.gainsNand) lines.push(`  - ⚠️ **${markdownText(NAND_WARNING)}**, which it did not before`);
     if (app.archiveChangedVersionSame)
       lines.push("  - ⚠️ **its zip changed and its version did not**: clients that compare versions will not fetch it");
   }
+  if (host.featured)
+    lines.push(
+      `- Featured app (v4/v3 API): ${host.featured.from ? markdownCode(host.featured.from) : "none"} → ${host.featured.to ? markdownCode(host.featured.to) : "none"}`,
+    );
   const { entered, left, from, to } = host.hbb;
   if (entered.length + left.length > 0) {
     const names = (list: readonly string[]) => list.map(markdownCode).join(", ");
@@ -203,12 +332,37 @@ function hostMarkdown(host: HostDiff): string[] {
 }
 
 const problemMarkdown = (p: Problem) =>
-  `${markdownCode(`${p.file}${p.pointer ? ` ${p.pointer}` : ""}`)} (${p.severity}, ${p.code}): ${markdownText(p.message)}`;
+  `${markdownCode(`${p.file}${p.pointer ? ` ${p.pointer}` : ""}`)} (${p.severity}, ${p.code}): ${markdownText(shortMessage(p.message))}`;
 
-const sideMarkdown = (side: SideInfo) =>
-  side.kind === "revision"
-    ? `${markdownCode(side.argument)} (${side.commit.slice(0, 12)}, ${BUILD_LABELS[side.build]})`
-    : `${markdownCode(side.argument)}${side.signedBy !== undefined ? ` (signature good by key ${side.signedBy})` : ""}`;
+function sideMarkdown(side: SideInfo): string {
+  const commit = side.commit
+    ? `${side.commit.slice(0, 12)}${side.dirty ? " with uncommitted changes" : ""}`
+    : undefined;
+  if (side.kind === "revision" || side.kind === "worktree")
+    return `${markdownCode(side.argument)} (${side.kind === "worktree" ? "working tree at " : ""}${commit ?? "no commit"}, ${BUILD_LABELS[side.build]})`;
+  const signed = side.signedBy !== undefined ? `signature good by key ${side.signedBy}` : undefined;
+  const notes = [...(side.kind === "folder" ? [commit ?? "commit not recorded"] : []), ...(signed ? [signed] : [])];
+  return `${markdownCode(side.argument)}${notes.length > 0 ? ` (${notes.join(", ")})` : ""}`;
+}
+
+/** A revision that does not build, for a pull request: why, as `validate` gives its problems. */
+export function formatUnbuiltMarkdown(report: UnbuiltReport, limit = MARKDOWN_LIMIT): string {
+  const { side, argument, commit, problems } = report.unbuilt;
+  const errors = problems.filter((p) => p.severity === "error").length;
+  const top = [
+    COMMENT_MARKER,
+    `### ❌ ${markdownCode(argument)}${commit ? ` (${commit.slice(0, 12)})` : ""} does not build`,
+    "",
+    `The ${side === "b" ? "change" : "base"} has ${plural(errors, "error")}; nothing can be published until they are fixed (\`npx shopfront validate\` lists them):`,
+    "",
+  ];
+  const lines = problems.map((p) => `- ${problemMarkdown(p)}`);
+  let room = limit - top.join("\n").length - 200;
+  let kept = 0;
+  while (kept < lines.length && room >= lines[kept]!.length + 1) room -= lines[kept++]!.length + 1;
+  const cut = kept < lines.length ? ["", `*${plural(lines.length - kept, "more problem")} left out.*`] : [];
+  return `${[...top, ...lines.slice(0, kept), ...cut].join("\n")}\n`;
+}
 
 /**
  * Characters of Markdown at most: GitHub takes a comment of 65,536 and a step's summary of 1 MiB. Past
@@ -218,7 +372,13 @@ export const MARKDOWN_LIMIT = 60_000;
 
 /** The report for a pull request (a job summary or a comment), at most `limit` characters long. */
 export function formatDiffMarkdown(report: DiffReport, limit = MARKDOWN_LIMIT): string {
-  const top = [`### What clients would receive: ${sideMarkdown(report.a)} → ${sideMarkdown(report.b)}`, ""];
+  const top = [
+    COMMENT_MARKER,
+    `### What clients would receive: ${sideMarkdown(report.a)} → ${sideMarkdown(report.b)}`,
+    "",
+  ];
+  const warning = baseWarning(report.base);
+  if (warning) top.push(`> [!WARNING]`, `> ${markdownText(warning)}`, "");
   // The lines that may be cut, in order: each host's apps, then each problem.
   const details: string[] = [];
   if (report.same) top.push(`No difference: the same ${plural(report.files.unchanged, "served file")}, byte for byte.`);

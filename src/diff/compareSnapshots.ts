@@ -23,10 +23,21 @@ export interface FileState {
 
 export interface FieldChange {
   field: string;
+  /** The client that receives the field, when it is not the v1/v2 API's package object. */
+  client?: "v4-v3" | "homebrew-browser";
   from: unknown;
   to: unknown;
-  /** For a description: the words removed and added. */
+  /** For a description or a list entry: the words removed and added. */
   words?: WordChange[];
+  /** A description whose words are the same: only its spaces or line breaks moved. */
+  whitespaceOnly?: true;
+}
+
+/** A file inside a package's zip that was added, removed or changed (by its CRC-32 or size). */
+export interface ZipEntryChange {
+  path: string;
+  from: { size: number; crc32: number } | null;
+  to: { size: number; crc32: number } | null;
 }
 
 export interface PackageFileChange {
@@ -43,11 +54,24 @@ export interface AppRef {
   version: string;
 }
 
+export interface AppAdded extends AppRef {
+  /** It writes to the console's NAND (the v4 flag `WRITES_TO_NAND`). */
+  writesToNand: boolean;
+  /** Other apps of the second side (`host/name`) whose binary is this one's, byte for byte. */
+  sameBinaryAs: string[];
+}
+
 export interface AppUpdate extends AppRef {
   fields: FieldChange[];
   files: PackageFileChange[];
   /** The archive changed and the version did not: clients that compare versions never fetch it. */
   archiveChangedVersionSame: boolean;
+  /** It did not write to the NAND and now does. */
+  gainsNand: boolean;
+  /** The files inside its zip that changed, when both zips could be read (diffBuilds reads them). */
+  zipEntries?: ZipEntryChange[];
+  /** Its meta.xml's lines removed and added, when both could be read. */
+  metaXml?: WordChange[];
 }
 
 export interface AppRename {
@@ -59,12 +83,14 @@ export interface HostDiff {
   host: string;
   /** Whether the host is in both sides, or only in the second (added) or the first (removed). */
   status: "kept" | "added" | "removed";
-  added: AppRef[];
+  added: AppAdded[];
   removed: AppRef[];
   renamed: AppRename[];
   updated: AppUpdate[];
   /** The Homebrew Browser's list (600 entries at most): the apps it gains and loses, and its length on each side. */
   hbb: { entered: string[]; left: string[]; from: number; to: number };
+  /** The v4/v3 featured app's slug on each side (null: none), when it moved. */
+  featured?: { from: string | null; to: string | null };
 }
 
 export type ClientKind = "v1-v2" | "v4-v3" | "homebrew-browser" | "package-files" | "site" | "other";
@@ -105,6 +131,29 @@ export interface Comparison {
 /** Fields whose change a client sees through a package file's change (reported with the file). */
 const FILE_FIELDS = new Set(["zip_size", "extracted"]);
 const WORD_FIELDS = new Set(["short_description", "long_description"]);
+/**
+ * The v4 object's fields that say what a v1 field says (reported as that field) or are a package
+ * file's (reported with the file); every other v4 field (flags, authors, peripherals, supported
+ * platforms, subdirectories, ...) is reported as the v4/v3 API's own.
+ */
+const V4_AS_V1 = new Set([
+  "slug",
+  "name",
+  "author",
+  "category",
+  "contributors",
+  "description",
+  "downloads",
+  "package_type",
+  "release_date",
+  "uncompressed_size",
+  "version",
+  "assets",
+]);
+const NAND_FLAG = "WRITES_TO_NAND";
+
+const writesToNand = (app: AppRecord) =>
+  Array.isArray(app.today?.flags) && (app.today.flags as unknown[]).includes(NAND_FLAG);
 
 function refOf(app: AppRecord): AppRef {
   const text = (field: string) => (typeof app.fields[field] === "string" ? (app.fields[field] as string) : "");
@@ -120,17 +169,43 @@ function sameFile(a: IndexedFile | undefined, b: IndexedFile | undefined): boole
 const stateOf = (file: IndexedFile | undefined): FileState | null =>
   file ? { size: file.size, sha256: file.sha256 } : null;
 
-function fieldChanges(from: AppRecord, to: AppRecord): FieldChange[] {
-  const names = [...new Set([...Object.keys(from.fields), ...Object.keys(to.fields)])].sort(compareCodePoints);
+function objectChanges(
+  from: Record<string, unknown>,
+  to: Record<string, unknown>,
+  skip: (field: string) => boolean,
+  client?: FieldChange["client"],
+): FieldChange[] {
+  const names = [...new Set([...Object.keys(from), ...Object.keys(to)])].sort(compareCodePoints);
   const changes: FieldChange[] = [];
   for (const field of names) {
-    if (field === "internal_name" || FILE_FIELDS.has(field)) continue;
-    const a = from.fields[field];
-    const b = to.fields[field];
+    if (skip(field)) continue;
+    const a = from[field];
+    const b = to[field];
     if (JSON.stringify(a) === JSON.stringify(b)) continue;
-    const change: FieldChange = { field, from: a ?? null, to: b ?? null };
-    if (WORD_FIELDS.has(field) && typeof a === "string" && typeof b === "string") change.words = wordDiff(a, b);
+    const change: FieldChange = { field, ...(client ? { client } : {}), from: a ?? null, to: b ?? null };
+    if (WORD_FIELDS.has(field) && typeof a === "string" && typeof b === "string") {
+      const words = wordDiff(a, b);
+      if (words.length > 0) change.words = words;
+      else change.whitespaceOnly = true;
+    }
     changes.push(change);
+  }
+  return changes;
+}
+
+/** Each field a client receives that changed: the v1 object's, the v4 object's own, the list entry. */
+function fieldChanges(from: AppRecord, to: AppRecord): FieldChange[] {
+  const changes = objectChanges(from.fields, to.fields, (f) => f === "internal_name" || FILE_FIELDS.has(f));
+  changes.push(...objectChanges(from.today ?? {}, to.today ?? {}, (f) => V4_AS_V1.has(f), "v4-v3"));
+  if (from.hbbEntry !== undefined && to.hbbEntry !== undefined && from.hbbEntry !== to.hbbEntry) {
+    const words = wordDiff(from.hbbEntry, to.hbbEntry);
+    changes.push({
+      field: "list entry",
+      client: "homebrew-browser",
+      from: from.hbbEntry,
+      to: to.hbbEntry,
+      ...(words.length > 0 ? { words } : { whitespaceOnly: true as const }),
+    });
   }
   return changes;
 }
@@ -154,7 +229,23 @@ function identityOf(app: AppRecord): string {
 
 const emptyHost = (id: string): HostSnapshot => ({ id, apps: new Map(), hbbListed: new Set() });
 
-function compareHost(id: string, a: HostSnapshot | undefined, b: HostSnapshot | undefined): HostDiff {
+/** Each binary's apps on a side (`host/name`), by the binary's SHA-256. */
+function binariesOf(snapshot: Snapshot): Map<string, string[]> {
+  const apps = new Map<string, string[]>();
+  for (const host of snapshot.hosts.values())
+    for (const app of host.apps.values()) {
+      const binary = app.files.binary;
+      if (binary) apps.set(binary.sha256, [...(apps.get(binary.sha256) ?? []), `${host.id}/${app.name}`]);
+    }
+  return apps;
+}
+
+function compareHost(
+  id: string,
+  a: HostSnapshot | undefined,
+  b: HostSnapshot | undefined,
+  binaries: ReadonlyMap<string, readonly string[]>,
+): HostDiff {
   const from = a ?? emptyHost(id);
   const to = b ?? emptyHost(id);
   const added: AppRecord[] = [];
@@ -176,6 +267,7 @@ function compareHost(id: string, a: HostSnapshot | undefined, b: HostSnapshot | 
       fields,
       files,
       archiveChangedVersionSame: archiveChanged && !fields.some((f) => f.field === "version"),
+      gainsNand: !writesToNand(app) && writesToNand(next),
     });
   }
   // A removed app and an added one with the same identity are one app renamed.
@@ -189,6 +281,17 @@ function compareHost(id: string, a: HostSnapshot | undefined, b: HostSnapshot | 
     renamedNames.add(match.name).add(`\0${app.name}`);
     renamed.push({ from: refOf(app), to: refOf(match) });
   }
+  const addedOf = (app: AppRecord): AppAdded => ({
+    ...refOf(app),
+    writesToNand: writesToNand(app),
+    sameBinaryAs: app.files.binary
+      ? (binaries.get(app.files.binary.sha256) ?? []).filter((other) => other !== `${id}/${app.name}`)
+      : [],
+  });
+  const featured =
+    from.featured !== undefined && to.featured !== undefined && from.featured !== to.featured
+      ? { featured: { from: from.featured, to: to.featured } }
+      : {};
   const entered = [...to.hbbListed].filter((n) => !from.hbbListed.has(n)).sort(compareCodePoints);
   const left = [...from.hbbListed].filter((n) => !to.hbbListed.has(n)).sort(compareCodePoints);
   return {
@@ -197,11 +300,12 @@ function compareHost(id: string, a: HostSnapshot | undefined, b: HostSnapshot | 
     added: added
       .filter((app) => !renamedNames.has(app.name))
       .sort(byName)
-      .map(refOf),
+      .map(addedOf),
     removed: removed.filter((app) => !renamedNames.has(`\0${app.name}`)).map(refOf),
     renamed,
     updated: updated.sort(byName),
     hbb: { entered, left, from: from.hbbListed.size, to: to.hbbListed.size },
+    ...featured,
   };
 }
 
@@ -257,8 +361,9 @@ export function compareSnapshots(a: Snapshot, b: Snapshot): Comparison {
     deploy.deleted++;
   }
   const hostIds = [...new Set([...a.hosts.keys(), ...b.hosts.keys()])].sort(compareCodePoints);
+  const binaries = binariesOf(b);
   const hosts = hostIds
-    .map((id) => compareHost(id, a.hosts.get(id), b.hosts.get(id)))
+    .map((id) => compareHost(id, a.hosts.get(id), b.hosts.get(id), binaries))
     .filter(
       (h) =>
         h.status !== "kept" ||
@@ -268,7 +373,8 @@ export function compareSnapshots(a: Snapshot, b: Snapshot): Comparison {
           h.updated.length +
           h.hbb.entered.length +
           h.hbb.left.length >
-          0,
+          0 ||
+        h.featured !== undefined,
     );
   return {
     same: files.added + files.removed + files.changed === 0,

@@ -3,7 +3,7 @@
 // is the one a restored build state was made for), else a checkout of the revision into a folder of
 // its own, kept where the caller says so that the next checkout there rewrites only what moved.
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, realpathSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, realpathSync, rmSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { FailureError, UsageError } from "../util/errors.js";
@@ -71,15 +71,67 @@ export async function resolveCommit(repo: Repository, revision: string): Promise
 }
 
 /**
- * The catalogue folder of `commit`: the working tree's when HEAD is the commit and nothing under the
- * catalogue folder differs from it (ignored files aside), else `checkoutDir`'s checkout of it. A
+ * HEAD's commit and whether the catalogue folder differs from it; undefined when there is no commit
+ * yet or HEAD does not hold the catalogue folder.
+ */
+export async function catalogueCommit(repo: Repository): Promise<{ commit: string; dirty: boolean } | undefined> {
+  const head = (await git(repo.root, ["rev-parse", "--verify", "--quiet", "HEAD"]).catch(() => "")).trim();
+  if (head === "") return undefined;
+  const pathspec = repo.catalogue === "" ? "." : repo.catalogue;
+  // A catalogue folder HEAD does not hold (ignored, or never added) was built from no commit.
+  if ((await git(repo.root, ["ls-tree", head, "--", pathspec])) === "") return undefined;
+  const status = await git(repo.root, ["status", "--porcelain", "--untracked-files=all", "--", pathspec]);
+  return { commit: head, dirty: status !== "" };
+}
+
+/**
+ * The working tree's catalogue folder as a tree object (its uncommitted and untracked files
+ * included, ignored ones not), written through an index of its own so that the repository's is
+ * untouched (files staged outside the catalogue folder come along); it is checked out as a commit's is.
+ */
+export async function workingTree(repo: Repository, indexFile: string): Promise<string> {
+  const pathspec = repo.catalogue === "" ? "." : repo.catalogue;
+  const env = { GIT_INDEX_FILE: indexFile };
+  // A copy of the repository's index: git then reads again only the files whose dates moved.
+  const index = resolve(repo.root, (await git(repo.root, ["rev-parse", "--git-path", "index"])).trim());
+  mkdirSync(dirname(indexFile), { recursive: true });
+  if (existsSync(index)) copyFileSync(index, indexFile);
+  else rmSync(indexFile, { force: true });
+  await git(repo.root, ["add", "--all", "--", pathspec], env);
+  return (await git(repo.root, ["write-tree"], env)).trim();
+}
+
+/**
+ * The commit `b`'s change is to be compared from: a merge commit's first parent (a pull request as
+ * GitHub checks it out, merged into the base branch's tip), else the merge base of `a` and `b`.
+ * Undefined when git finds none (unrelated commits, or history a shallow clone lacks).
+ */
+export async function mergeBase(repo: Repository, a: string, b: string): Promise<string | undefined> {
+  try {
+    const parents = (await git(repo.root, ["rev-list", "--parents", "-n", "1", b])).trim().split(" ");
+    if (parents.length > 2) return parents[1];
+    return (await git(repo.root, ["merge-base", a, b])).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The catalogue folder of `commit` (or a tree): the working tree's when `inPlace`, HEAD is the commit
+ * and nothing under the catalogue folder differs from it (ignored files aside), else `checkoutDir`'s
+ * checkout of it. A
  * checkout there keeps its own git index beside the tree, so the next one writes only the files that
  * differ and leaves the others' dates, which a rebuild reads as unchanged.
  */
-export async function catalogueAt(repo: Repository, commit: string, checkoutDir: string): Promise<string> {
+export async function catalogueAt(
+  repo: Repository,
+  commit: string,
+  checkoutDir: string,
+  inPlace = true,
+): Promise<string> {
   const head = (await git(repo.root, ["rev-parse", "--verify", "--quiet", "HEAD"]).catch(() => "")).trim();
   const pathspec = repo.catalogue === "" ? "." : repo.catalogue;
-  if (head === commit) {
+  if (inPlace && head === commit) {
     const status = await git(repo.root, ["status", "--porcelain", "--untracked-files=all", "--", pathspec]);
     if (status === "") return join(repo.root, repo.catalogue);
   }

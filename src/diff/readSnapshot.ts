@@ -43,10 +43,17 @@ export const LIST_BYTES = 128 * 1024 * 1024;
 export type PackageFileKind = "archive" | "icon" | "binary" | "meta";
 export const PACKAGE_FILE_KINDS: readonly PackageFileKind[] = ["archive", "icon", "binary", "meta"];
 
-/** An app as one host lists it: the v1 API's object, and its package files as the index lists them. */
+/**
+ * An app as one host lists it: the v1 API's object, its v4 object (`/api/v4/contents`, which v3 is
+ * made from), its Homebrew Browser list entry, and its package files as the index lists them.
+ */
 export interface AppRecord {
   name: string;
   fields: Record<string, unknown>;
+  /** Undefined when the side serves no v4 contents for the host. */
+  today?: Record<string, unknown>;
+  /** Its entry's lines in the Homebrew Browser's list (a token line, then six text lines); undefined when not listed. */
+  hbbEntry?: string;
   files: Partial<Record<PackageFileKind, IndexedFile>>;
 }
 
@@ -55,6 +62,8 @@ export interface HostSnapshot {
   apps: Map<string, AppRecord>;
   /** The names the Homebrew Browser's list of the host holds. */
   hbbListed: Set<string>;
+  /** The slug of the v4/v3 featured app; null when the host has none (404). */
+  featured?: string | null;
 }
 
 export interface Snapshot {
@@ -192,17 +201,20 @@ async function readListed(
   return bytes;
 }
 
-/** The Homebrew Browser list's names: after the header, a token line (name first) then six text lines per app; footers are `=Category=`. */
-export function hbbListNames(text: string): Set<string> {
+/**
+ * The Homebrew Browser list's entries by name: after the header, a token line (name first) then six
+ * text lines per app; footers are `=Category=`.
+ */
+export function hbbListEntries(text: string): Map<string, string> {
   const lines = text.split(/\r?\n/);
-  const names = new Set<string>();
+  const entries = new Map<string, string>();
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!;
     if (line === "" || /^=[^=]+=$/.test(line)) continue;
-    names.add(line.split(" ", 1)[0]!);
+    entries.set(line.split(" ", 1)[0]!, lines.slice(i, i + 7).join("\n"));
     i += 6;
   }
-  return names;
+  return entries;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -226,6 +238,8 @@ export async function readSnapshot(read: PathReader, label: string, trust: Trust
   const defaultHost = ids.find((id) => !index.files.has(`/hosts/${id}/api/v4/contents`));
   const hosts = new Map<string, HostSnapshot>();
   for (const id of ids) {
+    const prefix = id === defaultHost ? "" : `/hosts/${id}`;
+    const today = await readToday(listed, label, prefix);
     const listBytes = await listed(`/v1/${id}/packages`);
     const list = listBytes ? parseJson(listBytes, `${label}/v1/${id}/packages`) : [];
     if (!Array.isArray(list)) throw new FailureError(`${label}/v1/${id}/packages is not a list`);
@@ -234,12 +248,51 @@ export async function readSnapshot(read: PathReader, label: string, trust: Trust
       if (!isRecord(fields) || typeof fields.internal_name !== "string" || !isValidName(fields.internal_name))
         throw new FailureError(`${label}/v1/${id}/packages holds an entry without a valid internal_name`);
       const name = fields.internal_name;
-      apps.set(name, { name, fields, files: defaultHost ? packageFilesOf(index.files, id, defaultHost, name) : {} });
+      apps.set(name, {
+        name,
+        fields,
+        ...(today.contents?.has(name) ? { today: today.contents.get(name)! } : {}),
+        files: defaultHost ? packageFilesOf(index.files, id, defaultHost, name) : {},
+      });
     }
     const hbb = await listed(hbbFolderOf(id, defaultHost ?? id).list);
-    hosts.set(id, { id, apps, hbbListed: hbb ? hbbListNames(utf8.decode(hbb)) : new Set() });
+    const entries = hbb ? hbbListEntries(utf8.decode(hbb)) : new Map<string, string>();
+    for (const [name, entry] of entries) {
+      const app = apps.get(name);
+      if (app) app.hbbEntry = entry;
+    }
+    hosts.set(id, {
+      id,
+      apps,
+      hbbListed: new Set(entries.keys()),
+      ...(today.featured !== undefined ? { featured: today.featured } : {}),
+    });
   }
   return { ...index, defaultHost, hosts };
+}
+
+/**
+ * A host's v4 contents by slug and its featured app's slug (null when it has none), each undefined
+ * when the side does not serve the file at all (a build without today's API).
+ */
+async function readToday(
+  read: (path: string) => Promise<Uint8Array | undefined>,
+  label: string,
+  prefix: string,
+): Promise<{ contents?: Map<string, Record<string, unknown>>; featured?: string | null }> {
+  const contentsBytes = await read(`${prefix}/api/v4/contents`);
+  const result: { contents?: Map<string, Record<string, unknown>>; featured?: string | null } = {};
+  if (contentsBytes) {
+    const list = parseJson(contentsBytes, `${label}${prefix}/api/v4/contents`);
+    if (!Array.isArray(list)) throw new FailureError(`${label}${prefix}/api/v4/contents is not a list`);
+    result.contents = new Map(
+      list.filter(isRecord).flatMap((app) => (typeof app.slug === "string" ? [[app.slug, app] as const] : [])),
+    );
+    const featuredBytes = await read(`${prefix}/api/v4/featured-app`);
+    const featured = featuredBytes ? parseJson(featuredBytes, `${label}${prefix}/api/v4/featured-app`) : undefined;
+    result.featured = isRecord(featured) && typeof featured.slug === "string" ? featured.slug : null;
+  }
+  return result;
 }
 
 function packageFilesOf(

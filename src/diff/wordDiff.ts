@@ -1,5 +1,5 @@
-// A short word diff of two texts (an app's descriptions): the words removed and added, with a few
-// words of context either side and the unchanged runs between them elided.
+// A short word diff of two texts (an app's descriptions), or line diff (its meta.xml): the words or
+// lines removed and added, with a few of context either side and the unchanged runs between elided.
 
 export interface WordChange {
   kind: "same" | "removed" | "added";
@@ -17,7 +17,7 @@ function words(text: string): string[] {
   return text.split(/\s+/).filter((w) => w !== "");
 }
 
-/** The longest common subsequence's edit script, as runs of same/removed/added words. */
+/** The longest common subsequence's edit script, as runs of same/removed/added tokens (words or lines). */
 function editScript(a: readonly string[], b: readonly string[]): { kind: WordChange["kind"]; words: string[] }[] {
   const n = a.length;
   const m = b.length;
@@ -52,8 +52,16 @@ function editScript(a: readonly string[], b: readonly string[]): { kind: WordCha
 
 /** The changes from `from` to `to`, word by word; empty when they have the same words. */
 export function wordDiff(from: string, to: string): WordChange[] {
-  const a = words(from);
-  const b = words(to);
+  return tokenDiff(words(from), words(to), " ");
+}
+
+/** The changes from `from` to `to`, line by line (a run's lines joined by `\n`); empty when they have the same lines. */
+export function lineDiff(from: string, to: string): WordChange[] {
+  const lines = (text: string) => text.replace(/\r\n?/g, "\n").replace(/\n$/, "").split("\n");
+  return tokenDiff(lines(from), lines(to), "\n");
+}
+
+function tokenDiff(a: string[], b: string[], separator: string): WordChange[] {
   const runs =
     (a.length + 1) * (b.length + 1) > MAX_CELLS
       ? [
@@ -63,13 +71,13 @@ export function wordDiff(from: string, to: string): WordChange[] {
       : editScript(a, b);
   if (runs.every((r) => r.kind === "same")) return [];
   return runs.map((run, index) => {
-    if (run.kind !== "same") return { kind: run.kind, text: run.words.join(" ") };
+    if (run.kind !== "same") return { kind: run.kind, text: run.words.join(separator) };
     const first = index === 0;
     const last = index === runs.length - 1;
     const keep = (first ? 0 : CONTEXT) + (last ? 0 : CONTEXT);
-    if (run.words.length <= keep + 1) return { kind: "same", text: run.words.join(" ") };
+    if (run.words.length <= keep + 1) return { kind: "same", text: run.words.join(separator) };
     const head = first ? [] : run.words.slice(0, CONTEXT);
     const tail = last ? [] : run.words.slice(-CONTEXT);
-    return { kind: "same", text: [...head, "…", ...tail].join(" ") };
+    return { kind: "same", text: [...head, "…", ...tail].join(separator) };
   });
 }

@@ -19,6 +19,12 @@ export interface StoreApp {
   seed: number;
   /** Added to the zip (a readme), to change the zip alone. */
   readme?: string;
+  /** The manifest's `controllers` (default "w", a Wii Remote). */
+  controllers?: string;
+  /** The manifest's release date, Unix seconds (default 2024-01-01). */
+  releaseDate?: number;
+  /** Fields of today's clients in the manifest: flags, supported_platforms, peripherals, authors. */
+  today?: Record<string, unknown>;
 }
 
 export const STORE_HOSTS = [
@@ -65,15 +71,16 @@ export function writeStore(root: string, apps: readonly StoreApp[]): void {
       category: app.category,
       coder: app.coder,
       contributors: "",
-      controllers: "w",
+      controllers: app.controllers ?? "w",
       display_name: app.displayName,
       internal_name: app.name,
       long_description: app.long,
       package_type: "dol",
-      release_date: 1704067200,
+      release_date: app.releaseDate ?? 1704067200,
       short_description: app.short,
       updated: 1704067200,
       version: app.version,
+      ...app.today,
     };
     write(join(catalogue, app.host, `${app.name}.json`), `${JSON.stringify(manifest, null, 2)}\n`);
     write(join(catalogue, app.host, `${app.name}.zip`), zipOf(app));

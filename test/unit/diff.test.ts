@@ -108,7 +108,9 @@ beforeAll(() => {
 });
 
 async function diffOf(a: string, b: string, outDir?: string): Promise<DiffReport> {
-  return diffBuilds({ a, b, catalogueDir: join(repo, "catalogue"), ...(outDir ? { outDir } : {}) });
+  const report = await diffBuilds({ a, b, catalogueDir: join(repo, "catalogue"), ...(outDir ? { outDir } : {}) });
+  if ("unbuilt" in report) throw new Error(`${report.unbuilt.argument} does not build`);
+  return report;
 }
 
 const host = (report: DiffReport, id: string) => report.hosts.find((h) => h.host === id);
@@ -316,7 +318,7 @@ describe("the shopfront diff command", () => {
       expect(result.code, bad.join(" ")).toBe(2);
     }
     expect(shopfront(cwd, "diff", "no-such-revision", "HEAD").stderr).toContain(
-      "no-such-revision is not a built folder, an http(s):// base URL or a git revision",
+      "no-such-revision is not a built folder, an http(s):// base URL, a git revision or the catalogue folder",
     );
   }, 60_000);
 });
@@ -419,7 +421,7 @@ describe("the report's formats", () => {
     expect(report.files).toEqual({ added: 1, removed: 0, changed: 1, unchanged: 1 });
     expect(report.clients.find((c) => c.kind === "v1-v2")).toEqual({ kind: "v1-v2", added: 1, removed: 0, changed: 1 });
     expect(report.problems).toBeNull();
-    const text = formatDiffText({ format: 1, a: side, b: side, ...report }).join("\n");
+    const text = formatDiffText({ format: 2, a: side, b: side, ...report }).join("\n");
     expect(text).toContain("  Homebrew Browser list: 1 -> 1 apps; enter: popular; leave: kept");
     expect(text).toContain("host later (added):");
   });

@@ -192,6 +192,7 @@ const SAMPLES: Record<string, string> = {
   "--timeout": "30",
   "--target": "netlify",
   "--format": "json",
+  "--fail-on": "nand",
   "--log-format": "combined",
   "--api": "v4",
   "--listen": "127.0.0.1:8080",

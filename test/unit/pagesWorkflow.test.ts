@@ -76,11 +76,15 @@ describe(".github/workflows/pages.yml", () => {
     );
     expect(uses(validate!)).toEqual(["actions/checkout@v4", "actions/setup-node@v4", "actions/cache/restore@v4"]);
     expect(publishing).toContain("On a pull request it runs `npx shopfront validate --strict --format github`");
-    // The cache the build job saves, restored by its prefix: a pull request never saves one.
+    // The cache the build job saves of the base commit, and only that one: an older build of the base
+    // branch is never restored (its later changes would read as the pull request's). It never saves one.
     const restore = validate!.steps.find((s) => s.uses === "actions/cache/restore@v4")!;
     const saved = build!.steps.find((s) => s.uses?.startsWith("actions/cache@"))!;
     expect(restore.with!.path).toBe(saved.with!.path);
-    expect(restore.with!["restore-keys"]).toBe(saved.with!["restore-keys"]);
+    expect(restore.with!["restore-keys"]).toBeUndefined();
+    expect(restore.with!.key).toBe(
+      String(saved.with!.key).replace("${{ github.sha }}", "${{ github.event.pull_request.base.sha }}"),
+    );
   });
 
   it("on a push, runs the documented commands in order and uploads the output folder", () => {

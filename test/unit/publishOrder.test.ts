@@ -7,7 +7,7 @@ import { appendFileSync, readFileSync, realpathSync, statSync, writeFileSync } f
 import { join, posix } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
-import { hbbListNames } from "../../src/diff/readSnapshot.js";
+import { hbbListEntries } from "../../src/diff/readSnapshot.js";
 import { BINARY_NAMES, packageFilePaths } from "../../src/routes/packageFileLayout.js";
 import { PHASES, phaseOf } from "../../src/routes/publishOrder.js";
 import { FILE_INDEX, isSiteFile, routeOfFile } from "../../src/routes/routeTable.js";
@@ -67,7 +67,7 @@ function referencesOf(path: string, files: ReadonlyMap<string, Buffer>, defaultH
     for (const line of text.split(/\r?\n/))
       if (line.startsWith("/") && line.endsWith(".txt")) add(line.slice(1), "url");
   } else if (path.endsWith("/listv036.txt")) {
-    for (const name of hbbListNames(text)) describes(hostOf(path, defaultHost), name);
+    for (const name of hbbListEntries(text).keys()) describes(hostOf(path, defaultHost), name);
   } else if (routeOfFile(path) !== undefined) {
     const host = hostOf(path, defaultHost);
     walk(JSON.parse(text) as unknown, (value) => {

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { recordBuildSource } from "../../diff/buildSource.js";
 import { buildCatalogue } from "../../engine/buildCatalogue.js";
 import type { TargetId } from "../../targets/target.js";
 import { catalogueSetting, fromConfig, outSetting, siteSetting } from "../applyConfig.js";
@@ -180,6 +181,8 @@ async function build(options: BuildOptions) {
     ...(bar ? { onProgress: bar } : {}),
     index: { mirrors: options.mirror ?? [], secretKey, lifetimeDays: options.indexLifetime },
   });
+  // Which commit it was built from, for `diff` to name and check against the merge base.
+  if (result.built) await recordBuildSource(options.out, options.catalogue);
   const { format, maxProblems: limit } = options;
   const failed =
     (await reportProblems(result.problems, options.catalogue, { format, limit, building: true })) || !result.built;
