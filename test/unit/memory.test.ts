@@ -5,7 +5,7 @@
 // build with a message that says what to try (util/memory.ts), never V8's fatal error, and leaves
 // the previous output as it was.
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { copyFixture, GEN_CATALOGUE, memoryTempDir, readTree, shopfrontAsync } from "../support/helpers.js";
@@ -36,6 +36,8 @@ describe("a build's memory", () => {
     const edit = await shopfrontAsync(dir, ["build", "--catalogue", catalogue, "--out", out], heap);
     expect(edit.code, edit.stderr.slice(-2000)).toBe(0);
     expect(edit.stdout).toMatch(/built 1 host, 100000 packages \(1 changed, \d+ files written\)/);
+    // Two trees of 300,000 files each, in memory: gone before the next test makes its own.
+    rmSync(dir, { recursive: true, force: true });
   }, 900_000);
 
   it("stops with what to try when even the index outgrows the heap, exit 1, no V8 stack, the previous output unchanged", async () => {
@@ -58,5 +60,6 @@ describe("a build's memory", () => {
     expect(run.stderr).toContain("NODE_OPTIONS=--max-old-space-size=");
     expect(run.stderr).not.toMatch(/FATAL ERROR|heap out of memory|v8::internal/);
     expect(readTree(out)).toEqual(before);
+    rmSync(dir, { recursive: true, force: true });
   }, 900_000);
 });
