@@ -436,6 +436,8 @@ export async function loadCatalogue(
       if (result) collect(host, result);
       return;
     }
+    // Without valid hosts there is nothing to build: the manifests are still checked, for their problems.
+    if (!hosts.hostsFile) return;
     done.set(k, result ? { host, loaded: result } : null);
     for (let next = done.get(handed); next !== undefined; next = done.get(handed)) {
       done.delete(handed++);
