@@ -5,12 +5,13 @@
 // each endless body ends as a failure naming the file, within a bound of memory (the test's own
 // timeout bounds its time); a redirect out of the origin is named and never followed; with a key
 // (given, or shopfront.json's publicKey), a bad signature stops diff before anything else is fetched.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { readFileSync, realpathSync, writeFileSync } from "node:fs";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { close, endless, listen } from "../support/hostileServer.js";
 import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { servePreview } from "../../src/serve/servePreview.js";
 import { parseEntry, renderEntry, signaturePathOf } from "../../src/trust/fileIndex.js";
@@ -22,32 +23,6 @@ const PEAK_RSS_BOUND_KB = 300 * 1024;
 const PEAK_RSS = pathToFileURL(join(ROOT, "test", "support", "peakRss.mjs")).href;
 const V1_LIST = "/v1/primary/packages";
 const HBB_LIST = "/hbb/homebrew_browser/listv036.txt";
-
-/** Answers 200 with a body that never ends, written as fast as the client reads it, until it hangs up. */
-function endless(res: ServerResponse): void {
-  res.writeHead(200, { "content-type": "application/json" });
-  const chunk = Buffer.alloc(64 * 1024, 0x20);
-  let open = true;
-  res.once("close", () => (open = false));
-  const pump = () => {
-    while (open && res.write(chunk));
-  };
-  res.on("drain", pump);
-  pump();
-}
-
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<[Server, string]> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return [server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`];
-}
-
-const close = (server: Server | undefined) =>
-  new Promise<void>((resolve) => {
-    server?.closeAllConnections();
-    server?.close(() => resolve());
-    if (!server) resolve();
-  });
 
 describe("diff against a hostile deployment", () => {
   const key = generateSecretKey();
@@ -73,10 +48,11 @@ describe("diff against a hostile deployment", () => {
       requests.push(url);
       const [, mode, ...rest] = url.split("/");
       const path = `/${rest.join("/")}`;
-      if (mode === "endless-entry" && path === "/entry.json") return endless(res);
-      if (mode === "endless-shard" && path.startsWith("/index/") && path.endsWith(".json")) return endless(res);
-      if (mode === "endless-list" && path === V1_LIST) return endless(res);
-      if (mode === "endless-hbb" && path === HBB_LIST) return endless(res);
+      if (mode === "endless-entry" && path === "/entry.json") return endless(res, "application/json");
+      if (mode === "endless-shard" && path.startsWith("/index/") && path.endsWith(".json"))
+        return endless(res, "application/json");
+      if (mode === "endless-list" && path === V1_LIST) return endless(res, "application/json");
+      if (mode === "endless-hbb" && path === HBB_LIST) return endless(res, "application/json");
       if (mode === "swapped-list" && path === V1_LIST)
         return void res.writeHead(200, { "content-type": "application/json" }).end("[]");
       if (mode === "altered" && path === "/entry.json")

@@ -1,23 +1,11 @@
 // The one bounded GET every reader of a deployment uses (src/util/fetchBounded.ts), and check's raw
 // request over its body reader, against a server on 127.0.0.1 started here: a body past its cap, a redirect to another origin, a server that stalls
 // and one that trickles, each ends as a failure that says why; the redirect rule at every hop.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { close, endless, listen } from "../support/hostileServer.js";
 import { CHECK_BODY_BYTES, sendRaw } from "../../src/check/runConformance.js";
 import { deadlineFor, fetchBounded, fetchDigestBounded, redirectProblem } from "../../src/util/fetchBounded.js";
-
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<[Server, string]> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return [server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`];
-}
-
-const close = (server: Server) =>
-  new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
 
 describe("redirectProblem, at each hop", () => {
   const origin = new URL("http://store.example/api/");
@@ -61,17 +49,7 @@ describe("fetchBounded against a server", () => {
       const url = req.url ?? "";
       requests.push(url);
       if (url === "/small") return void res.end("0123456789");
-      if (url === "/endless") {
-        res.writeHead(200);
-        const chunk = Buffer.alloc(64 * 1024, 0x20);
-        let open = true;
-        res.once("close", () => (open = false));
-        const pump = () => {
-          while (open && res.write(chunk));
-        };
-        res.on("drain", pump);
-        return pump();
-      }
+      if (url === "/endless") return endless(res);
       if (url === "/declared") return void res.writeHead(200, { "content-length": "1000000" }).end();
       if (url === "/away") return void res.writeHead(302, { location: `${otherBase}/file` }).end();
       if (url === "/moved") return void res.writeHead(301, { location: "/small" }).end();

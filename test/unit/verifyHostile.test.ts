@@ -4,12 +4,13 @@
 // added), and a redirect to another origin. The compiled CLI runs as a child, with its peak RSS
 // reported at exit: each endless body ends as a failure naming the file, within a bound of memory;
 // after a bad signature nothing else is fetched and no mirror is contacted.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { readFileSync, realpathSync, writeFileSync } from "node:fs";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { close, endless, listen } from "../support/hostileServer.js";
 import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
 import { servePreview } from "../../src/serve/servePreview.js";
 import { parseEntry, renderEntry, signaturePathOf } from "../../src/trust/fileIndex.js";
@@ -21,32 +22,6 @@ const ZIP = "hbb/snake-deluxe/snake-deluxe.zip";
 /** verify's bound on peak memory for an endless body (issue 44); it stays far below. */
 const PEAK_RSS_BOUND_KB = 300 * 1024;
 const PEAK_RSS = pathToFileURL(join(ROOT, "test", "support", "peakRss.mjs")).href;
-
-/** Answers 200 with a body that never ends, written as fast as the client reads it, until it hangs up. */
-function endless(res: ServerResponse, type: string): void {
-  res.writeHead(200, { "content-type": type });
-  const chunk = Buffer.alloc(64 * 1024, 0x20);
-  let open = true;
-  res.once("close", () => (open = false));
-  const pump = () => {
-    while (open && res.write(chunk));
-  };
-  res.on("drain", pump);
-  pump();
-}
-
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<[Server, string]> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return [server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`];
-}
-
-const close = (server: Server | undefined) =>
-  new Promise<void>((resolve) => {
-    server?.closeAllConnections();
-    server?.close(() => resolve());
-    if (!server) resolve();
-  });
 
 describe("verify against a hostile server", () => {
   const key = generateSecretKey();
