@@ -1,3 +1,5 @@
+// Over 350 lines: sending the suite's cases and judging their answers, with the bounded raw
+// request they share.
 // Runs the conformance suite: sends each case exactly as written, judges each answer against the
 // build, and counts per report row what was checked and what failed.
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";

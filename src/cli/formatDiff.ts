@@ -1,3 +1,5 @@
+// Over 350 lines: diff's report in text and Markdown, two renderings of one report that must
+// change together.
 // `diff`'s report for a terminal (text) and for a pull request (Markdown). Names, versions and
 // descriptions come from manifests, which anyone opening a pull request writes: in text their
 // control characters are shown escaped, so they cannot move the cursor or colour the terminal; in

@@ -1,3 +1,5 @@
+// Over 350 lines: the one pure comparison of two snapshots, field by field for every client, whose
+// parts share the per-app change records.
 // Two builds compared as their clients see them, pure: per host the apps added, removed, renamed and
 // updated (each changed field and package file), the Homebrew Browser list's entries and leavers;
 // per kind of client the files that change; the problems a change brings or clears; and what a

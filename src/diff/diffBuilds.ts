@@ -1,3 +1,5 @@
+// Over 350 lines: diff's one entry point, whose kinds of side (folder, URL, revision, working tree)
+// share how a side is read, built and checked against the merge base.
 // `diff`: two builds compared as their clients see them. Each side is a built output folder, a
 // deployment's base URL, a git revision of the catalogue or its working tree; a revision or the
 // working tree is built here with the build's own core. Sides are read one after the other, the

@@ -1,3 +1,5 @@
+// Over 350 lines: the full build's one run (stream, host-wide files, site, index, state), whose steps
+// share the writer, the spills and the streaming hosts.
 // The full build: the catalogue read host after host in name order, each package rendered once as
 // it is read and written at once (engine/streamHost.ts), into the spare slot, which is published
 // when every file is there. What it keeps is the index (the state's columns) and the site's spills
