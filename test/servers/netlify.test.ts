@@ -294,12 +294,16 @@ describe("the rules, matched by Netlify's redirect engine (netlify-redirector)",
       "/v2/themes/packages?package",
       "/v2/mirror.eu/packages?package=404.json&package=404.json",
       "/v2/mirror.eu/packages?package",
+      // The host with no packages has no name to repeat.
+      "/v2/empty/packages?package",
       "/v2/primary/packages?coder=nobody&coder=nobody",
       "/v2/primary/packages?category=games&category=games",
       "/v2/themes/packages?coder=nobody&coder=nobody",
       "/v2/themes/packages?category=games&category=games",
       "/v2/mirror.eu/packages?coder=nobody&coder=nobody",
       "/v2/mirror.eu/packages?category=games&category=games",
+      "/v2/empty/packages?coder=nobody&coder=nobody",
+      "/v2/empty/packages?category=games&category=games",
     ]);
   });
 

@@ -188,6 +188,9 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
         `not-found ${v2(host!)}?package=`,
         `not-found ${v2(host!)}?package`,
       ]),
+      // The host with no packages has no name to repeat.
+      `not-found ${v2("empty")}?package=`,
+      `not-found ${v2("empty")}?package`,
       // The one coder beyond ASCII, in each query form.
       `v2-coder ${v2("primary")}?coder=${janis}`,
       `v2-coder ${v2("primary")}?coder=${janis.replace("%20", "+")}`,
@@ -196,7 +199,7 @@ describe("the compiled routes, applied as Vercel's docs describe", () => {
       `v2-coder ${v2("primary")}?coder=${janis}`,
       `v2-category-coder ${v2("primary")}?category=emulators&coder=${janis}`,
       `v2-category-coder ${v2("primary")}?coder=${janis}&category=emulators`,
-      ...["primary", "themes", "mirror.eu"].flatMap((host) => [
+      ...["primary", "themes", "mirror.eu", "empty"].flatMap((host) => [
         `not-found ${v2(host)}?coder=nobody&coder=nobody`,
         `not-found ${v2(host)}?category=games&category=games`,
       ]),
