@@ -180,7 +180,7 @@ function surveyListing(dir: string, state: BuildState, moved: StatsMoved): Surve
   const indexes = new Map(state.hosts.map((h) => [h, new Map(state.packages[h]!.names.map((name, i) => [name, i]))]));
   const layout = validateLayout(listing, state.hosts, indexes);
   const survey = emptySurvey(state, folderSignatures(listing, state.hosts));
-  survey.packageFiles = layout.manifests.some((ref) => ref.files !== undefined);
+  survey.packageFiles = layout.manifests.hasPackageFiles();
   survey.problems.push(...layout.problems);
   const run: SurveyRun = { dir, survey, state, warnings: warningsByFile(state), moved };
   const prefix = `${dir}${sep}`;

@@ -406,7 +406,7 @@ export async function loadCatalogue(
   }
 
   const loaded = new Map<string, LoadedPackage[]>();
-  const withFiles = layout.manifests.some((ref) => ref.files !== undefined);
+  const withFiles = layout.manifests.hasPackageFiles();
   const ownWorkDir = withFiles && options.workDir === undefined;
   const workDir = options.workDir ?? (withFiles ? mkdtempSync(join(tmpdir(), "shopfront-files-")) : "");
   const collect = (host: string, done: LoadedPackage) => {
@@ -415,19 +415,9 @@ export async function loadCatalogue(
     list.push(done);
   };
   if (hosts.hostsFile && options.onHosts) {
-    const counts = new Map<string, number>();
-    for (const ref of layout.manifests) counts.set(ref.host, (counts.get(ref.host) ?? 0) + 1);
-    options.onHosts(hosts.hostsFile, withFiles && !options.namesOnly, counts);
+    options.onHosts(hosts.hostsFile, withFiles && !options.namesOnly, layout.manifests.counts());
   }
-  const hostOrder = new Map((hosts.declared ?? []).map((id, i) => [id, i]));
-  const refs = options.onPackage
-    ? [...layout.manifests].sort(
-        (a, b) =>
-          (hostOrder.get(a.host) ?? Infinity) - (hostOrder.get(b.host) ?? Infinity) ||
-          compareCodePoints(a.host, b.host) ||
-          compareCodePoints(a.name, b.name),
-      )
-    : layout.manifests;
+  const refs = options.onPackage ? layout.manifests.sorted(hosts.declared ?? []) : layout.manifests;
   // With onPackage, packages are handed on in the order of refs, though their files finish out of it.
   const done = new Map<number, { host: string; loaded: LoadedPackage } | null>();
   let handed = 0;
@@ -452,7 +442,10 @@ export async function loadCatalogue(
   let finished = 0;
   const progress = () => onProgress?.(++finished, layout.manifests.length);
   try {
-    for (const [k, ref] of refs.entries()) {
+    let count = 0;
+    for (const ref of refs) {
+      // The ref's place in the order packages are handed on in (a constant each: the reads' callbacks keep it).
+      const k = count++;
       if (failure) break;
       checkMemory("reading the manifests");
       const entry = stats.get(ref.host)?.entries.get(ref.name);
@@ -507,7 +500,7 @@ export async function loadCatalogue(
   for (const host of hosts.hostsFile?.hosts.map((h) => h.id) ?? []) {
     const file = stats.get(host);
     // The manifests there are, valid or not: an entry of an invalid one is no orphan.
-    const names = new Set(layout.manifests.filter((ref) => ref.host === host).map((ref) => ref.name));
+    const names = new Set(layout.manifests.namesOf(host));
     const orphans = [...(file?.entries ?? [])]
       .filter(([name]) => !names.has(name))
       .sort((a, b) => byName({ name: a[0] }, { name: b[0] }));

@@ -15,7 +15,7 @@ export interface StatsRef {
 }
 
 export interface LayoutResult {
-  manifests: ManifestRef[];
+  manifests: ManifestList;
   /** The stats files of declared hosts that have one. */
   stats: StatsRef[];
   problems: Problem[];
@@ -38,6 +38,78 @@ function ignoredFile(): Finding {
 }
 
 /**
+ * The manifests a layout found: each host's manifest file names as listed (the listing's own
+ * strings, no copy) and the few that have package files beside them. A million manifests cost a
+ * pointer each beyond their names; the refs are made one at a time as they are walked.
+ */
+export class ManifestList {
+  readonly #hosts: { host: string; files: string[]; packageFiles: Map<string, "zip" | "folder"> }[] = [];
+  #count = 0;
+
+  addHost(host: string, files: string[], packageFiles: Map<string, "zip" | "folder">): void {
+    this.#hosts.push({ host, files, packageFiles });
+    this.#count += files.length;
+  }
+
+  /** How many manifests there are, on every host. */
+  get length(): number {
+    return this.#count;
+  }
+
+  /** How many manifests each host has. */
+  counts(): Map<string, number> {
+    return new Map(this.#hosts.map((h) => [h.host, h.files.length]));
+  }
+
+  /** Whether any package has files beside its manifest. */
+  hasPackageFiles(): boolean {
+    return this.#hosts.some((h) => h.packageFiles.size > 0);
+  }
+
+  /** The package names of `host`'s manifests. */
+  namesOf(host: string): string[] {
+    return this.#hosts
+      .filter((h) => h.host === host)
+      .flatMap((h) => h.files.map((file) => file.slice(0, -MANIFEST_EXTENSION.length)));
+  }
+
+  /** Every manifest in listing order. */
+  *[Symbol.iterator](): Generator<ManifestRef> {
+    for (const { host, files, packageFiles } of this.#hosts)
+      for (const file of files) yield refOf(host, file, packageFiles);
+  }
+
+  /** Every manifest, hosts in `order` (others after, by id), names in code-point order within a host. */
+  *sorted(order: readonly string[]): Generator<ManifestRef> {
+    const rank = (host: string) => {
+      const at = order.indexOf(host);
+      return at < 0 ? order.length : at;
+    };
+    const hosts = [...this.#hosts].sort((a, b) => rank(a.host) - rank(b.host) || compareCodePoints(a.host, b.host));
+    for (const { host, files, packageFiles } of hosts) {
+      for (const file of [...files].sort(compareManifestFiles)) yield refOf(host, file, packageFiles);
+    }
+  }
+}
+
+function refOf(host: string, file: string, packageFiles: ReadonlyMap<string, "zip" | "folder">): ManifestRef {
+  const name = file.slice(0, -MANIFEST_EXTENSION.length);
+  const files = packageFiles.size > 0 ? packageFiles.get(name) : undefined;
+  return { host, name, file: `${host}/${file}`, ...(files ? { files } : {}) };
+}
+
+/** Two manifest file names in the code-point order of their package names (the extension left out). */
+function compareManifestFiles(a: string, b: string): number {
+  const [aLength, bLength] = [a.length - MANIFEST_EXTENSION.length, b.length - MANIFEST_EXTENSION.length];
+  const shorter = Math.min(aLength, bLength);
+  for (let i = 0; i < shorter; i++) {
+    const difference = a.charCodeAt(i) - b.charCodeAt(i);
+    if (difference !== 0) return difference;
+  }
+  return aLength - bLength;
+}
+
+/**
  * The folder rules: every folder is a declared host and every declared host a folder, manifests are
  * regular `<name>.json` files with a legal name (editors' backups beside them are ignored, with a
  * warning), no two names of a host differ only in case, and no symbolic links (one could point
@@ -52,7 +124,7 @@ export function validateLayout(
   known?: KnownNames,
 ): LayoutResult {
   const problems: Problem[] = [];
-  const manifests: ManifestRef[] = [];
+  const manifests = new ManifestList();
   const add = (file: string, f: Finding) => problems.push({ file, ...f });
   const rootKinds = new Map(listing.root.map((e) => [e.name, e.kind]));
 
@@ -104,31 +176,18 @@ export function validateLayout(
       return;
     }
     const knownHere = known?.get(host);
-    const names: string[] = [];
+    const files: string[] = [];
+    // A zip or folder is a package's files only beside its manifest: the candidates are few, so
+    // they are kept until every manifest of the host was seen.
+    const candidates = new Map<string, "zip" | "folder">();
     let newNames = false;
-    const withManifest = new Set(
-      entries
-        .filter((e) => e.kind === "file" && e.name.endsWith(MANIFEST_EXTENSION))
-        .map((e) => e.name.slice(0, -MANIFEST_EXTENSION.length)),
-    );
-    const filesOf = new Map<string, "zip" | "folder">();
     for (const entry of entries) {
       const file = `${host}/${entry.name}`;
       const packageFiles = packageFilesEntry(entry);
       if (packageFiles) {
-        if (withManifest.has(packageFiles.name)) {
-          // Both a zip and a folder is findPackageFiles' PACKAGE_FILES_TWICE, at load.
-          filesOf.set(packageFiles.name, packageFiles.kind);
-        } else {
-          add(
-            packageFiles.kind === "folder" ? `${file}/` : file,
-            finding(
-              "PACKAGE_FILES_WITHOUT_MANIFEST",
-              "",
-              `holds a package's files, but there is no manifest ${host}/${packageFiles.name}${MANIFEST_EXTENSION} beside it`,
-            ),
-          );
-        }
+        // Both a zip and a folder is findPackageFiles' PACKAGE_FILES_TWICE, at load.
+        if (!candidates.has(packageFiles.name) || packageFiles.kind === "zip")
+          candidates.set(packageFiles.name, packageFiles.kind);
         continue;
       }
       if (entry.kind === "symlink") {
@@ -165,14 +224,31 @@ export function validateLayout(
           );
         }
       }
-      names.push(name);
-      manifests.push({ host, name, file });
+      files.push(entry.name);
     }
-    for (const ref of manifests) {
-      const kind = ref.host === host ? filesOf.get(ref.name) : undefined;
-      if (kind) ref.files = kind;
+    const packageFiles = new Map<string, "zip" | "folder">();
+    if (candidates.size > 0) {
+      for (const file of files) {
+        const name = file.slice(0, -MANIFEST_EXTENSION.length);
+        const kind = candidates.get(name);
+        if (kind !== undefined) packageFiles.set(name, kind);
+      }
+      for (const entry of entries) {
+        const candidate = packageFilesEntry(entry);
+        if (!candidate || packageFiles.has(candidate.name)) continue;
+        const file = `${host}/${entry.name}`;
+        add(
+          candidate.kind === "folder" ? `${file}/` : file,
+          finding(
+            "PACKAGE_FILES_WITHOUT_MANIFEST",
+            "",
+            `holds a package's files, but there is no manifest ${host}/${candidate.name}${MANIFEST_EXTENSION} beside it`,
+          ),
+        );
+      }
     }
-    if (newNames) addCaseCollisions(host, names, add);
+    manifests.addHost(host, files, packageFiles);
+    if (newNames) addCaseCollisions(host, files, add);
   });
   const stats = rootKinds.get(STATS_FOLDER) === "directory" ? validateStatsLayout(listing, hosts, add) : [];
   return { manifests, stats, problems };
@@ -229,16 +305,28 @@ function validateStatsLayout(
  * Names of one host that fold to the same key, reported on all but the first in name order (so
  * the report does not depend on the order the file system lists them in).
  */
-function addCaseCollisions(host: string, names: readonly string[], add: (file: string, f: Finding) => void): void {
+function addCaseCollisions(host: string, files: readonly string[], add: (file: string, f: Finding) => void): void {
+  // Most names fold to themselves: the set holds the folded file names, and only a second sight of
+  // one is looked at again.
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const file of files) {
+    const folded = foldCase(file);
+    if (seen.has(folded)) twice.add(folded);
+    else seen.add(folded);
+  }
+  if (twice.size === 0) return;
+  seen.clear();
   const byFolded = new Map<string, string[]>();
-  for (const name of names) {
-    const folded = foldCase(name);
+  for (const file of files) {
+    const folded = foldCase(file);
+    if (!twice.has(folded)) continue;
+    const name = file.slice(0, -MANIFEST_EXTENSION.length);
     const same = byFolded.get(folded);
     if (same) same.push(name);
     else byFolded.set(folded, [name]);
   }
   for (const same of byFolded.values()) {
-    if (same.length < 2) continue;
     const [first, ...others] = same.sort(compareCodePoints);
     for (const name of others) {
       add(
