@@ -1,6 +1,6 @@
 // The catalogue's I/O: what is in the folders, and the bytes of one file. Everything it finds is
 // reported as plain data; deciding what is wrong with it is validateCatalogue's job.
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type Dirent } from "node:fs";
+import { closeSync, fstatSync, opendirSync, openSync, readSync, statSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../util/errors.js";
 import { digestOf, signatureOf, type Signature } from "./signature.js";
@@ -33,12 +33,20 @@ function kindOf(entry: Dirent): EntryKind {
 }
 
 function listFolder(dir: string): Entry[] {
-  // One pass, no filtered copy: a host folder may list a million manifests.
+  // Read a batch at a time, never as one array of every Dirent: a host folder may list a million manifests.
   const entries: Entry[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true }))
-    if (!e.name.startsWith(".")) entries.push({ name: e.name, kind: kindOf(e) });
+  const folder = opendirSync(dir, { bufferSize: LISTING_BATCH });
+  try {
+    for (let e = folder.readSync(); e !== null; e = folder.readSync())
+      if (!e.name.startsWith(".")) entries.push({ name: e.name, kind: kindOf(e) });
+  } finally {
+    folder.closeSync();
+  }
   return entries;
 }
+
+/** How many entries each read of a folder asks the system for. */
+const LISTING_BATCH = 1024;
 
 /** Lists the catalogue folder and each folder in it. Throws a UsageError only when `dir` itself cannot be listed. */
 export function listCatalogue(dir: string): CatalogueListing {

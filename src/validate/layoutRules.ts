@@ -306,21 +306,19 @@ function validateStatsLayout(
  * the report does not depend on the order the file system lists them in).
  */
 function addCaseCollisions(host: string, files: readonly string[], add: (file: string, f: Finding) => void): void {
-  // Most names fold to themselves: the set holds the folded file names, and only a second sight of
-  // one is looked at again.
-  const seen = new Set<string>();
-  const twice = new Set<string>();
+  // A name that folds to itself collides only with one that does not: those are few (often none), so
+  // only they are folded into a set, and the rest are looked up in it.
+  const folding = new Map<string, number>();
   for (const file of files) {
     const folded = foldCase(file);
-    if (seen.has(folded)) twice.add(folded);
-    else seen.add(folded);
+    if (folded !== file) folding.set(folded, (folding.get(folded) ?? 0) + 1);
   }
-  if (twice.size === 0) return;
-  seen.clear();
+  if (folding.size === 0) return;
+  for (const file of files) if (folding.has(file)) folding.set(file, folding.get(file)! + 1);
   const byFolded = new Map<string, string[]>();
   for (const file of files) {
     const folded = foldCase(file);
-    if (!twice.has(folded)) continue;
+    if ((folding.get(folded) ?? 0) < 2) continue;
     const name = file.slice(0, -MANIFEST_EXTENSION.length);
     const same = byFolded.get(folded);
     if (same) same.push(name);
