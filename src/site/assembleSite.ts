@@ -210,19 +210,43 @@ function entriesOf(
 /** A host's entries from its spill, in reading order. */
 function spilledEntries(spilled: SpilledHost): Entry[] {
   const entries: Entry[] = [];
-  for (let i = 0; i < spilled.count; i++)
-    entries.push({
-      name: spilled.name(i),
-      display: spilled.display(i),
-      category: spilled.category(i),
-      coder: spilled.coder(i),
-      release: spilled.release(i),
-      updated: spilled.updated(i),
-      cardLength: spilled.cardLength(i),
-      recordLength: spilled.recordLength(i),
-      spill: i,
-    });
+  for (let i = 0; i < spilled.count; i++) entries.push(new SpilledEntry(spilled, i));
   return entries.sort(byReading);
+}
+
+/**
+ * A spilled package as an entry: its place in the spill, whose columns it reads when asked, so a
+ * host of a million packages costs a small object each, not a copy of its strings and numbers.
+ */
+class SpilledEntry implements Entry {
+  constructor(
+    private readonly from: SpilledHost,
+    readonly spill: number,
+  ) {}
+  get name(): string {
+    return this.from.name(this.spill);
+  }
+  get display(): string {
+    return this.from.display(this.spill);
+  }
+  get category(): string {
+    return this.from.category(this.spill);
+  }
+  get coder(): string {
+    return this.from.coder(this.spill);
+  }
+  get release(): number {
+    return this.from.release(this.spill);
+  }
+  get updated(): number {
+    return this.from.updated(this.spill);
+  }
+  get cardLength(): number {
+    return this.from.cardLength(this.spill);
+  }
+  get recordLength(): number {
+    return this.from.recordLength(this.spill);
+  }
 }
 
 function byReading(a: Entry, b: Entry): number {
