@@ -276,33 +276,75 @@ type Header = Omit<BuildState, "packages" | "site"> & {
 };
 
 export function serializeState(state: BuildState): Buffer {
-  return Buffer.concat(statePieces(state));
+  const pieces = [...headerPieces(state)];
+  const length = pieces.reduce((n, piece) => n + piece.length, 0);
+  return Buffer.concat([statePrefix(length), ...pieces, ...columnPieces(state, length)]);
 }
 
-/** The state file's bytes, in the pieces serializeState joins: the header, then each array of columns as it is. */
-function statePieces(state: BuildState): Buffer[] {
-  const { site, ...rest } = state;
-  const header: Header = {
-    ...rest,
-    ...(site ? { site: siteHeader(site) } : {}),
-    packages: state.hosts.map((host) => ({
-      host,
-      names: state.packages[host]!.names.join("\n"),
-      values: state.packages[host]!.values,
-      orphans: state.packages[host]!.orphans,
-      count: state.packages[host]!.names.length,
-    })),
-  };
-  const json = Buffer.from(JSON.stringify(header));
-  const start = Buffer.from(`${MAGIC}${json.length}\n`);
-  const padding = Buffer.alloc((8 - ((start.length + json.length) % 8)) % 8);
+/** The line before the header: the format, and the header's length in a fixed width, written last. */
+function statePrefix(headerLength: number): Buffer {
+  return Buffer.from(`${MAGIC}${String(headerLength).padStart(LENGTH_DIGITS, "0")}\n`);
+}
+
+/** The digits the header's length is written in (parseState reads any number of them). */
+const LENGTH_DIGITS = 15;
+
+/**
+ * The header's JSON, a piece at a time: a million names (and the site's names and display names)
+ * are serialized a chunk of them at a time, never as one string of the whole header.
+ */
+function* headerPieces(state: BuildState): Generator<Buffer> {
+  const { site, packages, ...rest } = state;
+  const text = (piece: string) => Buffer.from(piece);
+  const restJson = JSON.stringify(rest);
+  yield text(restJson.slice(0, -1));
+  if (site) {
+    const head = siteHeader(site);
+    yield text(`,"site":{"hosts":${JSON.stringify(head.hosts)},"packages":[`);
+    for (const [k, host] of head.packages.entries()) {
+      yield text(`${k === 0 ? "" : ","}{"host":${JSON.stringify(host.host)},"names":[`);
+      yield* chunked(host.names, (chunk) => JSON.stringify(chunk).slice(1, -1), ",");
+      yield text(`],"displays":[`);
+      yield* chunked(host.displays, (chunk) => JSON.stringify(chunk).slice(1, -1), ",");
+      yield text(`],"values":${JSON.stringify(host.values)},"shards":${JSON.stringify(host.shards)}}`);
+    }
+    yield text("]}");
+  }
+  yield text(`,"packages":[`);
+  for (const [k, host] of state.hosts.entries()) {
+    const { names, values, orphans } = packages[host]!;
+    yield text(`${k === 0 ? "" : ","}{"host":${JSON.stringify(host)},"names":"`);
+    // One string of names joined by newlines, written a chunk at a time ("\n" between chunks too).
+    yield* chunked(names, (chunk) => JSON.stringify(chunk.join("\n")).slice(1, -1), "\\n");
+    yield text(`","values":${JSON.stringify(values)},"orphans":${JSON.stringify(orphans)},"count":${names.length}}`);
+  }
+  yield text("]}");
+}
+
+/** `items` serialized `HEADER_CHUNK` at a time, with `between` between two non-empty chunks. */
+function* chunked(
+  items: readonly string[],
+  serialize: (chunk: readonly string[]) => string,
+  between: string,
+): Generator<Buffer> {
+  for (let at = 0; at < items.length; at += HEADER_CHUNK)
+    yield Buffer.from(`${at === 0 ? "" : between}${serialize(items.slice(at, at + HEADER_CHUNK))}`);
+}
+
+/** How many names are serialized at once. */
+const HEADER_CHUNK = 4096;
+
+/** The columns after the header (padded to 8 bytes), each array as it is, never copied into one buffer. */
+function columnPieces(state: BuildState, headerLength: number): Buffer[] {
+  const before = MAGIC.length + LENGTH_DIGITS + 1 + headerLength;
+  const padding = Buffer.alloc((8 - (before % 8)) % 8);
   const columns = state.hosts.map((host) => {
     const c = state.packages[host]!.columns;
     return Buffer.from(c.buffer, c.byteOffset, c.byteLength);
   });
   // The site index's columns follow the hosts' (site/siteIndex.ts).
-  const siteBytes = (site ? siteColumns(site) : []).map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength));
-  return [start, json, padding, ...columns, ...siteBytes];
+  const site = state.site ? siteColumns(state.site) : [];
+  return [padding, ...columns, ...site.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength))];
 }
 
 export function parseState(bytes: Buffer): BuildState | undefined {
@@ -340,14 +382,24 @@ export function readState(home: string): BuildState | undefined {
 
 export function writeState(home: string, state: BuildState): void {
   const temp = join(home, `${STATE_FILE}.${process.pid}`);
-  // Piece by piece: the columns are written from their own arrays, never copied into one buffer.
+  // Piece by piece, the header's length written over its place once it is known.
   const fd = openSync(temp, "w");
   try {
-    for (const piece of statePieces(state)) writeSync(fd, piece);
+    let at = writeAll(fd, statePrefix(0), 0);
+    for (const piece of headerPieces(state)) at = writeAll(fd, piece, at);
+    const length = at - statePrefix(0).length;
+    for (const piece of columnPieces(state, length)) at = writeAll(fd, piece, at);
+    writeAll(fd, statePrefix(length), 0);
   } finally {
     closeSync(fd);
   }
   renameSync(temp, join(home, STATE_FILE));
+}
+
+/** Writes all of `bytes` at `at`; returns where they end. */
+function writeAll(fd: number, bytes: Uint8Array, at: number): number {
+  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, at + done);
+  return at + bytes.length;
 }
 
 /** Called before a build changes a slot: if it is killed, the next build will not trust a stale state. */

@@ -120,7 +120,9 @@ export class HostStream {
       list.close();
     }
     const state = this.#state;
-    state.columns = state.columns.slice(0, this.#count * INDEX_COLUMNS);
+    // Cut to the packages there are (a manifest that failed has none); no copy when every one is there.
+    if (state.columns.length !== this.#count * INDEX_COLUMNS)
+      state.columns = state.columns.slice(0, this.#count * INDEX_COLUMNS);
     writer.write({ path: fallbackFor("category", { host: host.id }), content: "[]" });
     this.#filteredLists(state);
     const today = todayFiles(host.id, hostsDefault);

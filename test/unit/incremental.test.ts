@@ -21,7 +21,13 @@ import { buildCatalogue, type BuildOptions } from "../../src/engine/buildCatalog
 import type { TargetId } from "../../src/targets/target.js";
 import { surveyKnown } from "../../src/engine/surveyCatalogue.js";
 import { zipPackageFolder } from "../../src/packageFiles/zipPackageFolder.js";
-import { computeToolKey, parseState, serializeState, type BuildState } from "../../src/engine/buildState.js";
+import {
+  computeToolKey,
+  parseState,
+  serializeState,
+  writeState,
+  type BuildState,
+} from "../../src/engine/buildState.js";
 import {
   BIN,
   copyFixture,
@@ -453,6 +459,43 @@ describe("the build cache", () => {
       files: 3,
     };
     expect(parseState(serializeState(state))).toEqual(state);
+  });
+
+  it("round-trips a state whose names and site index span many of the header's chunks", () => {
+    const count = 10_001;
+    const names = Array.from({ length: count }, (_, i) => `pkg_${i}`);
+    // Display names with quotes, backslashes and letters beyond Latin-1, which JSON escapes or keeps.
+    const displays = names.map((n, i) => (i % 3 === 0 ? `"${n}" \\ 名前 ${i}` : `App ${n}`));
+    const columns = new Float64Array(count * 13).map((_, i) => i % 97);
+    const siteColumns = new Float64Array(count * 6).map((_, i) => i % 89);
+    const state: BuildState = {
+      key: "k",
+      targets: [],
+      live: "a",
+      snapshotMs: 1,
+      featuredMs: 1,
+      hostInfos: [{ id: "primary", name: "P", host: "p.example.org", description: "d" }],
+      hostsDefault: "primary",
+      hostsFile: { size: 1, mtimeMs: 2.25, ctimeMs: 3.125, ino: 4 },
+      folders: null,
+      hosts: ["primary"],
+      statsFiles: [null],
+      packages: { primary: { names, columns, values: ["games", "Jānis"], orphans: [] } },
+      site: {
+        hosts: [{ id: "primary", name: "P", host: "p.example.org", description: "d" }],
+        packages: {
+          primary: { names, displays, values: ["games"], columns: siteColumns, shards: ["abc", "def"] },
+        },
+      },
+      warnings: [],
+      files: count,
+    };
+    const bytes = serializeState(state);
+    expect(parseState(bytes)).toEqual(state);
+    // writeState writes the same bytes piece by piece.
+    const home = tempDir();
+    writeState(home, state);
+    expect(readFileSync(join(home, "state")).equals(bytes)).toBe(true);
   });
 
   it("left half-written by a killed build (state.<pid>) is removed by the next build", async () => {
