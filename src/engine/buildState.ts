@@ -6,9 +6,11 @@
 import { createHash } from "node:crypto";
 import {
   closeSync,
+  fstatSync,
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   renameSync,
   rmSync,
   statSync,
@@ -348,32 +350,74 @@ function columnPieces(state: BuildState, headerLength: number): Buffer[] {
 }
 
 export function parseState(bytes: Buffer): BuildState | undefined {
-  if (bytes.toString("latin1", 0, MAGIC.length) !== MAGIC) return undefined;
-  const lineEnd = bytes.indexOf(0x0a, MAGIC.length);
-  const length = Number(bytes.toString("latin1", MAGIC.length, lineEnd));
-  const header = JSON.parse(bytes.toString("utf8", lineEnd + 1, lineEnd + 1 + length)) as Header;
+  return parseStateFrom({
+    size: bytes.length,
+    read: (into, at) => {
+      if (at + into.length > bytes.length) return false;
+      into.set(bytes.subarray(at, at + into.length));
+      return true;
+    },
+  });
+}
+
+/** Where a state is read from: its size, and its bytes at an offset (false when the state is shorter). */
+export interface StateSource {
+  size: number;
+  read(into: Uint8Array, at: number): boolean;
+}
+
+/**
+ * The state from its source, a part at a time: the first line, the header, then each array of
+ * columns read straight into its own Float64Array (never the whole file in one buffer beside them).
+ */
+function parseStateFrom(source: StateSource): BuildState | undefined {
+  const first = new Uint8Array(Math.min(source.size, MAGIC.length + LENGTH_DIGITS + 1));
+  if (!source.read(first, 0)) return undefined;
+  const line = Buffer.from(first.buffer, first.byteOffset, first.byteLength);
+  if (line.toString("latin1", 0, MAGIC.length) !== MAGIC) return undefined;
+  const lineEnd = line.indexOf(0x0a, MAGIC.length);
+  if (lineEnd < 0) return undefined;
+  const length = Number(line.toString("latin1", MAGIC.length, lineEnd));
+  const headerBytes = Buffer.alloc(length);
+  if (!Number.isSafeInteger(length) || !source.read(headerBytes, lineEnd + 1)) return undefined;
+  const header = JSON.parse(headerBytes.toString("utf8")) as Header;
   let at = lineEnd + 1 + length;
   at += (8 - (at % 8)) % 8;
   const packages: Record<string, HostState> = {};
   for (const { host, names, values, orphans, count } of header.packages) {
-    const size = count * COLUMNS * 8;
-    if (at + size > bytes.length) return undefined;
-    // Copied: a Float64Array needs an aligned buffer of its own.
+    // A Float64Array of its own, read into as bytes: aligned, and no copy of the file beside it.
     const columns = new Float64Array(count * COLUMNS);
-    new Uint8Array(columns.buffer).set(bytes.subarray(at, at + size));
+    if (!source.read(new Uint8Array(columns.buffer), at)) return undefined;
     packages[host] = { names: count === 0 ? [] : names.split("\n"), columns, values, orphans };
-    at += size;
+    at += columns.byteLength;
   }
   const { site: siteHead, ...rest } = header;
-  if (!siteHead) return at === bytes.length ? { ...rest, packages } : undefined;
-  const site = parseSiteIndex(siteHead, bytes, at);
-  return site?.at === bytes.length ? { ...rest, packages, site: site.index } : undefined;
+  if (!siteHead) return at === source.size ? { ...rest, packages } : undefined;
+  const site = parseSiteIndex(siteHead, source, at);
+  return site?.at === source.size ? { ...rest, packages, site: site.index } : undefined;
 }
 
 /** The state in `home`, if it exists and parses (its key says whether a build can use it); anything else is no state. */
 export function readState(home: string): BuildState | undefined {
   try {
-    return parseState(readFileSync(join(home, STATE_FILE)));
+    const fd = openSync(join(home, STATE_FILE), "r");
+    try {
+      const size = fstatSync(fd).size;
+      return parseStateFrom({
+        size,
+        read: (into, at) => {
+          if (at + into.length > size) return false;
+          for (let done = 0; done < into.length;) {
+            const read = readSync(fd, into, done, into.length - done, at + done);
+            if (read === 0) return false;
+            done += read;
+          }
+          return true;
+        },
+      });
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     // Any state that cannot be read is no state: the build is a full one, which is always right.
     return undefined;

@@ -52,20 +52,18 @@ export function siteColumns(index: SiteIndex): Float64Array[] {
   return index.hosts.map(({ id }) => index.packages[id]!.columns);
 }
 
-/** The index again from its header and the bytes its columns start at; undefined when they are short. */
+/** The index again from its header and the state's bytes its columns start at; undefined when they are short. */
 export function parseSiteIndex(
   header: ReturnType<typeof siteHeader>,
-  bytes: Uint8Array,
+  source: { read(into: Uint8Array, at: number): boolean },
   at: number,
 ): { index: SiteIndex; at: number } | undefined {
   const packages: Record<string, SiteHostIndex> = {};
   for (const { host, names, displays, values, shards } of header.packages) {
-    const size = names.length * SITE_COLUMNS * 8;
-    if (at + size > bytes.length) return undefined;
     const columns = new Float64Array(names.length * SITE_COLUMNS);
-    new Uint8Array(columns.buffer).set(bytes.subarray(at, at + size));
+    if (!source.read(new Uint8Array(columns.buffer), at)) return undefined;
     packages[host] = { names, displays, values, columns, shards };
-    at += size;
+    at += columns.byteLength;
   }
   return { index: { hosts: header.hosts, packages }, at };
 }
