@@ -162,24 +162,7 @@ function entriesOf(
   gone: ReadonlySet<string>,
 ): Entry[] {
   const kept: Entry[] = [];
-  if (old) {
-    const c = old.columns;
-    for (let i = 0; i < old.names.length; i++) {
-      if (gone.has(old.names[i]!)) continue;
-      const at = i * SITE_COLUMNS;
-      kept.push({
-        name: old.names[i]!,
-        display: old.displays[i]!,
-        category: old.values[c[at + CATEGORY]!]!,
-        coder: old.values[c[at + CODER]!]!,
-        release: c[at + RELEASE]!,
-        updated: c[at + UPDATED]!,
-        cardLength: c[at + CARD]!,
-        recordLength: c[at + RECORD]!,
-        old: i,
-      });
-    }
-  }
+  if (old) for (let i = 0; i < old.names.length; i++) if (!gone.has(old.names[i]!)) kept.push(new KeptEntry(old, i));
   if (fresh.length === 0) return kept;
   const made = [...fresh].sort(compareForReading).map((p): Entry => {
     const card = renderCard(host, p);
@@ -205,6 +188,43 @@ function entriesOf(
   while (i < kept.length || j < made.length)
     all.push(j >= made.length || (i < kept.length && order(kept[i]!, made[j]!) < 0) ? kept[i++]! : made[j++]!);
   return all;
+}
+
+/**
+ * A package the previous index has and the rebuild keeps: its place there, whose columns it reads
+ * when asked (a host of a million packages, one of them edited, costs a small object each).
+ */
+class KeptEntry implements Entry {
+  card?: string;
+  record?: string;
+  constructor(
+    private readonly from: SiteHostIndex,
+    readonly old: number,
+  ) {}
+  get name(): string {
+    return this.from.names[this.old]!;
+  }
+  get display(): string {
+    return this.from.displays[this.old]!;
+  }
+  get category(): string {
+    return this.from.values[this.from.columns[this.old * SITE_COLUMNS + CATEGORY]!]!;
+  }
+  get coder(): string {
+    return this.from.values[this.from.columns[this.old * SITE_COLUMNS + CODER]!]!;
+  }
+  get release(): number {
+    return this.from.columns[this.old * SITE_COLUMNS + RELEASE]!;
+  }
+  get updated(): number {
+    return this.from.columns[this.old * SITE_COLUMNS + UPDATED]!;
+  }
+  get cardLength(): number {
+    return this.from.columns[this.old * SITE_COLUMNS + CARD]!;
+  }
+  get recordLength(): number {
+    return this.from.columns[this.old * SITE_COLUMNS + RECORD]!;
+  }
 }
 
 /** A host's entries from its spill, in reading order. */
