@@ -5,7 +5,7 @@
 // index's spill (trust/fileIndexSpill.ts), so the index never reads such a file back and is never
 // held; it makes each folder once, and never holds more than one chunk of a list.
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, writeSync } from "node:fs";
-import { rm } from "node:fs/promises";
+import { removeTree } from "./removeTree.js";
 import { createHash, type Hash } from "node:crypto";
 import { dirname, join } from "node:path";
 import type { OutputFile } from "../render/renderApi.js";
@@ -175,7 +175,7 @@ export class SlotWriter {
 export function setAside(folder: string, trash: string): Promise<void> {
   if (!existsSync(folder)) return Promise.resolve();
   renameSync(folder, trash);
-  return rm(trash, { recursive: true, force: true });
+  return removeTree(trash);
 }
 
 /** Reusable buffer for copying ranges: lists' runs are copied through it, never held whole. */
