@@ -180,6 +180,11 @@ export function statsAt(host: HostState, i: number): PackageStats | undefined {
 }
 
 /** The category and coder package i was built with. */
+/** Package i's category and coder as indices into its host's values (the same index, the same value). */
+export function filterIndexesAt(host: HostState, i: number): [category: number, coder: number] {
+  return [host.columns[i * COLUMNS + CATEGORY]!, host.columns[i * COLUMNS + CODER]!];
+}
+
 export function filtersAt(host: HostState, i: number): PackageFilters {
   return {
     category: host.values[host.columns[i * COLUMNS + CATEGORY]!]!,

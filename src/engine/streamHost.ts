@@ -27,6 +27,7 @@ import { checkMemory } from "../util/memory.js";
 import type { AppendedFile, RangeSource, SlotWriter } from "../write/slotWriter.js";
 import {
   featuredAt,
+  filterIndexesAt,
   filtersAt,
   INDEX_COLUMNS,
   lengthAt,
@@ -163,13 +164,21 @@ export class HostStream {
     const keyOf = new Map<string, number>();
     const paths: string[] = [];
     const keys = new Int32Array(count * 3);
+    // A package's three keys follow from its category and coder: worked out once for each pair.
+    const byPair = new Map<number, readonly number[]>();
+    const values = state.values.length;
     for (let i = 0; i < count; i++) {
-      const three = files(filtersAt(state, i));
-      for (let k = 0; k < 3; k++) {
-        let key = keyOf.get(three[k]!);
-        if (key === undefined) keyOf.set(three[k]!, (key = paths.push(three[k]!) - 1));
-        keys[i * 3 + k] = key;
+      const [category, coder] = filterIndexesAt(state, i);
+      let three = byPair.get(category * values + coder);
+      if (!three) {
+        three = files(filtersAt(state, i)).map((path) => {
+          let key = keyOf.get(path);
+          if (key === undefined) keyOf.set(path, (key = paths.push(path) - 1));
+          return key;
+        });
+        byPair.set(category * values + coder, three);
       }
+      keys.set(three, i * 3);
     }
     const sizes = new Int32Array(paths.length + 1);
     for (const key of keys) sizes[key + 1]!++;
@@ -196,6 +205,7 @@ export class HostStream {
 function* listSources(members: Int32Array, starts: Float64Array, state: HostState): Generator<RangeSource> {
   yield "[";
   for (let k = 0; k < members.length; k++) {
+    checkMemory("writing the filtered lists");
     const i = members[k]!;
     const start = starts[i]!;
     const end = start + lengthAt(state, i);
