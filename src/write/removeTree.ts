@@ -59,3 +59,12 @@ async function gone(removal: Promise<void>): Promise<void> {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
 }
+
+/**
+ * Removes `root` beside the work that goes on, never failing it: what cannot be removed now (a file
+ * held open elsewhere, a folder made read-only) is a leftover the next build removes again
+ * (writeOutput.ts's removeLeftovers). Resolves once the removal has ended, either way.
+ */
+export function removeInBackground(root: string): Promise<void> {
+  return removeTree(root).catch(() => undefined);
+}

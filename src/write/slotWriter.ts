@@ -5,7 +5,7 @@
 // index's spill (trust/fileIndexSpill.ts), so the index never reads such a file back and is never
 // held; it makes each folder once, and never holds more than one chunk of a list.
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, writeSync } from "node:fs";
-import { removeTree } from "./removeTree.js";
+import { removeInBackground } from "./removeTree.js";
 import { createHash, type Hash } from "node:crypto";
 import { dirname, join } from "node:path";
 import type { OutputFile } from "../render/renderApi.js";
@@ -170,12 +170,12 @@ export class SlotWriter {
  * Moves `folder` (a slot of a previous build) out of the way in one rename, to `trash`, and removes
  * it on libuv's pool while the build writes: removing a tree of 300,000 files first cost as much as
  * writing it (unlinks, failed rmdirs, and slower creates after them). A build killed meanwhile
- * leaves `trash` to the next one's removeLeftovers. Resolves once it is gone.
+ * leaves `trash` to the next one's removeLeftovers, as does a removal that fails. Resolves once it has ended.
  */
 export function setAside(folder: string, trash: string): Promise<void> {
   if (!existsSync(folder)) return Promise.resolve();
   renameSync(folder, trash);
-  return removeTree(trash);
+  return removeInBackground(trash);
 }
 
 /** Reusable buffer for copying ranges: lists' runs are copied through it, never held whole. */

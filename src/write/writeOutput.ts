@@ -33,6 +33,7 @@ import { UsageError } from "../util/errors.js";
 import { acquireLock } from "../util/fileLock.js";
 import type { ByteRange, OutputFile } from "../render/renderApi.js";
 import { checkMemory } from "../util/memory.js";
+import { removeInBackground } from "./removeTree.js";
 import { phaseOf } from "../routes/publishOrder.js";
 
 export const SLOTS = ["a", "b"] as const;
@@ -101,14 +102,18 @@ export async function withOutput<T>(out: string, work: (output: LockedOutput) =>
   const release = acquireLock(join(layout.home, "lock"), "shopfront build", layout.out);
   try {
     const state = inspectOutput(layout);
-    removeLeftovers(layout);
+    const trash = removeLeftovers(layout);
     const live = state.kind === "published" ? state.slot : undefined;
-    return await work({
-      layout,
-      ...(live ? { live } : {}),
-      spare: live === "a" ? "b" : "a",
-      emptyFolder: state.kind === "empty-folder",
-    });
+    try {
+      return await work({
+        layout,
+        ...(live ? { live } : {}),
+        spare: live === "a" ? "b" : "a",
+        emptyFolder: state.kind === "empty-folder",
+      });
+    } finally {
+      await trash;
+    }
   } finally {
     release();
   }
@@ -318,11 +323,16 @@ export function* contentChunks(
  * Removes what a killed build left in the home folder: a half-made link, a temporary file, a state
  * not yet renamed into place (writeState in engine/buildState.ts writes it as `state.<pid>`), the
  * folder a build zips and unpacks package files in (`work-<pid>`), a slot set aside to be removed
- * (`trash-<pid>`, write/slotWriter.ts's setAside).
+ * (`trash-<pid>`, write/slotWriter.ts's setAside), which is removed beside the build: the promise
+ * settles once it is gone.
  */
-function removeLeftovers(layout: OutputLayout): void {
+function removeLeftovers(layout: OutputLayout): Promise<void> {
+  const trash: Promise<void>[] = [];
   for (const name of readdirSync(layout.home)) {
-    if (/^(link|tmp|work|trash)-\d+$|^state\.\d+$/.test(name))
+    // A slot set aside is as large as a build: removed beside this one, as setAside does, not before it.
+    if (/^trash-\d+$/.test(name)) trash.push(removeInBackground(join(layout.home, name)));
+    else if (/^(link|tmp|work)-\d+$|^state\.\d+$/.test(name))
       rmSync(join(layout.home, name), { recursive: true, force: true });
   }
+  return Promise.all(trash).then(() => undefined);
 }
