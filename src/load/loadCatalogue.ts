@@ -34,6 +34,7 @@ import {
   validateManifest,
   validateStatsFile,
   HOSTS_FILE,
+  MANIFEST_EXTENSION,
   MAX_SOURCE_BYTES,
   MAX_STATS_BYTES,
   type ManifestRef,
@@ -500,9 +501,9 @@ export async function loadCatalogue(
   for (const host of hosts.hostsFile?.hosts.map((h) => h.id) ?? []) {
     const file = stats.get(host);
     // The manifests there are, valid or not: an entry of an invalid one is no orphan.
-    const names = new Set(layout.manifests.namesOf(host));
+    const files = file && file.entries.size > 0 ? new Set(layout.manifests.filesOf(host)) : undefined;
     const orphans = [...(file?.entries ?? [])]
-      .filter(([name]) => !names.has(name))
+      .filter(([name]) => !files!.has(`${name}${MANIFEST_EXTENSION}`))
       .sort((a, b) => byName({ name: a[0] }, { name: b[0] }));
     problems.push(
       ...unknownStatsProblems(

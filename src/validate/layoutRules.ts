@@ -66,11 +66,9 @@ export class ManifestList {
     return this.#hosts.some((h) => h.packageFiles.size > 0);
   }
 
-  /** The package names of `host`'s manifests. */
-  namesOf(host: string): string[] {
-    return this.#hosts
-      .filter((h) => h.host === host)
-      .flatMap((h) => h.files.map((file) => file.slice(0, -MANIFEST_EXTENSION.length)));
+  /** The file names of `host`'s manifests (`<name>.json`), as listed. */
+  filesOf(host: string): readonly string[] {
+    return this.#hosts.find((h) => h.host === host)?.files ?? [];
   }
 
   /** Every manifest in listing order. */
