@@ -3,6 +3,7 @@
 // it decides which packages were removed, changed or added, which output files to write or delete,
 // and what to remember for the next build. It sees the live output only through the LiveFiles it is
 // given, read when a file may have changed; a kept package is never read, only cut from its list.
+import { checkMemory } from "../util/memory.js";
 import { byName, type LoadedPackage } from "../load/loadCatalogue.js";
 import { namesOf } from "../render/catalogueNames.js";
 import { targetFiles } from "../output/targetFiles.js";
@@ -364,6 +365,7 @@ function planHost(changes: Changes, moves: HostMoves, live: LiveFiles, urls: Tod
   // The last build's packages that are still here (in name order already), then the new ones.
   const list: Entry[] = [];
   for (let i = 0; i < old.names.length; i++) {
+    checkMemory("planning the rebuild");
     const fresh = again.get(i);
     if (kept.flags[i] || fresh) list.push({ name: old.names[i]!, old: i, fresh });
   }
@@ -378,6 +380,7 @@ function planHost(changes: Changes, moves: HostMoves, live: LiveFiles, urls: Tod
     changes.writes.set(listFile, { jsonArray: spliceList(oldList, old, list.map(element), offsets) });
     const filtered = new Map(touched.files().map((f) => [f, [] as (string | number)[]]));
     for (const e of list) {
+      checkMemory("planning the rebuild");
       const files = touched.filesOf(e.fresh ? e.fresh.pkg : filtersAt(old, e.old!));
       for (const f of files) filtered.get(f)!.push(element(e));
     }
@@ -395,11 +398,12 @@ function planHost(changes: Changes, moves: HostMoves, live: LiveFiles, urls: Tod
     list.map((e) => e.name),
     old.orphans,
   );
-  list.forEach((e, i) =>
-    e.fresh
-      ? setPackage(next, i, e.fresh.signature, e.fresh.pkg.json.length, { ...e.fresh.pkg, fragments: e.fragments! })
-      : copyPackage(next, i, old, e.old!),
-  );
+  list.forEach((e, i) => {
+    checkMemory("planning the rebuild");
+    if (e.fresh)
+      setPackage(next, i, e.fresh.signature, e.fresh.pkg.json.length, { ...e.fresh.pkg, fragments: e.fragments! });
+    else copyPackage(next, i, old, e.old!);
+  });
   if (kept.resigned)
     list.forEach((e, i) => {
       const signature = e.fresh ? undefined : kept.resigned!.get(e.old!);

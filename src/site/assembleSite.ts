@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { coderKey, utf8Bytes } from "../routes/filterValue.js";
 import { asciiJson } from "../util/asciiJson.js";
 import { compareCodePoints } from "../util/codePoints.js";
+import { checkMemory } from "../util/memory.js";
 import {
   HOME_NEWEST,
   renderCard,
@@ -162,7 +163,11 @@ function entriesOf(
   gone: ReadonlySet<string>,
 ): Entry[] {
   const kept: Entry[] = [];
-  if (old) for (let i = 0; i < old.names.length; i++) if (!gone.has(old.names[i]!)) kept.push(new KeptEntry(old, i));
+  if (old)
+    for (let i = 0; i < old.names.length; i++) {
+      checkMemory("assembling the browse site");
+      if (!gone.has(old.names[i]!)) kept.push(new KeptEntry(old, i));
+    }
   if (fresh.length === 0) return kept;
   const made = [...fresh].sort(compareForReading).map((p): Entry => {
     const card = renderCard(host, p);
@@ -230,7 +235,10 @@ class KeptEntry implements Entry {
 /** A host's entries from its spill, in reading order. */
 function spilledEntries(spilled: SpilledHost): Entry[] {
   const entries: Entry[] = [];
-  for (let i = 0; i < spilled.count; i++) entries.push(new SpilledEntry(spilled, i));
+  for (let i = 0; i < spilled.count; i++) {
+    checkMemory("assembling the browse site");
+    entries.push(new SpilledEntry(spilled, i));
+  }
   return entries.sort(byReading);
 }
 
@@ -289,6 +297,7 @@ function indexOf(entries: readonly Entry[], shards: string[]): SiteHostIndex {
   const names: string[] = [];
   const displays: string[] = [];
   entries.forEach((e, i) => {
+    checkMemory("assembling the browse site");
     names.push(e.name);
     displays.push(e.display);
     const c = i * SITE_COLUMNS;
@@ -459,6 +468,7 @@ function assembleHost(
     touch("coder", oldValue(i, CODER));
   }
   entries.forEach((e, i) => {
+    checkMemory("assembling the browse site");
     touched.category.get(e.category)?.now.push(i);
     touched.coder.get(e.coder)?.now.push(i);
   });
