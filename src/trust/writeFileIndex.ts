@@ -48,7 +48,6 @@ import { formatPublicKey, keyIdHex, signMinisign, type SecretKey } from "./minis
 import { sameInode } from "../util/sameInode.js";
 import { expiryOf, nextRevision } from "./nextRevision.js";
 import type { FileIndexSpill } from "./fileIndexSpill.js";
-import { checkMemory } from "../util/memory.js";
 
 export interface FileIndexOptions {
   /** Base URLs of the deployment's mirrors (shopfront.json's `mirrors`). */
@@ -120,7 +119,6 @@ export function writeFileIndex(
   mkdirSync(folder, { recursive: true });
   const wanted = new Set<string>();
   for (const [i, shard] of shards) {
-    checkMemory("signing the index");
     if (shard.kept) {
       refs[i] = shard.kept;
       files += shard.count;
