@@ -48,6 +48,7 @@ import { formatPublicKey, keyIdHex, signMinisign, type SecretKey } from "./minis
 import { sameInode } from "../util/sameInode.js";
 import { expiryOf, nextRevision } from "./nextRevision.js";
 import type { FileIndexSpill } from "./fileIndexSpill.js";
+import { keepHeapNearLive } from "../util/memory.js";
 
 export interface FileIndexOptions {
   /** Base URLs of the deployment's mirrors (shopfront.json's `mirrors`). */
@@ -119,6 +120,7 @@ export function writeFileIndex(
   mkdirSync(folder, { recursive: true });
   const wanted = new Set<string>();
   for (const [i, shard] of shards) {
+    keepHeapNearLive();
     if (shard.kept) {
       refs[i] = shard.kept;
       files += shard.count;
