@@ -383,8 +383,10 @@ function parseStateFrom(source: StateSource): BuildState | undefined {
   const lineEnd = line.indexOf(0x0a, MAGIC.length);
   if (lineEnd < 0) return undefined;
   const length = Number(line.toString("latin1", MAGIC.length, lineEnd));
+  // A length the file cannot hold is no state (never a buffer of it).
+  if (!Number.isSafeInteger(length) || lineEnd + 1 + length > source.size) return undefined;
   const headerBytes = Buffer.alloc(length);
-  if (!Number.isSafeInteger(length) || !source.read(headerBytes, lineEnd + 1)) return undefined;
+  if (!source.read(headerBytes, lineEnd + 1)) return undefined;
   const header = JSON.parse(headerBytes.toString("utf8")) as Header;
   let at = lineEnd + 1 + length;
   at += (8 - (at % 8)) % 8;

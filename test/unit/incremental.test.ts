@@ -492,6 +492,11 @@ describe("the build cache", () => {
     };
     const bytes = serializeState(state);
     expect(parseState(bytes)).toEqual(state);
+    // Cut short, or claiming a header longer than the file: no state (a full build), never a throw.
+    expect(parseState(bytes.subarray(0, bytes.length - 8))).toBeUndefined();
+    const line = bytes.indexOf(0x0a, "shopfront-state".length + 4);
+    const claims = Buffer.concat([bytes.subarray(0, line - 15), Buffer.from("999999999999999"), bytes.subarray(line)]);
+    expect(parseState(claims)).toBeUndefined();
     // writeState writes the same bytes piece by piece.
     const home = tempDir();
     writeState(home, state);
