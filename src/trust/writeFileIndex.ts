@@ -102,20 +102,22 @@ export function writeFileIndex(
   };
   let shards: Iterable<[number, Shard]>;
   let count: number;
+  // The files of the shards kept as the live slot has them, never read to be counted.
+  let files = 0;
   if (changed === "all" && written?.spill) {
     count = shardCountFor(written.spill.count, live?.entry.shards.length);
     shards = spilledShards(written.spill, count, spareDir, liveDir, live, digest);
   } else {
     const all =
       changed === "all" || live === undefined
-        ? indexAll(spareDir, liveDir, live, digest, changed === "all" ? written?.paths : undefined)
+        ? { shards: indexAll(spareDir, liveDir, live, digest, changed === "all" ? written?.paths : undefined), kept: 0 }
         : indexChanges(spareDir, live, changed, digest);
-    count = all.length;
-    shards = all.entries();
+    count = all.shards.length;
+    shards = all.shards.entries();
+    files = all.kept;
   }
   const refs: ShardRef[] = new Array<ShardRef>(count);
   let shardsWritten = 0;
-  let files = 0;
   const folder = join(spareDir, FILE_INDEX.folder);
   mkdirSync(folder, { recursive: true });
   const wanted = new Set<string>();
@@ -123,7 +125,6 @@ export function writeFileIndex(
     keepHeapNearLive();
     if (shard.kept) {
       refs[i] = shard.kept;
-      files += shard.count;
       continue;
     }
     const text = renderShard(shard.files);
@@ -215,14 +216,14 @@ export function fileIndexOutdated(liveDir: string, options: FileIndexOptions & {
   return servedKey !== (options.secretKey ? formatPublicKey(options.secretKey) : undefined);
 }
 
-/** A shard of the new index: kept as the live slot has it (with its file count), or its files to write. */
-type Shard = { kept: ShardRef; count: number; files?: never } | { kept?: never; files: IndexedFile[] };
+/** A shard of the new index: kept as the live slot has it, or its files to write. */
+type Shard = { kept: ShardRef; files?: never } | { kept?: never; files: IndexedFile[] };
 
 interface LiveIndex {
   entry: IndexEntry;
   /** entry.json's bytes, which name its signature (signaturePathOf). */
   bytes: Buffer;
-  /** Shard i's files, read once asked for. */
+  /** Shard i's files, read when asked for (again each time: a caller keeps what it needs). */
   shard(i: number): IndexedFile[];
 }
 
@@ -238,19 +239,14 @@ function readLiveIndex(liveDir: string): LiveIndex | undefined {
     return undefined;
   }
   if (typeof entry === "string") return undefined;
-  const read = new Map<number, IndexedFile[]>();
   const shard = (i: number): IndexedFile[] => {
-    let files = read.get(i);
-    if (files === undefined) {
-      const ref = entry.shards[i]!;
-      const bytes = readFileSync(join(liveDir, ref.path));
-      const parsed = sha256Hex(bytes) === ref.sha256 ? parseShard(bytes.toString("latin1")) : "altered";
-      // The index's own data: a shard that does not match its entry is a bug or a tampered disk.
-      if (typeof parsed === "string")
-        throw new Error(`internal: ${ref.path} of the live index is not its entry's: ${parsed}`);
-      read.set(i, (files = parsed));
-    }
-    return files;
+    const ref = entry.shards[i]!;
+    const bytes = readFileSync(join(liveDir, ref.path));
+    const parsed = sha256Hex(bytes) === ref.sha256 ? parseShard(bytes.toString("latin1")) : "altered";
+    // The index's own data: a shard that does not match its entry is a bug or a tampered disk.
+    if (typeof parsed === "string")
+      throw new Error(`internal: ${ref.path} of the live index is not its entry's: ${parsed}`);
+    return parsed;
   };
   for (const ref of entry.shards) {
     try {
@@ -301,9 +297,19 @@ function* spilledShards(
   digest: (file: string, path: string) => IndexedFile,
 ): Generator<[number, Shard]> {
   const liveCount = live?.entry.shards.length ?? 0;
+  // The live shards looked in, a few at a time: package files of one shard come together when the count holds.
+  const read = new Map<number, IndexedFile[]>();
+  const liveShard = (i: number): IndexedFile[] => {
+    let files = read.get(i);
+    if (files === undefined) {
+      if (read.size >= LIVE_SHARDS_HELD) read.clear();
+      read.set(i, (files = live!.shard(i)));
+    }
+    return files;
+  };
   const known = (file: string, path: string): IndexedFile => {
     if (live && liveDir && sameInode(join(spareDir, file), join(liveDir, file))) {
-      const before = live.shard(shardOf(path, liveCount)).find((f) => f.path === path);
+      const before = liveShard(shardOf(path, liveCount)).find((f) => f.path === path);
       if (before) return before;
     }
     return digest(file, path);
@@ -311,13 +317,19 @@ function* spilledShards(
   for (const [i, files] of spill.shards(count, known)) yield [i, { files }];
 }
 
-/** The live index with the changed paths hashed again: only their shards are new, unless the shard count moves. */
+/** How many live shards the full build holds as it looks up package files linked from the live slot. */
+const LIVE_SHARDS_HELD = 64;
+
+/**
+ * The live index with the changed paths hashed again: only their shards are new, unless the shard
+ * count moves. The others are kept unread, with the files they list (`kept`), from the entry's count.
+ */
 function indexChanges(
   spareDir: string,
   live: LiveIndex,
   changed: ReadonlyMap<string, unknown>,
   digest: (file: string, path: string) => IndexedFile,
-): Shard[] {
+): { shards: Shard[]; kept: number } {
   const count = live.entry.shards.length;
   const updates = new Map<string, IndexedFile | null>();
   for (const [file, content] of changed) {
@@ -327,26 +339,33 @@ function indexChanges(
     updates.set(path, content !== null && existsFile(join(spareDir, file)) ? digest(file, path) : null);
   }
   const touched = new Map<number, IndexedFile[]>();
+  // The files of the kept shards: the live entry's, less those of the shards written again.
+  let kept = live.entry.files;
   for (const [path, update] of updates) {
     const i = shardOf(path, count);
     let files = touched.get(i);
-    if (files === undefined) touched.set(i, (files = live.shard(i).filter((f) => !updates.has(f.path))));
+    if (files === undefined) {
+      const before = live.shard(i);
+      kept -= before.length;
+      touched.set(i, (files = before.filter((f) => !updates.has(f.path))));
+    }
     if (update) files.push(update);
   }
-  let total = live.entry.files;
-  for (const [i, files] of touched) total += files.length - live.shard(i).length;
+  let total = kept;
+  for (const files of touched.values()) total += files.length;
   const wanted = shardCountFor(total, count);
   if (wanted !== count) {
     // Every path moves: the kept shards are read and all are dealt out again, no file hashed again.
-    const all = live.entry.shards.flatMap((_, i) => touched.get(i) ?? live.shard(i));
     const shards: IndexedFile[][] = Array.from({ length: wanted }, () => []);
-    for (const f of all) shards[shardOf(f.path, wanted)]!.push(f);
-    return shards.map((files) => ({ files }));
+    for (let i = 0; i < count; i++)
+      for (const f of touched.get(i) ?? live.shard(i)) shards[shardOf(f.path, wanted)]!.push(f);
+    return { shards: shards.map((files) => ({ files })), kept: 0 };
   }
-  return live.entry.shards.map((ref, i): Shard => {
+  const shards = live.entry.shards.map((ref, i): Shard => {
     const files = touched.get(i);
-    return files ? { files } : { kept: ref, count: live.shard(i).length };
+    return files ? { files } : { kept: ref };
   });
+  return { shards, kept };
 }
 
 /** Files are hashed in blocks of this many bytes. */
