@@ -4,7 +4,7 @@
 // and what to remember for the next build. It sees the live output only through the LiveFiles it is
 // given, read when a file may have changed; a kept package is never read, only cut from its list.
 import { checkMemory } from "../util/memory.js";
-import { byName, type LoadedPackage } from "../load/loadCatalogue.js";
+import type { LoadedPackage } from "../load/loadCatalogue.js";
 import { namesOf } from "../render/catalogueNames.js";
 import { targetFiles } from "../output/targetFiles.js";
 import type { HostInfo, PackageStats } from "../catalogue/fields.js";
@@ -25,7 +25,7 @@ import {
   type PackageFilters,
 } from "./buildState.js";
 import { listOffsets, spliceList, type LiveRanges } from "./spliceList.js";
-import { dayMoved, planTodayHost, type TodayEntry } from "./planToday.js";
+import { dayMoved, planTodayHost, type TodayList } from "./planToday.js";
 import { renderTodayFragments, type TodayFragments, type TodayUrls } from "../render/renderToday.js";
 import type { RereadStats, Survey } from "./surveyCatalogue.js";
 import type { HostStats } from "../catalogue/statsFile.js";
@@ -293,29 +293,14 @@ function byEntryName(a: [string, unknown], b: [string, unknown]): number {
   return compareCodePoints(a[0], b[0]);
 }
 
-/** A package of a host's new list: kept from the old list (its index there), read again, or both. */
-interface Entry extends TodayEntry {
-  name: string;
-  old?: number;
-  fresh?: RereadPackage;
-  /** With `fresh`: its fragments in today's API. */
-  fragments?: TodayFragments;
-}
-
 /** A host's plan: its index after the rebuild, and its new list when a package of it was removed, added or read again. */
 interface HostPlan {
   next: HostState;
-  list?: Entry[];
+  list?: NewList;
   /** Whether the list's members changed (a package removed or added): every list of the host is written. */
   membersChanged: boolean;
 }
 
-/**
- * Plans one host: its package files to delete or write, its list and filtered lists when their
- * content changed, and its new state. A host with no package removed, added or read again keeps its
- * state as it is. A filtered list is touched when a package in it before or after changed; one left
- * with no package is deleted (a coder's last package removed removes its list).
- */
 /** A host as a rebuild finds it: its last state, which packages the survey kept, read again or found new. */
 interface HostMoves {
   host: string;
@@ -326,6 +311,91 @@ interface HostMoves {
   added: readonly RereadPackage[];
 }
 
+/**
+ * A host's new list as two columns, never an object a package: position i is a package kept from
+ * the old list (its index there), or read again or added (its place among `fresh`), or both.
+ */
+class NewList implements TodayList {
+  readonly length: number;
+  /** Each position's index in the old list, or -1 for a package added. */
+  readonly #old: Int32Array;
+  /** Each position's place among the packages read again or added, or -1 for one kept as it was. */
+  readonly #fresh: Int32Array;
+  readonly #packages: RereadPackage[] = [];
+  readonly #fragments: TodayFragments[] = [];
+
+  /** The old list's packages still here (kept, or read again: `again`), merged in name order with those added. */
+  constructor(moves: HostMoves, urls: TodayUrls) {
+    const { host, old, kept, again } = moves;
+    const added = [...moves.added].sort((a, b) => compareCodePoints(a.pkg.name, b.pkg.name));
+    let length = added.length;
+    for (let i = 0; i < old.names.length; i++) if (kept.flags[i] || again.has(i)) length++;
+    this.length = length;
+    this.#old = new Int32Array(length);
+    this.#fresh = new Int32Array(length);
+    const fresh = (p: RereadPackage): number => {
+      this.#packages.push(p);
+      this.#fragments.push(renderTodayFragments(p.pkg.today, host, urls));
+      return this.#packages.length - 1;
+    };
+    let at = 0;
+    let next = 0;
+    for (let i = 0; i < old.names.length; i++) {
+      checkMemory("planning the rebuild");
+      const again_ = again.get(i);
+      if (!kept.flags[i] && !again_) continue;
+      for (; next < added.length && compareCodePoints(added[next]!.pkg.name, old.names[i]!) < 0; next++, at++) {
+        this.#old[at] = -1;
+        this.#fresh[at] = fresh(added[next]!);
+      }
+      this.#old[at] = i;
+      this.#fresh[at] = again_ ? fresh(again_) : -1;
+      at++;
+    }
+    for (; next < added.length; next++, at++) {
+      this.#old[at] = -1;
+      this.#fresh[at] = fresh(added[next]!);
+    }
+  }
+
+  oldAt(i: number): number {
+    return this.#old[i]!;
+  }
+
+  fragmentsAt(i: number): TodayFragments | undefined {
+    const k = this.#fresh[i]!;
+    return k < 0 ? undefined : this.#fragments[k];
+  }
+
+  /** Package i when it was read again or added. */
+  freshAt(i: number): RereadPackage | undefined {
+    const k = this.#fresh[i]!;
+    return k < 0 ? undefined : this.#packages[k];
+  }
+
+  nameAt(old: HostState, i: number): string {
+    const k = this.#fresh[i]!;
+    return k < 0 ? old.names[this.#old[i]!]! : this.#packages[k]!.pkg.name;
+  }
+
+  /** Package i in a v1 list: its JSON when it was read again, else its index in the old list. */
+  elementAt(i: number): string | number {
+    const k = this.#fresh[i]!;
+    return k < 0 ? this.#old[i]! : this.#packages[k]!.pkg.json;
+  }
+
+  /** Every package in a v1 list, in order (spliceList's elements). */
+  *elements(): Generator<string | number> {
+    for (let i = 0; i < this.length; i++) yield this.elementAt(i);
+  }
+}
+
+/**
+ * Plans one host: its package files to delete or write, its list and filtered lists when their
+ * content changed, and its new state. A host with no package removed, added or read again keeps its
+ * state as it is. A filtered list is touched when a package in it before or after changed; one left
+ * with no package is deleted (a coder's last package removed removes its list).
+ */
 function planHost(changes: Changes, moves: HostMoves, live: LiveFiles, urls: TodayUrls): HostPlan {
   const { host, old, kept, again, added } = moves;
   const path = (name: string) => fileFor("package", { host, name });
@@ -362,27 +432,17 @@ function planHost(changes: Changes, moves: HostMoves, live: LiveFiles, urls: Tod
     return { next, membersChanged: false };
   }
 
-  // The last build's packages that are still here (in name order already), then the new ones.
-  const list: Entry[] = [];
-  for (let i = 0; i < old.names.length; i++) {
-    checkMemory("planning the rebuild");
-    const fresh = again.get(i);
-    if (kept.flags[i] || fresh) list.push({ name: old.names[i]!, old: i, fresh });
-  }
-  for (const fresh of added) list.push({ name: fresh.pkg.name, fresh });
-  if (added.length > 0) list.sort(byName);
-  for (const e of list) if (e.fresh) e.fragments = renderTodayFragments(e.fresh.pkg.today, host, urls);
+  const list = new NewList(moves, urls);
   if (listChanged) {
     const listFile = fileFor("packages", { host });
     const oldList = live.ranges(listFile);
     const offsets = listOffsets(old);
-    const element = (e: Entry) => (e.fresh ? e.fresh.pkg.json : e.old!);
-    changes.writes.set(listFile, { jsonArray: spliceList(oldList, old, list.map(element), offsets) });
+    changes.writes.set(listFile, { jsonArray: spliceList(oldList, old, list.elements(), offsets) });
     const filtered = new Map(touched.files().map((f) => [f, [] as (string | number)[]]));
-    for (const e of list) {
+    for (let i = 0; i < list.length; i++) {
       checkMemory("planning the rebuild");
-      const files = touched.filesOf(e.fresh ? e.fresh.pkg : filtersAt(old, e.old!));
-      for (const f of files) filtered.get(f)!.push(element(e));
+      const files = touched.filesOf(list.freshAt(i)?.pkg ?? filtersAt(old, list.oldAt(i)));
+      for (const f of files) filtered.get(f)!.push(list.elementAt(i));
     }
     for (const [file, elements] of filtered) {
       const existed = live.exists(file);
@@ -394,21 +454,18 @@ function planHost(changes: Changes, moves: HostMoves, live: LiveFiles, urls: Tod
       );
     }
   }
-  const next = newHostState(
-    list.map((e) => e.name),
-    old.orphans,
-  );
-  list.forEach((e, i) => {
+  const names = new Array<string>(list.length);
+  for (let i = 0; i < list.length; i++) names[i] = list.nameAt(old, i);
+  const next = newHostState(names, old.orphans);
+  for (let i = 0; i < list.length; i++) {
     checkMemory("planning the rebuild");
-    if (e.fresh)
-      setPackage(next, i, e.fresh.signature, e.fresh.pkg.json.length, { ...e.fresh.pkg, fragments: e.fragments! });
-    else copyPackage(next, i, old, e.old!);
-  });
-  if (kept.resigned)
-    list.forEach((e, i) => {
-      const signature = e.fresh ? undefined : kept.resigned!.get(e.old!);
-      if (signature) setSignature(next, i, signature);
-    });
+    const fresh = list.freshAt(i);
+    if (fresh)
+      setPackage(next, i, fresh.signature, fresh.pkg.json.length, { ...fresh.pkg, fragments: list.fragmentsAt(i)! });
+    else copyPackage(next, i, old, list.oldAt(i));
+    const signature = fresh ? undefined : kept.resigned?.get(list.oldAt(i));
+    if (signature) setSignature(next, i, signature);
+  }
   return { next, list, membersChanged: added.length > 0 || removedAny };
 }
 

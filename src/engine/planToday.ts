@@ -10,11 +10,13 @@ import { featuredAt, filtersAt, lengthAt, type HostState, type ListKind } from "
 import { listOffsets, spliceList, type LiveRanges } from "./spliceList.js";
 import type { OutputFile } from "../render/renderApi.js";
 
-/** A package of a host's new list: kept from the old list (its index there), read again, or both. */
-export interface TodayEntry {
-  old?: number | undefined;
-  /** Its fragments rendered again, when it was read again. */
-  fragments?: TodayFragments | undefined;
+/** A host's new list: each package kept from the old list (its index there), read again, or both. */
+export interface TodayList {
+  readonly length: number;
+  /** Package i's index in the old list, or -1 when it was added. */
+  oldAt(i: number): number;
+  /** Package i's fragments rendered again, when it was read again or added. */
+  fragmentsAt(i: number): TodayFragments | undefined;
 }
 
 /** The live slot as this step reads it: a list whose fragments it copies, by ranges. */
@@ -62,7 +64,7 @@ export function planTodayHost(
   context: TodayHostContext,
   old: HostState,
   next: HostState,
-  list: readonly TodayEntry[] | undefined,
+  list: TodayList | undefined,
   membersChanged: boolean,
   live: LiveLists,
 ): TodayWrites {
@@ -95,14 +97,10 @@ export function planTodayHost(
   // one of its objects moved.
   if (list) {
     for (const kind of ["v4", "v3"] as const) {
-      const moved =
-        membersChanged ||
-        list.some(
-          (e) => e.fragments !== undefined && e.old !== undefined && e.fragments[kind] !== oldObject(kind, e.old),
-        );
-      if (!moved) continue;
-      const elements = list.map((e) => (e.fragments ? e.fragments[kind] : e.old!));
-      writes.set(files[kind].contents, { jsonArray: spliceList(liveList(kind), old, elements, offsetsOf(kind), kind) });
+      if (!membersChanged && !objectMoved(list, kind, oldObject)) continue;
+      writes.set(files[kind].contents, {
+        jsonArray: spliceList(liveList(kind), old, elementsOf(list, kind), offsetsOf(kind), kind),
+      });
     }
   }
 
@@ -117,8 +115,9 @@ export function planTodayHost(
   const pickedBefore = featuredIndex(old, context.featuredMsBefore);
   const pickedNow = featuredIndex(next, context.featuredMsNow);
   const featuredNow = (kind: "v4" | "v3"): string => {
-    const entry = list?.[pickedNow!];
-    return entry?.fragments ? entry.fragments[kind] : oldObject(kind, entry ? entry.old! : pickedNow!);
+    if (!list) return oldObject(kind, pickedNow!);
+    const fragments = list.fragmentsAt(pickedNow!);
+    return fragments ? fragments[kind] : oldObject(kind, list.oldAt(pickedNow!));
   };
   for (const kind of ["v4", "v3"] as const) {
     const before = pickedBefore === undefined ? undefined : oldObject(kind, pickedBefore);
@@ -129,6 +128,24 @@ export function planTodayHost(
     writes.set(files[kind].featured, now ?? null);
   }
   return { writes, added };
+}
+
+/** Whether a package read again has another object in a contents file than the old one. */
+function objectMoved(list: TodayList, kind: "v4" | "v3", oldObject: (kind: "v4" | "v3", i: number) => string): boolean {
+  for (let i = 0; i < list.length; i++) {
+    const fragments = list.fragmentsAt(i);
+    const was = list.oldAt(i);
+    if (fragments !== undefined && was >= 0 && fragments[kind] !== oldObject(kind, was)) return true;
+  }
+  return false;
+}
+
+/** A contents file's elements in order: a fresh object, or the index of one kept from the old file. */
+function* elementsOf(list: TodayList, kind: "v4" | "v3"): Generator<string | number> {
+  for (let i = 0; i < list.length; i++) {
+    const fragments = list.fragmentsAt(i);
+    yield fragments ? fragments[kind] : list.oldAt(i);
+  }
 }
 
 /** Whether the featured app's day moved between two builds. */

@@ -22,7 +22,7 @@ export interface LiveRanges {
 export function spliceList(
   oldList: LiveRanges,
   old: HostState,
-  elements: readonly (string | number)[],
+  elements: Iterable<string | number>,
   offsets: Float64Array = listOffsets(old),
   kind: ListKind = "v1",
 ): (string | ByteRange)[] {
