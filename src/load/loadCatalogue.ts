@@ -8,7 +8,6 @@ import { createReadStream, lstatSync, mkdtempSync, readdirSync, rmSync, statSync
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { HostsFile, Manifest } from "../catalogue/fields.js";
-import { extractPackageEntries } from "../packageFiles/extractPackageEntries.js";
 import { mergeDerived } from "../packageFiles/mergeDerived.js";
 import { PLACEHOLDER_ICON } from "../packageFiles/placeholderIcon.js";
 import { findPackageFiles } from "../packageFiles/findPackageFiles.js";
@@ -234,31 +233,39 @@ export async function loadPackageFiles(
     };
     return { problems, pkg: renderWithFiles(ref, manifest, merged.package, stats, memo.derived, files) };
   }
-  // Read even beside an invalid manifest, so that one run reports the files' problems too.
-  const read = await readPackageFiles(catalogueDir, ref.host, ref.name, { workDir });
+  // Read even beside an invalid manifest, so that one run reports the files' problems too. The
+  // entries served beside the archive are unpacked into `at` as it is checked, once.
+  const at = join(workDir, ref.host, ref.name);
+  const read = await readPackageFiles(catalogueDir, ref.host, ref.name, {
+    workDir,
+    ...(store ? { unpackTo: at } : {}),
+  });
   if (!manifest || !read.derived || !read.archive || read.content === undefined) return { problems: read.problems };
   const merged = mergeDerived(manifest, read.derived, ref.file);
   const problems = [...read.problems, ...merged.problems];
   if (problems.some(isError)) return { problems };
   const derived = read.derived;
-  const at = join(workDir, ref.host, ref.name);
   const binary = derived.package_type === "elf" ? "boot.elf" : "boot.dol";
   // The catalogue's zip is copied, never linked: an editor changing it must not change the output.
   // The rest was made for this build in workDir: moved in. The placeholder is the tool's own: copied.
   const files: StoredPackageFiles = {
-    archive: { file: read.archive, move: read.files.kind === "folder" },
+    archive: {
+      file: read.archive,
+      move: read.files.kind === "folder",
+      digest: { size: derived.zip_size, sha256: derived.zip_sha256 },
+    },
     icon: derived.icon ? { file: join(at, "icon.png"), move: true } : { file: PLACEHOLDER_ICON },
-    binary: { name: binary, content: { file: join(at, binary), move: true } },
+    binary: {
+      name: binary,
+      content: {
+        file: join(at, binary),
+        move: true,
+        digest: { size: derived.binary.size, sha256: derived.binary.sha256 },
+      },
+    },
     ...(derived.metaEntry !== undefined ? { meta: { file: join(at, "meta.xml"), move: true } } : {}),
     memo: { signatures, content: read.content, derived, warnings: read.problems },
   };
-  if (store) {
-    await extractPackageEntries(read.archive, [
-      { entry: derived.binary.entry, to: files.binary.content.file },
-      ...(derived.icon ? [{ entry: derived.icon.entry, to: files.icon.file }] : []),
-      ...(files.meta !== undefined ? [{ entry: derived.metaEntry!, to: files.meta.file }] : []),
-    ]);
-  }
   return { problems, pkg: renderWithFiles(ref, manifest, merged.package, stats, derived, files) };
 }
 

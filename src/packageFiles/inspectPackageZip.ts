@@ -5,8 +5,9 @@
 // unpacked once, counted against its declared size, and the parts the package needs are kept:
 // the binary's hashes, meta.xml's bytes, the icon's first bytes.
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { closeSync, createReadStream, openSync, writeSync } from "node:fs";
+import { mkdir, open, stat } from "node:fs/promises";
+import { join } from "node:path";
 import yauzl from "yauzl";
 import { binaryProblem, DOL_HEADER_BYTES } from "./checkBinary.js";
 import { crc32 } from "./crc32.js";
@@ -117,7 +118,7 @@ async function unpackEntry(
   zipfile: yauzl.ZipFile,
   entry: yauzl.Entry,
   info: ZipEntryInfo,
-  options: { keep: number; hash: boolean },
+  options: { keep: number; hash: boolean; to?: string | undefined },
 ): Promise<{ unpacked?: Unpacked; finding?: PackageFinding }> {
   const md5 = options.hash ? createHash("md5") : undefined;
   const sha256 = options.hash ? createHash("sha256") : undefined;
@@ -125,6 +126,8 @@ async function unpackEntry(
   let keptBytes = 0;
   let size = 0;
   let crc = 0;
+  // The entry as served beside the archive, written as it is checked: an archive with a problem is not stored.
+  const out = options.to === undefined ? undefined : openSync(options.to, "w");
   try {
     // An archiver that extracts by the local headers would write another file than the one checked.
     const local = await zipfile.readLocalFileHeaderPromise(entry);
@@ -157,6 +160,7 @@ async function unpackEntry(
       crc = crc32(bytes, crc);
       md5?.update(bytes);
       sha256?.update(bytes);
+      if (out !== undefined) writeAll(out, bytes);
       if (keptBytes < options.keep) {
         const part = bytes.subarray(0, options.keep - keptBytes);
         kept.push(part);
@@ -169,6 +173,8 @@ async function unpackEntry(
     return {
       finding: packageFinding(code, `${info.name} cannot be unpacked (${(error as Error).message})`, info.name),
     };
+  } finally {
+    if (out !== undefined) closeSync(out);
   }
   if (size < info.uncompressedSize) {
     return {
@@ -197,16 +203,25 @@ async function unpackEntry(
   return { unpacked };
 }
 
+/** All of `bytes` to an open file. */
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done);
+}
+
 /**
  * Checks the archive at `path` as the package `name` and derives its sizes, hashes and meta.xml.
  * Every problem is collected; nothing is thrown for a bad archive (only for an unreadable file).
  * `hashes`, when the archive's were taken as it was written, spare reading it whole once more.
+ * `unpackTo`, a folder, gets the entries served beside the archive as they are checked (the binary
+ * as boot.dol or boot.elf, icon.png, meta.xml), so the archive is unpacked once: they are what a
+ * build serves only when the report has no error and derives them.
  */
 export async function inspectPackageZip(
   path: string,
   name: string,
   limits: ZipLimits = DEFAULT_ZIP_LIMITS,
   hashes?: { md5: string; sha256: string },
+  unpackTo?: string,
 ): Promise<PackageZipReport> {
   const { size: zipSize } = await stat(path);
   if (zipSize === 0) return { findings: [packageFinding("ZIP_INVALID", "the archive is an empty file")] };
@@ -256,7 +271,16 @@ export async function inspectPackageZip(
               : isBinary
                 ? DOL_HEADER_BYTES
                 : 0;
-        const result = await unpackEntry(zipfile, entries[i]!, info, { keep, hash: isBinary });
+        const served = isBinary
+          ? `boot.${layout!.binary!.type}`
+          : info.name === layout?.meta
+            ? "meta.xml"
+            : info.name === layout?.icon
+              ? "icon.png"
+              : undefined;
+        const to = unpackTo !== undefined && served !== undefined ? join(unpackTo, served) : undefined;
+        if (to !== undefined) await mkdir(unpackTo!, { recursive: true });
+        const result = await unpackEntry(zipfile, entries[i]!, info, { keep, hash: isBinary, to });
         if (result.finding) findings.push(result.finding);
         if (result.unpacked) parts.set(i, result.unpacked);
       }

@@ -46,13 +46,14 @@ function toProblems(files: Exclude<PackageFiles, { kind: "none" }>, findings: re
 
 /**
  * Reads the files of package `name` of `host`. A folder is zipped into `<workDir>/<host>/<name>.zip`.
- * `files.kind` is "none" for a package without files (no archive, nothing derived).
+ * `files.kind` is "none" for a package without files (no archive, nothing derived). With `unpackTo`,
+ * the entries served beside the archive are written there as the archive is checked (inspectPackageZip).
  */
 export async function readPackageFiles(
   catalogueDir: string,
   host: string,
   name: string,
-  options: { workDir: string; limits?: ZipLimits },
+  options: { workDir: string; limits?: ZipLimits; unpackTo?: string },
 ): Promise<PackageFilesResult> {
   const { files, problems } = await findPackageFiles(catalogueDir, host, name);
   if (files.kind === "none") return { files, problems };
@@ -63,7 +64,8 @@ export async function readPackageFiles(
     zipped = await zipPackageFolder(files.path, archive);
     if (zipped.findings.some(isError)) return { files, problems: [...problems, ...toProblems(files, zipped.findings)] };
   }
-  const report = await inspectPackageZip(archive, name, options.limits ?? DEFAULT_ZIP_LIMITS, zipped?.hashes);
+  const limits = options.limits ?? DEFAULT_ZIP_LIMITS;
+  const report = await inspectPackageZip(archive, name, limits, zipped?.hashes, options.unpackTo);
   const result: PackageFilesResult = {
     files,
     archive,

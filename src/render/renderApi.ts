@@ -73,6 +73,8 @@ export interface FileContent {
   file: string;
   move?: boolean;
   link?: boolean;
+  /** Its size and SHA-256 when the build took them as it read it (an archive, a binary): not read again for the index. */
+  digest?: { size: number; sha256: string };
 }
 
 /**

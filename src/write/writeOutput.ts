@@ -257,6 +257,7 @@ export function writeContent(
     if (content.link === true) linkSync(content.file, path);
     else if (content.move === true) renameSync(content.file, path);
     else copyFileSync(content.file, path);
+    if (digests && key !== undefined && content.digest) digests.set(key, content.digest);
     return;
   }
   const hash = digests && createHash("sha256");
