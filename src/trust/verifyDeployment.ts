@@ -8,6 +8,7 @@
 // redirect is followed only within the deployment's origin (docs/trust.md).
 import { FILE_INDEX } from "../routes/routeTable.js";
 import { forEachConcurrently } from "../util/forEachConcurrently.js";
+import { reservoir } from "../util/reservoir.js";
 import { FailureError } from "../util/errors.js";
 import {
   INDEX_LIMITS,
@@ -161,51 +162,64 @@ async function fetchEntry(baseUrl: string, key: PublicKey | undefined): Promise<
   return signature.kind === "verified" ? { entry, bytes, signature, key: used! } : { entry, bytes, signature };
 }
 
-/** Each shard fetched (up to the size its entry gives) and checked: the files of the good ones, the bad ones named. */
+/**
+ * Each shard fetched (up to the size its entry gives) and checked, the bad ones named; the files of
+ * the good ones are handed to `each` in the shards' order (those fetched early wait for the ones
+ * before them), so that a shard's files are let go once handed on.
+ */
 async function fetchShards(
   baseUrl: string,
   shards: readonly ShardRef[],
   concurrency: number,
-): Promise<{ files: (IndexedFile[] | undefined)[]; bad: { path: string; detail: string }[] }> {
+  each: (files: readonly IndexedFile[]) => void,
+): Promise<{ bad: { path: string; detail: string }[] }> {
   const base = new URL(baseUrl);
-  const files: (IndexedFile[] | undefined)[] = shards.map(() => undefined);
+  const waiting = new Map<number, IndexedFile[] | undefined>();
+  let next = 0;
+  const settle = (i: number, files: IndexedFile[] | undefined) => {
+    waiting.set(i, files);
+    for (; waiting.has(next); next++) {
+      const got = waiting.get(next);
+      waiting.delete(next);
+      if (got) each(got);
+    }
+  };
   const bad: { path: string; detail: string }[] = [];
   await forEachConcurrently(
     shards.map((ref, i) => ({ ref, i })),
     concurrency,
     async ({ ref, i }) => {
-      const got = await fetchBounded(join(baseUrl, `/${ref.path}`), { origin: base, cap: ref.size });
-      if (!("body" in got))
-        return void bad.push({
-          path: ref.path,
-          detail: got.longer
-            ? `altered: longer than the ${ref.size} bytes entry.json gives (not read further)`
-            : got.problem,
-        });
-      if (got.body.length !== ref.size || sha256Hex(got.body) !== ref.sha256)
-        return void bad.push({ path: ref.path, detail: "altered: its bytes are not the ones entry.json names" });
-      const parsed = parseShard(got.body.toString("latin1"));
-      if (typeof parsed === "string") return void bad.push({ path: ref.path, detail: parsed });
-      if (parsed.some((f) => shardOf(f.path, shards.length) !== i))
-        return void bad.push({ path: ref.path, detail: "lists a path of another shard" });
-      files[i] = parsed;
+      const files = await fetchShard(base, baseUrl, ref, i, shards.length);
+      if (!Array.isArray(files)) bad.push(files);
+      settle(i, Array.isArray(files) ? files : undefined);
     },
   );
-  return { files, bad };
+  return { bad };
 }
 
-/** `n` of `list` picked at random (all of it when n is larger), in the list's order. */
-function sampleOf<T>(list: readonly T[], n: number | undefined, random: () => number): T[] {
-  if (n === undefined || n >= list.length) return [...list];
-  const picked = [...list.keys()];
-  for (let i = 0; i < n; i++) {
-    const j = i + Math.floor(random() * (picked.length - i));
-    [picked[i], picked[j]] = [picked[j]!, picked[i]!];
-  }
-  return picked
-    .slice(0, n)
-    .sort((a, b) => a - b)
-    .map((i) => list[i]!);
+/** One shard fetched and checked against its entry: its files, or what is wrong with it. */
+async function fetchShard(
+  base: URL,
+  baseUrl: string,
+  ref: ShardRef,
+  i: number,
+  count: number,
+): Promise<IndexedFile[] | { path: string; detail: string }> {
+  const got = await fetchBounded(join(baseUrl, `/${ref.path}`), { origin: base, cap: ref.size });
+  if (!("body" in got))
+    return {
+      path: ref.path,
+      detail: got.longer
+        ? `altered: longer than the ${ref.size} bytes entry.json gives (not read further)`
+        : got.problem,
+    };
+  if (got.body.length !== ref.size || sha256Hex(got.body) !== ref.sha256)
+    return { path: ref.path, detail: "altered: its bytes are not the ones entry.json names" };
+  const parsed = parseShard(got.body.toString("latin1"));
+  if (typeof parsed === "string") return { path: ref.path, detail: parsed };
+  if (parsed.some((f) => shardOf(f.path, count) !== i))
+    return { path: ref.path, detail: "lists a path of another shard" };
+  return parsed;
 }
 
 /**
@@ -269,7 +283,9 @@ function previousLookup(
     const i = shardOf(path, previous.shards.length);
     let shard = shards.get(i);
     if (shard === undefined) {
-      shard = fetchShards(base, [previous.shards[i]!], 1).then((got) => got.files[0]);
+      shard = fetchShard(new URL(base), base, previous.shards[i]!, i, previous.shards.length).then((got) =>
+        Array.isArray(got) ? got : undefined,
+      );
       shards.set(i, shard);
     }
     return (await shard)?.find((f) => f.path === path);
@@ -314,9 +330,12 @@ export async function verifyDeployment(options: VerifyOptions): Promise<VerifyRe
       : undefined;
   if (state?.kind === "refused")
     return { ...nothing, ...about, state, stopped: `${options.stateFile}: ${state.reason}` };
-  const shards = await fetchShards(options.url, entry.shards, options.concurrency);
-  const indexed = shards.files.flatMap((files) => files ?? []);
-  const picked = sampleOf(indexed, options.sample, options.random ?? Math.random);
+  // The sample is picked as the shards come: a deployment of millions of files is never held whole.
+  const sample = reservoir<IndexedFile>(options.sample, options.random ?? Math.random);
+  const shards = await fetchShards(options.url, entry.shards, options.concurrency, (files) => {
+    for (const f of files) sample.add(f);
+  });
+  const picked = sample.picked();
   const mirrorCount = options.mirrors ? entry.mirrors.length : 0;
   const total = picked.length * (1 + mirrorCount);
   let done = 0;
@@ -336,7 +355,7 @@ export async function verifyDeployment(options: VerifyOptions): Promise<VerifyRe
     url: options.url,
     signature,
     ...about,
-    indexed: indexed.length,
+    indexed: sample.seen,
     checked: picked.length,
     badShards: shards.bad,
     files,
