@@ -151,6 +151,7 @@ async function rebuildFrom(
         const files = stored.get(`${host}/${name}`);
         return files ? readFileSync(files.icon.file) : live.bytes(at);
       },
+      { workDir, sameAsLive: (path, file) => sameBytes(join(liveDir, path), file) },
     );
     let plan: ReturnType<typeof withSiteChanges>;
     try {
