@@ -162,7 +162,7 @@ export async function buildFully(run: FullBuild): Promise<{ problems: Problem[];
     const expected = previous?.files ?? 0;
     writing = (count) => options.onProgress?.("writing", count, Math.max(count, expected));
     try {
-      return await finish({ run, writer, index, loaded, sources, streaming: s, hosts, failed });
+      return await finish({ run, writer, index, loaded, sources, streaming: s, hosts, workDir, failed });
     } finally {
       for (const host of hosts) host.spilled?.close();
     }
@@ -203,11 +203,13 @@ interface Finishing {
   sources: NonNullable<LoadedCatalogue["sources"]>;
   streaming: Streaming;
   hosts: { id: string; state: HostState; spilled?: (SpilledHost & { close(): void }) | undefined }[];
+  /** The build's work folder, where the icon archives are written to be moved in. */
+  workDir: string;
   failed: (problems: Problem[]) => { problems: Problem[] };
 }
 
 async function finish(f: Finishing): Promise<{ problems: Problem[]; built?: FullBuildSummary }> {
-  const { run, writer, index, sources, streaming, hosts } = f;
+  const { run, writer, index, sources, streaming, hosts, workDir } = f;
   const { options, output, key, reason, dropped } = run;
   // The packages with files, as render/renderHbb.ts and the stored files take them.
   const held: RenderedCatalogue = {
@@ -223,7 +225,7 @@ async function finish(f: Finishing): Promise<{ problems: Problem[]; built?: Full
   writer.write({ path: fileFor("hosts"), content: renderHosts(streaming.hosts) });
   writer.write({ path: NOT_FOUND_FILE, content: renderNotFound() });
   // Before the stored files: the icon archive reads each icon where the build made it, whence it is moved.
-  for (const file of renderHbb(held)) writer.write(file);
+  for (const file of renderHbb(held, workDir)) writer.write(file);
   const stored = storedPackageFiles(held);
   for (const file of stored) writer.write(file);
   if (needsAliasFiles(options.targets)) for (const file of aliasFiles(stored)) writer.write(file);

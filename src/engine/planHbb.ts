@@ -4,7 +4,8 @@
 // full build's functions, from what the rebuild already has: the host's package list as the plan
 // leaves it (the v1 objects), its v4 contents (the flags), what each package's files derive (the
 // state's memo), and the icons as served. The repository list is made again when the hosts were
-// read again. Pure: the live slot is seen through LiveFiles, the icons through IconSource.
+// read again. Pure but for the icon archives, written into the rebuild's work folder (IconArchives)
+// to be moved in: the live slot is seen through LiveFiles, the icons through IconSource.
 import type { HostInfo, Package } from "../catalogue/fields.js";
 import { sortProblems, type Problem } from "../catalogue/problems.js";
 import { filesInfoOf } from "../load/loadCatalogue.js";
@@ -28,6 +29,16 @@ const WRITES_TO_NAND = "WRITES_TO_NAND";
 /** A package's icon as served once the plan is carried out: its own or the placeholder. */
 export type IconSource = (host: string, name: string, storedAt: string) => Uint8Array;
 
+/**
+ * Where a host's icon archive is written, to be moved into the live slot, and how it is told from the
+ * live one: by its bytes, compared a block at a time (an archive of many icons is large).
+ */
+export interface IconArchives {
+  workDir: string;
+  /** Whether the live file at `path` holds the bytes of the file `file`. */
+  sameAsLive: (path: string, file: string) => boolean;
+}
+
 export interface HbbInputs {
   /** The packages read again, each with its host. */
   packages: readonly RereadPackage[];
@@ -47,6 +58,7 @@ export function withHbbChanges(
   inputs: HbbInputs,
   live: LiveFiles,
   iconOf: IconSource,
+  archives: IconArchives,
 ): RebuildPlan {
   const defaultHost = plan.state.defaultHost;
   const memos = plan.state.packageFilesMemo;
@@ -83,16 +95,26 @@ export function withHbbChanges(
       const files = memo && filesInfoOf(memo.derived);
       return { name: pkg.internal_name, pkg, files, writesToNand: nand.has(pkg.internal_name) };
     });
-    const surface = renderHbbHost(host, defaultHost, sources, (name) => {
-      const memo = memos[`${host}/${name}`];
-      return memo && iconOf(host, name, memo.paths.icon);
-    });
+    const surface = renderHbbHost(
+      host,
+      defaultHost,
+      sources,
+      (name) => {
+        const memo = memos[`${host}/${name}`];
+        return memo && iconOf(host, name, memo.paths.icon);
+      },
+      archives.workDir,
+    );
     made.push(...surface.files);
     problems.push(...surface.problems);
   }
 
   const writes = new Map(plan.writes);
-  for (const file of made) if (live.text(file.path) !== contentText(file.content)) writes.set(file.path, file.content);
+  const unchanged = ({ path, content }: OutputFile): boolean =>
+    typeof content === "object" && "file" in content
+      ? archives.sameAsLive(path, content.file)
+      : live.text(path) === contentText(content);
+  for (const file of made) if (!unchanged(file)) writes.set(file.path, file.content);
   const sorted = sortProblems([...plan.problems.filter((p) => !remade(p)), ...problems]);
   return {
     ...plan,

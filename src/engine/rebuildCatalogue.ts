@@ -2,7 +2,7 @@
 // kept packages it reads again), one function each.
 // The build after a build: the I/O around a pure plan. Survey which inputs moved, read those again,
 // plan, then write the plan into the live output in place and remember the new state.
-import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadManifest, loadPackageFiles, type PackageFilesReuse } from "../load/loadCatalogue.js";
 import type { HostInfo, PackageStats } from "../catalogue/fields.js";
@@ -151,6 +151,7 @@ async function rebuildFrom(
         const files = stored.get(`${host}/${name}`);
         return files ? readFileSync(files.icon.file) : live.bytes(at);
       },
+      { workDir, sameAsLive: (path, file) => sameBytes(join(liveDir, path), file) },
     );
     let plan: ReturnType<typeof withSiteChanges>;
     try {
@@ -360,13 +361,29 @@ function readRange(fd: number, start: number, end: number): Buffer {
   return bytes;
 }
 
-/** Whether the live file at `path` and the file `file` hold the same bytes (small files: the icon, meta.xml). */
+/**
+ * Whether the live file at `path` and the file `file` hold the same bytes, compared a block at a time
+ * (an icon, meta.xml, a host's icon archive, which may be large).
+ */
 function sameBytes(path: string, file: string): boolean {
+  let live: number | undefined;
+  let made: number | undefined;
   try {
-    return readFileSync(path).equals(readFileSync(file));
+    live = openSync(path, "r");
+    made = openSync(file, "r");
+    const size = fstatSync(live).size;
+    if (fstatSync(made).size !== size) return false;
+    for (let at = 0; at < size; at += RANGE_BLOCK) {
+      const end = Math.min(size, at + RANGE_BLOCK);
+      if (!readRange(live, at, end).equals(readRange(made, at, end))) return false;
+    }
+    return true;
   } catch {
     // A file that cannot be read is not the same file: the caller writes it anew.
     return false;
+  } finally {
+    if (live !== undefined) closeSync(live);
+    if (made !== undefined) closeSync(made);
   }
 }
 

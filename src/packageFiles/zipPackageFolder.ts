@@ -14,7 +14,7 @@ import { once } from "node:events";
 import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import * as zlib from "node:zlib";
-import { Zip, ZipDeflate, type AsyncFlateStreamHandler, type ZipInputFile } from "fflate";
+import { Zip, type AsyncFlateStreamHandler, type ZipInputFile } from "fflate";
 import { isError } from "../catalogue/problems.js";
 import { packageFinding, type PackageFinding } from "./checkZipEntries.js";
 import { crc32 } from "./crc32.js";
@@ -291,29 +291,4 @@ export async function digestPackageFolder(dir: string): Promise<string | undefin
       async (chunk) => digest.update(chunk),
     );
   return digest.digest();
-}
-
-/**
- * Zips files held in memory, each at its name, in the order given, with the same fixed times, modes
- * and deflate settings as a package folder's archive: the same entries give the same bytes. For
- * small archives only (the Homebrew Browser's icons), built whole in memory.
- */
-export function zipInMemory(entries: readonly { name: string; bytes: Uint8Array }[]): Uint8Array {
-  const chunks: Uint8Array[] = [];
-  let failure: Error | null = null;
-  const zip = new Zip((error, data) => {
-    if (error) failure = error;
-    else chunks.push(data);
-  });
-  for (const entry of entries) {
-    const file = fixedEntry(
-      new ZipDeflate(entry.name.normalize("NFC"), { level: ZIP_SETTINGS.level, mem: ZIP_SETTINGS.mem }),
-    );
-    zip.add(file);
-    file.push(entry.bytes, true);
-  }
-  zip.end();
-  // fflate's Zip and ZipDeflate call back synchronously: every chunk is here once end() returns.
-  if (failure) throw failure;
-  return Buffer.concat(chunks);
 }

@@ -24,10 +24,11 @@ export interface OutputFile {
   path: string;
   /**
    * A string is the file's bytes as latin1: ASCII for every file but the Homebrew Browser's list
-   * (UTF-8 text) and icon archive (renderHbb.ts).
+   * (UTF-8 text, renderHbb.ts).
    *
-   * The bytes, or a file on disk whose bytes these are (a package's stored files, never read into
-   * memory): copied, or moved in when `move` (a file the build made for this output).
+   * The bytes, or a file on disk whose bytes these are (a package's stored files, a host's icon
+   * archive: never read into memory): copied, or moved in when `move` (a file the build made for
+   * this output).
    */
   content: string | { jsonArray: readonly (string | Uint8Array | ByteRange)[] } | FileContent | SameAs;
 }
@@ -68,7 +69,10 @@ export interface PackageFilesInfo {
   subdirectories: readonly string[];
 }
 
-/** A stored file's bytes: a file on disk, copied, moved in (made for this build) or linked (the live slot's own). */
+/**
+ * A file's bytes on disk (a package's stored file, a host's icon archive): copied, moved in (made for
+ * this build) or linked (the live slot's own).
+ */
 export interface FileContent {
   file: string;
   move?: boolean;

@@ -1,14 +1,16 @@
 // Over 350 lines: the Homebrew Browser's list format, its cuts and its icon archive, which one client's
 // parser reads together.
 // The Homebrew Browser's surface (routes/hbbRoutes.ts): the repository list, each host's list
-// (listv036.txt) and icon archive, and the stubs. Pure but for reading the icons' bytes. The list is
+// (listv036.txt) and icon archive, and the stubs. Pure but for the icon archive: its icons are read
+// and it is written into a work folder, one icon at a time, to be moved into the output. The list is
 // written as the Open Shop Channel's server writes it (docs/hbb-list-format.md), every value cut to
 // the Wii app's buffers (OpenShopChannel/OSCHomebrewBrowser source/common.h, common.c), which it
 // copies into without a bound: a value over its buffer would overrun the console's memory.
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { HostInfo, Package } from "../catalogue/fields.js";
 import type { Problem } from "../catalogue/problems.js";
-import { zipInMemory } from "../packageFiles/zipPackageFolder.js";
+import { writeZipFile, type ZipEntry } from "../packageFiles/zipStream.js";
 import { HBB_FOLDER, HBB_HOST_FILES, HBB_REPO_LIST, HBB_STUBS } from "../routes/hbbRoutes.js";
 import { packageFilesPrefix } from "../routes/packageFileLayout.js";
 import { compareCodePoints } from "../util/codePoints.js";
@@ -344,41 +346,49 @@ export function renderRepoList(hosts: readonly HostInfo[], defaultHost: string):
 /** A package's icon as served (its own or the placeholder), undefined for a package without files. */
 export type IconBytes = (name: string) => Uint8Array | undefined;
 
-/** Every icon of a host's packages with files, as `<name>.png` at the root, in name order. */
-export function renderIconsZip(names: readonly string[], iconOf: IconBytes): Uint8Array {
-  const icons: { name: string; bytes: Uint8Array }[] = [];
-  for (const name of names) {
-    const bytes = iconOf(name);
-    if (bytes !== undefined) icons.push({ name: `${name}.png`, bytes });
+/**
+ * Writes every icon of a host's packages with files, as `<name>.png` at the root in code-point order,
+ * into a zip at `path`, reading one icon at a time: a host of many packages has an archive larger
+ * than is worth holding, of more entries than a classic zip records (zipStream.ts).
+ */
+function writeIconsZip(path: string, names: readonly string[], iconOf: IconBytes): void {
+  const entries = names.map((name) => ({ name, entry: `${name}.png` }));
+  entries.sort((a, b) => compareCodePoints(a.entry, b.entry));
+  function* icons(): Generator<ZipEntry> {
+    for (const { name, entry } of entries) {
+      const bytes = iconOf(name);
+      if (bytes !== undefined) yield { name: entry, bytes };
+    }
   }
-  return zipInMemory(icons.sort((a, b) => compareCodePoints(a.name, b.name)));
+  writeZipFile(path, icons());
 }
 
 /**
  * A host's list (both its paths) and icon archive, with the list's warnings: the same whether a
- * full build or a rebuild (engine/planHbb.ts) makes them.
+ * full build or a rebuild (engine/planHbb.ts) makes them. The archive is written into `workDir` (on
+ * the output's file system) and moved into the output from there.
  */
 export function renderHbbHost(
   host: string,
   defaultHost: string,
   packages: readonly HbbSource[],
   iconOf: IconBytes,
+  workDir: string,
 ): { files: OutputFile[]; problems: Problem[] } {
   const prefix = packageFilesPrefix(host, defaultHost);
   const { entries, problems } = hbbListOf(host, packages);
   const list = latin1(Buffer.from(renderHbbList(entries), "utf8"));
+  mkdirSync(workDir, { recursive: true });
+  const icons = join(workDir, `${host}.temp_files.zip`);
+  writeIconsZip(
+    icons,
+    packages.map((p) => p.name),
+    iconOf,
+  );
   const files: OutputFile[] = [
     { path: `${prefix}${HBB_HOST_FILES.list}`, content: list },
     { path: `${prefix}${HBB_HOST_FILES.shortList}`, content: list },
-    {
-      path: `${prefix}${HBB_HOST_FILES.icons}`,
-      content: latin1(
-        renderIconsZip(
-          packages.map((p) => p.name),
-          iconOf,
-        ),
-      ),
-    },
+    { path: `${prefix}${HBB_HOST_FILES.icons}`, content: { file: icons, move: true } },
   ];
   return { files, problems };
 }
@@ -415,15 +425,16 @@ export function hbbProblems(catalogue: RenderedCatalogue): Problem[] {
 
 /**
  * Every file of the surface, for a catalogue with package files (without them the Wii app has
- * nothing to install, and the build writes none of it). Strings are bytes as latin1 (OutputFile).
+ * nothing to install, and the build writes none of it). Strings are bytes as latin1 (OutputFile);
+ * the icon archives are files in `workDir`, moved in.
  */
-export function renderHbb(catalogue: RenderedCatalogue): OutputFile[] {
+export function renderHbb(catalogue: RenderedCatalogue, workDir: string): OutputFile[] {
   const defaultHost = catalogue.defaultHost;
   if (defaultHost === undefined) return [];
   const files: OutputFile[] = [{ path: HBB_REPO_LIST, content: renderRepoList(catalogue.hosts, defaultHost).text }];
   for (const host of catalogue.hosts) {
     const { sources, iconOf } = hostSources(catalogue.packages.get(host.id) ?? []);
-    files.push(...renderHbbHost(host.id, defaultHost, sources, iconOf).files);
+    files.push(...renderHbbHost(host.id, defaultHost, sources, iconOf, workDir).files);
   }
   return [...files, ...hbbStubFiles()];
 }

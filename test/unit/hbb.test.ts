@@ -195,6 +195,22 @@ describe("the list the build writes", () => {
     await expectFullBuildSurface(catalogue, out, removed.problems);
   });
 
+  it("leaves temp_files.zip in place when a rebuild changes the list but no icon", async () => {
+    const catalogue = fixture();
+    const out = join(tempDir(), "dist");
+    await buildFixture(catalogue, out);
+    const zip = join(out, "hbb/homebrew_browser/temp_files.zip");
+    const before = { bytes: readFileSync(zip), ino: statSync(zip).ino };
+    const snake = JSON.parse(readFileSync(join(catalogue, "primary", "snake.json"), "utf8")) as Record<string, unknown>;
+    writeFiles(catalogue, { "primary/snake.json": { ...snake, short_description: "Snake, now faster" } });
+    const result = await buildFixture(catalogue, out);
+    expect(result.built!.mode.kind).toBe("incremental");
+    expect(entriesOf(readFileSync(join(out, LIST), "utf8")).get("snake")!.lines[4]).toBe("Snake, now faster");
+    // The archive made again holds the same bytes: the live file is kept, not replaced.
+    expect(statSync(zip).ino).toBe(before.ino);
+    expect(readFileSync(zip)).toEqual(before.bytes);
+  });
+
   it("cautions first, in the long description, of an app that writes to the NAND, as the Open Shop Channel does", async () => {
     const out = join(tempDir(), "dist");
     await buildFixture(fixture(), out);
