@@ -9,6 +9,7 @@
 // ZIP_SETTINGS: the DOS epoch, a fixed Unix mode, deflate at level 9 with memory level 8 by Node's
 // zlib, NFC names, no extra field but ZIP64's, no comment), so the same entries in the same order
 // give the same bytes for one zlib build.
+import { createHash } from "node:crypto";
 import { closeSync, openSync, writeSync } from "node:fs";
 import { deflateRawSync } from "node:zlib";
 import { crc32 } from "./crc32.js";
@@ -73,13 +74,18 @@ export class ZipStream {
 }
 
 /**
- * Writes `entries`, taken one at a time in the order given, as a zip at `path`. A failure leaves the
- * file as far as it got: the caller writes it where it is removed (a build's work folder).
+ * Writes `entries`, taken one at a time in the order given, as a zip at `path`; returns its size and
+ * SHA-256, taken as it was written (the file index's, which need not read it back). A failure leaves
+ * the file as far as it got: the caller writes it where it is removed (a build's work folder).
  */
-export function writeZipFile(path: string, entries: Iterable<ZipEntry>): void {
+export function writeZipFile(path: string, entries: Iterable<ZipEntry>): { size: number; sha256: string } {
   const fd = openSync(path, "w");
+  const hash = createHash("sha256");
+  let size = 0;
   try {
     const zip = new ZipStream((bytes) => {
+      hash.update(bytes);
+      size += bytes.length;
       for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
     });
     for (const entry of entries) zip.add(entry);
@@ -87,4 +93,5 @@ export function writeZipFile(path: string, entries: Iterable<ZipEntry>): void {
   } finally {
     closeSync(fd);
   }
+  return { size, sha256: hash.digest("hex") };
 }

@@ -351,7 +351,7 @@ export type IconBytes = (name: string) => Uint8Array | undefined;
  * into a zip at `path`, reading one icon at a time: a host of many packages has an archive larger
  * than is worth holding, of more entries than a classic zip records (zipStream.ts).
  */
-function writeIconsZip(path: string, names: readonly string[], iconOf: IconBytes): void {
+function writeIconsZip(path: string, names: readonly string[], iconOf: IconBytes): { size: number; sha256: string } {
   const entries = names.map((name) => ({ name, entry: `${name}.png` }));
   entries.sort((a, b) => compareCodePoints(a.entry, b.entry));
   function* icons(): Generator<ZipEntry> {
@@ -360,7 +360,7 @@ function writeIconsZip(path: string, names: readonly string[], iconOf: IconBytes
       if (bytes !== undefined) yield { name: entry, bytes };
     }
   }
-  writeZipFile(path, icons());
+  return writeZipFile(path, icons());
 }
 
 /**
@@ -380,7 +380,7 @@ export function renderHbbHost(
   const list = latin1(Buffer.from(renderHbbList(entries), "utf8"));
   mkdirSync(workDir, { recursive: true });
   const icons = join(workDir, `${host}.temp_files.zip`);
-  writeIconsZip(
+  const digest = writeIconsZip(
     icons,
     packages.map((p) => p.name),
     iconOf,
@@ -388,7 +388,7 @@ export function renderHbbHost(
   const files: OutputFile[] = [
     { path: `${prefix}${HBB_HOST_FILES.list}`, content: list },
     { path: `${prefix}${HBB_HOST_FILES.shortList}`, content: list },
-    { path: `${prefix}${HBB_HOST_FILES.icons}`, content: { file: icons, move: true } },
+    { path: `${prefix}${HBB_HOST_FILES.icons}`, content: { file: icons, move: true, digest } },
   ];
   return { files, problems };
 }
