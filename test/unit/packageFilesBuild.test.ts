@@ -14,6 +14,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { unzipSync, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
@@ -21,6 +22,7 @@ import yauzl from "yauzl";
 import { PLACEHOLDER_ICON } from "../../src/packageFiles/placeholderIcon.js";
 import { RACY_MS } from "../../src/engine/buildState.js";
 import { loadCatalogue } from "../../src/load/loadCatalogue.js";
+import { servedPathOf } from "../../src/routes/servedPath.js";
 import { copyFixture, FIXTURES, manifest, readJson, readTree, shopfront, writeFiles } from "../support/helpers.js";
 
 const HOSTILE = join(FIXTURES, "package-files", "hostile");
@@ -58,6 +60,27 @@ function inodes(out: string, names: readonly string[]): Map<string, number> {
       result.set(path, statSync(join(out, path)).ino);
   }
   return result;
+}
+
+/** Every file the output's file index lists has the size and SHA-256 the index gives it. */
+function expectIndexHolds(out: string): void {
+  const served = new Map<string, Buffer>();
+  for (const [file, bytes] of readTree(out, { index: true })) {
+    const path = servedPathOf(file);
+    if (path !== undefined) served.set(path, bytes);
+  }
+  const entry = readJson(join(out, "entry.json")) as { shards: { path: string }[] };
+  let files = 0;
+  for (const shard of entry.shards) {
+    const listed = (readJson(join(out, shard.path)) as { files: { path: string; size: number; sha256: string }[] })
+      .files;
+    for (const f of listed) {
+      const bytes = served.get(f.path)!;
+      expect({ path: f.path, size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") }).toEqual(f);
+      files++;
+    }
+  }
+  expect(files).toBeGreaterThan(0);
 }
 
 describe("a catalogue with package files", () => {
@@ -167,6 +190,8 @@ describe("a catalogue with package files", () => {
     const fresh = join(catalogue, "..", "fresh");
     expect(build(catalogue, fresh).code).toBe(0);
     expect(readTree(out)).toEqual(readTree(fresh));
+    // The digests taken as the files were read or written (archives, binaries, icon archives) are the files' own.
+    for (const dir of [out, fresh]) expectIndexHolds(dir);
   });
 
   it("rebuilds a fresh clone (new dates and inodes) with the last output restored by content: no package's files zipped or checked again", async () => {
