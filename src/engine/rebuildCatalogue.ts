@@ -350,9 +350,12 @@ async function rereadManifests(
 /** Live ranges are read in blocks of this many bytes as they are written. */
 const RANGE_BLOCK = 1 << 20;
 
-/** Bytes [start, end) of an open file. */
-function readRange(fd: number, start: number, end: number): Buffer {
-  const bytes = Buffer.allocUnsafe(end - start);
+/** The block every live range is read into as it is written (ByteRange: each block is used before the next). */
+const BLOCK = Buffer.allocUnsafe(RANGE_BLOCK);
+
+/** Bytes [start, end) of an open file, into `into` when given (at least as long), else a buffer of their own. */
+function readRange(fd: number, start: number, end: number, into?: Buffer): Buffer {
+  const bytes = into ? into.subarray(0, end - start) : Buffer.allocUnsafe(end - start);
   for (let done = 0; done < bytes.length;) {
     const read = readSync(fd, bytes, done, bytes.length - done, start + done);
     if (read === 0) throw new Error(`internal: a live range ends past its file (${start + done} of ${end})`);
@@ -407,7 +410,8 @@ function liveFiles(dir: string): LiveFiles & { close(): void } {
         range: (start, end) => ({
           byteLength: end - start,
           *read() {
-            for (let at = start; at < end; at += RANGE_BLOCK) yield read(at, Math.min(end, at + RANGE_BLOCK));
+            for (let at = start; at < end; at += RANGE_BLOCK)
+              yield readRange(fdOf(path), at, Math.min(end, at + RANGE_BLOCK), BLOCK);
           },
         }),
       };

@@ -39,7 +39,7 @@ export interface OutputFile {
  */
 export interface ByteRange {
   byteLength: number;
-  /** The bytes, a block at a time. */
+  /** The bytes, a block at a time; a block is good until the next is asked for (one buffer serves them all). */
   read(): Iterable<Uint8Array>;
 }
 
@@ -205,7 +205,7 @@ export function contentText(content: OutputFile["content"]): string {
     typeof item === "string"
       ? item
       : "read" in item
-        ? Buffer.concat([...item.read()]).toString("latin1")
+        ? [...item.read()].map((block) => Buffer.from(block).toString("latin1")).join("")
         : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1"),
   );
   return `[${items.join(",")}]`;
