@@ -342,14 +342,14 @@ class NewList implements TodayList {
     let next = 0;
     for (let i = 0; i < old.names.length; i++) {
       checkMemory("planning the rebuild");
-      const again_ = again.get(i);
-      if (!kept.flags[i] && !again_) continue;
+      const reread = again.get(i);
+      if (!kept.flags[i] && !reread) continue;
       for (; next < added.length && compareCodePoints(added[next]!.pkg.name, old.names[i]!) < 0; next++, at++) {
         this.#old[at] = -1;
         this.#fresh[at] = fresh(added[next]!);
       }
       this.#old[at] = i;
-      this.#fresh[at] = again_ ? fresh(again_) : -1;
+      this.#fresh[at] = reread ? fresh(reread) : -1;
       at++;
     }
     for (; next < added.length; next++, at++) {

@@ -205,7 +205,10 @@ export function contentText(content: OutputFile["content"]): string {
     typeof item === "string"
       ? item
       : "read" in item
-        ? [...item.read()].map((block) => Buffer.from(block).toString("latin1")).join("")
+        ? // Each block as it comes: the next may be read into the same buffer (ByteRange).
+          Array.from(item.read(), (block) =>
+            Buffer.from(block.buffer, block.byteOffset, block.byteLength).toString("latin1"),
+          ).join("")
         : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1"),
   );
   return `[${items.join(",")}]`;

@@ -362,3 +362,20 @@ describe("planRebuild", () => {
     expect(isUnchanged(signature(99), plan.state.packages.primary!, 1, plan.state.snapshotMs + 60_000)).toBe(true);
   });
 });
+
+describe("a list spliced from live ranges, as text", () => {
+  it("reads each block as it comes: a range whose blocks share one buffer gives every block's bytes", () => {
+    // A live range of three blocks read into one buffer, as the rebuild reads a list of more than a block.
+    const shared = Buffer.alloc(8);
+    const range = {
+      byteLength: 12,
+      *read() {
+        for (const block of ['{"a"', ':1,"', 'b":2}']) {
+          shared.write(block.padEnd(8), "latin1");
+          yield shared.subarray(0, block.length);
+        }
+      },
+    };
+    expect(contentText({ jsonArray: ['"x"', range, "3"] })).toBe('["x",{"a":1,"b":2},3]');
+  });
+});
