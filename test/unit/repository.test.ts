@@ -35,7 +35,8 @@ describe("the repository", () => {
     const ci = readFileSync(join(ROOT, ".ci", "run"), "utf8");
     const installed = /apt-get install -y[^\n]*--no-install-recommends ([a-z0-9 -]+?)\s*>/.exec(ci)![1]!.split(" ");
     // The web servers of the conformance suite, rclone for its deploy, the browser (with a font) of the
-    // site's tests, the feed parser that reads the site's Atom feeds, and minisign for the signed index.
+    // site's tests, the feed parser that reads the site's Atom feeds, minisign for the signed index, and
+    // unzip, which reads back the icon archives beside Python's zipfile.
     expect(installed).toEqual([
       "nginx",
       "apache2",
@@ -46,6 +47,7 @@ describe("the repository", () => {
       "fonts-dejavu-core",
       "python3-feedparser",
       "minisign",
+      "unzip",
     ]);
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     expect(readme).toContain(`sudo apt-get install -y ${installed.join(" ")}`);
