@@ -164,8 +164,8 @@ async function fetchEntry(baseUrl: string, key: PublicKey | undefined): Promise<
 
 /**
  * Each shard fetched (up to the size its entry gives) and checked, the bad ones named; the files of
- * the good ones are handed to `each` in the shards' order (those fetched early wait for the ones
- * before them), so that a shard's files are let go once handed on.
+ * the good ones are handed to `each` in the shards' order, a window of them at a time, so that
+ * however slowly a server sends one shard, no more than a window of shards is held.
  */
 async function fetchShards(
   baseUrl: string,
@@ -174,28 +174,23 @@ async function fetchShards(
   each: (files: readonly IndexedFile[]) => void,
 ): Promise<{ bad: { path: string; detail: string }[] }> {
   const base = new URL(baseUrl);
-  const waiting = new Map<number, IndexedFile[] | undefined>();
-  let next = 0;
-  const settle = (i: number, files: IndexedFile[] | undefined) => {
-    waiting.set(i, files);
-    for (; waiting.has(next); next++) {
-      const got = waiting.get(next);
-      waiting.delete(next);
-      if (got) each(got);
-    }
-  };
   const bad: { path: string; detail: string }[] = [];
-  await forEachConcurrently(
-    shards.map((ref, i) => ({ ref, i })),
-    concurrency,
-    async ({ ref, i }) => {
+  const window = Math.max(1, concurrency) * SHARDS_A_FETCH;
+  for (let start = 0; start < shards.length; start += window) {
+    const got: (IndexedFile[] | undefined)[] = [];
+    const refs = shards.slice(start, start + window).map((ref, k) => ({ ref, i: start + k }));
+    await forEachConcurrently(refs, concurrency, async ({ ref, i }) => {
       const files = await fetchShard(base, baseUrl, ref, i, shards.length);
-      if (!Array.isArray(files)) bad.push(files);
-      settle(i, Array.isArray(files) ? files : undefined);
-    },
-  );
+      if (Array.isArray(files)) got[i - start] = files;
+      else bad.push(files);
+    });
+    for (const files of got) if (files) each(files);
+  }
   return { bad };
 }
+
+/** Shards fetched at once for each request allowed in flight: the window verify holds of them. */
+const SHARDS_A_FETCH = 4;
 
 /** One shard fetched and checked against its entry: its files, or what is wrong with it. */
 async function fetchShard(
