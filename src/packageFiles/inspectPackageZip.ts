@@ -208,21 +208,29 @@ function writeAll(fd: number, bytes: Uint8Array): void {
   for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done);
 }
 
+/** How inspectPackageZip reads an archive, beside what it checks it against. */
+export interface InspectOptions {
+  limits?: ZipLimits | undefined;
+  /** The archive's hashes, when they were taken as it was written: they spare reading it whole once more. */
+  hashes?: { md5: string; sha256: string } | undefined;
+  /**
+   * A folder that gets the entries served beside the archive as they are checked (the binary as
+   * boot.dol or boot.elf, icon.png, meta.xml), so the archive is unpacked once: they are what a build
+   * serves only when the report has no error and derives them.
+   */
+  unpackTo?: string | undefined;
+}
+
 /**
  * Checks the archive at `path` as the package `name` and derives its sizes, hashes and meta.xml.
  * Every problem is collected; nothing is thrown for a bad archive (only for an unreadable file).
- * `hashes`, when the archive's were taken as it was written, spare reading it whole once more.
- * `unpackTo`, a folder, gets the entries served beside the archive as they are checked (the binary
- * as boot.dol or boot.elf, icon.png, meta.xml), so the archive is unpacked once: they are what a
- * build serves only when the report has no error and derives them.
  */
 export async function inspectPackageZip(
   path: string,
   name: string,
-  limits: ZipLimits = DEFAULT_ZIP_LIMITS,
-  hashes?: { md5: string; sha256: string },
-  unpackTo?: string,
+  options: InspectOptions = {},
 ): Promise<PackageZipReport> {
+  const { limits = DEFAULT_ZIP_LIMITS, hashes, unpackTo } = options;
   const { size: zipSize } = await stat(path);
   if (zipSize === 0) return { findings: [packageFinding("ZIP_INVALID", "the archive is an empty file")] };
   let zipfile: yauzl.ZipFile;

@@ -64,8 +64,11 @@ export async function readPackageFiles(
     zipped = await zipPackageFolder(files.path, archive);
     if (zipped.findings.some(isError)) return { files, problems: [...problems, ...toProblems(files, zipped.findings)] };
   }
-  const limits = options.limits ?? DEFAULT_ZIP_LIMITS;
-  const report = await inspectPackageZip(archive, name, limits, zipped?.hashes, options.unpackTo);
+  const report = await inspectPackageZip(archive, name, {
+    limits: options.limits ?? DEFAULT_ZIP_LIMITS,
+    hashes: zipped?.hashes,
+    unpackTo: options.unpackTo,
+  });
   const result: PackageFilesResult = {
     files,
     archive,

@@ -8,7 +8,8 @@ import { inspectPackageZip } from "../../../src/packageFiles/inspectPackageZip.j
 import { DEFAULT_ZIP_LIMITS } from "../../../src/packageFiles/zipLimits.js";
 
 const HOSTILE = join(import.meta.dirname, "..", "..", "fixtures", "package-files", "hostile");
-const inspect = (file: string, limits = DEFAULT_ZIP_LIMITS) => inspectPackageZip(join(HOSTILE, file), "snake", limits);
+const inspect = (file: string, limits = DEFAULT_ZIP_LIMITS) =>
+  inspectPackageZip(join(HOSTILE, file), "snake", { limits });
 
 describe("inspectPackageZip on hostile archives", () => {
   it.each([

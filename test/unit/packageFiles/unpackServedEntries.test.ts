@@ -33,13 +33,7 @@ describe("unpacking the served entries while checking the archive", () => {
 
   it("reports a lying entry as an error as it unpacks, so the build stores nothing of the archive", async () => {
     const out = join(work, "bomb");
-    const report = await inspectPackageZip(
-      join(FIXTURES, "hostile", "bomb-lying.zip"),
-      "snake",
-      undefined,
-      undefined,
-      out,
-    );
+    const report = await inspectPackageZip(join(FIXTURES, "hostile", "bomb-lying.zip"), "snake", { unpackTo: out });
     const bomb = report.findings.find((f) => f.code === "ZIP_BOMB");
     expect(bomb?.severity).toBe("error");
   });
