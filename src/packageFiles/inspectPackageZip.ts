@@ -267,6 +267,8 @@ export async function inspectPackageZip(
     findings.push(...(error ? check.findings.filter((f) => f.code.startsWith("ZIP_")) : check.findings));
     const layout = error ? undefined : check.layout;
     const parts = new Map<number, Unpacked>();
+    // Made once for the entries served beside the archive, not once an entry.
+    if (!error && unpackTo !== undefined) await mkdir(unpackTo, { recursive: true });
     if (!error) {
       for (const i of check.unpack) {
         const info = infos[i]!;
@@ -287,7 +289,6 @@ export async function inspectPackageZip(
               ? "icon.png"
               : undefined;
         const to = unpackTo !== undefined && served !== undefined ? join(unpackTo, served) : undefined;
-        if (to !== undefined) await mkdir(unpackTo!, { recursive: true });
         const result = await unpackEntry(zipfile, entries[i]!, info, { keep, hash: isBinary, to });
         if (result.finding) findings.push(result.finding);
         if (result.unpacked) parts.set(i, result.unpacked);
