@@ -20,8 +20,9 @@
 //   no-op       a rebuild with nothing changed
 //   zip         a rebuild after one package's zip was replaced (a new zip renamed over it, as git does)
 //   boot.dol    a rebuild after one folder's boot.dol was edited in place (same size, other bytes)
-//   clone       a CI job's fresh clone (the catalogue copied afresh at its path: new inodes and dates)
-//               with the last output and state kept, and one zip replaced, or one boot.dol edited
+//   clone       a CI job's fresh clone: the catalogue is kept in git, a commit replaced one zip or
+//               edited one boot.dol, and the build runs in a `git clone` of it at the same path (every
+//               file with a new inode and dates), with the last output and state kept
 //   config      config nginx on the catalogue (it needs the names only)
 //   with site   the default build (API and browse site): cold once, then boot.dol edits
 // each with its share of the floor's cold run; for each rebuild the first after a cold build and the
@@ -30,7 +31,6 @@
 import { spawnSync } from "node:child_process";
 import {
   closeSync,
-  cpSync,
   existsSync,
   linkSync,
   mkdirSync,
@@ -249,6 +249,10 @@ mkdirSync(base, { recursive: true });
 const catalogue = join(base, "catalogue");
 const floorSources = join(base, "floor-sources");
 const generated = generate(catalogue, floorSources);
+// Kept in git, as a catalogue built in CI is (setup, not timed).
+git(["init", "-q", "-b", "main"]);
+git(["add", "-A"]);
+git(["commit", "-q", "-m", "generated"]);
 const floorOut = join(base, "floor");
 const ours = join(base, "dist");
 const siteOut = join(base, "site-dist");
@@ -322,14 +326,27 @@ const rebuilds = (out, edit, site = false) =>
     edit?.(i + 1);
     return build(out, site);
   });
+/** Runs git in the catalogue (or `cwd`), without compressing objects: the zips do not compress, and the setup is not timed. */
+function git(args, cwd = catalogue) {
+  const run = spawnSync(
+    "git",
+    ["-c", "user.name=bench", "-c", "user.email=bench@example.org", "-c", "core.compression=0", ...args],
+    { cwd, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" },
+  );
+  if (run.status !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr}`);
+}
+
 /**
- * A CI job's fresh clone: the catalogue copied afresh at the same path (every file with a new inode
- * and dates, as a clone has), the last output and state kept, as a workflow's cache restores them.
+ * A CI job's fresh clone: what the catalogue has is committed, and the catalogue is replaced by a
+ * `git clone` of it at the same path (every file with a new inode and dates, its index fresh), the
+ * last output and state kept, as a workflow's cache restores them.
  */
 function freshClone() {
+  git(["add", "-A"]);
+  git(["commit", "-q", "--allow-empty", "-m", "bench"]);
   const copy = `${catalogue}.clone`;
   rmSync(copy, { recursive: true, force: true });
-  cpSync(catalogue, copy, { recursive: true });
+  git(["clone", "-q", catalogue, copy], base);
   rmSync(catalogue, { recursive: true, force: true });
   renameSync(copy, catalogue);
 }
@@ -337,14 +354,14 @@ function freshClone() {
 const noop = Array.from({ length: runs }, () => build(ours));
 const zip = rebuilds(ours, replaceZip);
 const dol = rebuilds(ours, (round) => editBinary(100 + round));
-// A clone whose commit replaced one package's zip, then one whose commit edited a folder's binary.
+// A clone of a commit that replaced one package's zip, then of one that edited a folder's binary.
 const cloneZip = rebuilds(ours, (round) => {
-  freshClone();
   replaceZip(300 + round);
+  freshClone();
 });
 const cloneDol = rebuilds(ours, (round) => {
-  freshClone();
   editBinary(400 + round);
+  freshClone();
 });
 const config = Array.from({ length: runs }, () =>
   timed(CLI, ["config", "nginx", "--catalogue", catalogue, "--root", ours, "--listen", "8080"]),

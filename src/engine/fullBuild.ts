@@ -37,6 +37,7 @@ import { writeFileIndex, type FileIndexOptions } from "../trust/writeFileIndex.j
 import { setAside, SlotWriter } from "../write/slotWriter.js";
 import { publish, slotDir, workFolder, type LockedOutput } from "../write/writeOutput.js";
 import { FileIndexSpill } from "../trust/fileIndexSpill.js";
+import { gitDigests } from "../read/gitDigests.js";
 import { filtersAt, forgetState, writeState, type BuildState, type HostState } from "./buildState.js";
 import { keptPackages } from "./keptPackages.js";
 import { memoOf, packageFilesReuse } from "./planPackageFiles.js";
@@ -116,10 +117,13 @@ export async function buildFully(run: FullBuild): Promise<{ problems: Problem[];
     }
     return stream;
   };
+  // Asked of git once, when the first package with files is signed: a clone is then known by content.
+  let digests: ReadonlyMap<string, number> | undefined;
   try {
     const loaded = await loadCatalogue(options.catalogueDir, phase(options, "reading"), {
       workDir,
       store: true,
+      digests: () => (digests ??= gitDigests(options.catalogueDir)),
       // `previous` names the live slot (buildCatalogue checked it), which holds their stored files.
       ...(previous?.packageFilesMemo ? { reuse: packageFilesReuse(slotDir(output, output.live!), previous) } : {}),
       onHosts: (hostsFile, withFiles, manifests) => {

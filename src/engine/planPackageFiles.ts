@@ -83,7 +83,8 @@ function sameAsLive(
 /**
  * The plan with the stored files of the packages read again (`reread`) and of those removed. A file
  * whose bytes are the live one's is not written; a live file the package no longer has is deleted.
- * A package whose files changed counts as changed even when its package object did not.
+ * A package whose files changed counts as changed even when its package object did not. The kept
+ * packages whose files moved with their content (`resigned`, the survey's) get their new signatures.
  */
 export function withPackageFiles(
   plan: RebuildPlan,
@@ -91,9 +92,12 @@ export function withPackageFiles(
   reread: readonly RereadPackage[],
   live: Pick<LiveFiles, "exists">,
   sameBytes: (path: string, file: string) => boolean,
+  resigned: ReadonlyMap<string, PackageFilesMemo["signatures"]> = new Map(),
 ): RebuildPlan {
   if (state.packageFiles !== true || state.defaultHost === undefined) return plan;
   const memos: Record<string, PackageFilesMemo> = { ...state.packageFilesMemo };
+  // Kept packages whose files moved with their content: the next build knows them by these signatures.
+  for (const [key, signatures] of resigned) memos[key] = { ...memos[key]!, signatures };
   const writes = new Map(plan.writes);
   let added = 0;
   let read = 0;
@@ -178,6 +182,7 @@ export function withPackageFiles(
   return {
     ...plan,
     writes,
+    stateMoved: plan.stateMoved || resigned.size > 0,
     state: { ...plan.state, files: plan.state.files + added, packageFilesMemo: memos },
     summary: {
       ...plan.summary,

@@ -109,7 +109,9 @@ async function rebuildFrom(
     options.catalogueDir,
     survey.toRead,
     statsLookup(state, stats.entries),
-    state.packageFiles === true ? { workDir, reuse: packageFilesReuse(liveDir, state), state } : undefined,
+    state.packageFiles === true
+      ? { workDir, reuse: packageFilesReuse(liveDir, state), state, digests: survey.digests }
+      : undefined,
   );
   const problems = applyStrict(
     sortProblems([...hostsFile.problems, ...stats.problems, ...survey.problems, ...manifests.problems]),
@@ -139,6 +141,7 @@ async function rebuildFrom(
       manifests.packages,
       live,
       (path, file) => sameBytes(join(liveDir, path), file),
+      survey.resignedFiles,
     );
     const stored = new Map(manifests.packages.map((p) => [`${p.host}/${p.pkg.name}`, p.pkg.stored]));
     const hbb = withHbbChanges(
@@ -308,6 +311,8 @@ interface PackageFilesRead {
   workDir: string;
   reuse: PackageFilesReuse;
   state: BuildState;
+  /** Git's digests, when the survey asked git: recorded with the signatures of the files read again. */
+  digests: ReadonlyMap<string, number> | undefined;
 }
 
 /**
@@ -337,7 +342,7 @@ async function rereadManifests(
         dir,
         ref,
         { manifest: parsed, stats },
-        { workDir: files.workDir, store: true, reuse: files.reuse },
+        { workDir: files.workDir, store: true, reuse: files.reuse, digests: digestsOf(files) },
       );
       problems.push(...read.problems);
       if (read.pkg)
@@ -345,6 +350,12 @@ async function rereadManifests(
     }
   }
   return { problems, packages };
+}
+
+/** The survey's digests from git, as loadPackageFiles asks for them; none when git was not asked. */
+function digestsOf(files: PackageFilesRead): (() => ReadonlyMap<string, number>) | undefined {
+  const digests = files.digests;
+  return digests && (() => digests);
 }
 
 /** Live ranges are read in blocks of this many bytes as they are written. */

@@ -5,7 +5,9 @@ import { lstatSync, statSync, type Stats } from "node:fs";
 import { join, sep } from "node:path";
 import type { Problem } from "../catalogue/problems.js";
 import { folderSignatures, listCatalogue, listedFolders, readSourceFile } from "../read/readCatalogue.js";
-import type { Signature } from "../read/signature.js";
+import { gitDigests } from "../read/gitDigests.js";
+import { signatureOf, type Signature } from "../read/signature.js";
+import type { PackageFilesMemo } from "../render/renderApi.js";
 import { isSystemError } from "../util/errors.js";
 import { MANIFEST_EXTENSION, MAX_SOURCE_BYTES, type ManifestRef } from "../validate/catalogueRules.js";
 import { validateLayout } from "../validate/layoutRules.js";
@@ -30,7 +32,17 @@ export interface Survey {
   folders: Signature[] | null;
   /** Whether a manifest now has package files beside it (only a listing can find new ones or see them all go). */
   packageFiles: boolean;
+  /** The kept packages whose files moved but kept their content, by `host/name`: their signatures now. */
+  resignedFiles: Map<string, PackageFilesMemo["signatures"]>;
+  /** Git's digests of the catalogue's files, when the survey asked git (many inputs moved). */
+  digests?: ReadonlyMap<string, number>;
 }
+
+/**
+ * When this many manifests or packages' files moved, git is asked what it knows of them
+ * (read/gitDigests.ts: one run over the whole catalogue) rather than each being read: a clone.
+ */
+const ASK_GIT_AT = 64;
 
 /** Per host whose stats file was read again, its entries now. */
 export type RereadStats = ReadonlyMap<string, HostStats>;
@@ -85,15 +97,17 @@ interface SurveyRun {
   /** The last build's warnings, by file. */
   warnings: Map<string, Problem[]>;
   moved: StatsMoved;
+  /** Known manifests whose signature, or whose files' signatures, moved: settled once all are surveyed. */
+  pending: { ref: ManifestRef; index: number; stats: Stats }[];
 }
 
 /**
  * Sorts one manifest into kept (a package of the last build whose source keeps its signature, and
- * its files theirs) or to read. Called for every manifest of the catalogue: at 100,000 packages this
- * is most of a rebuild.
+ * its files theirs), to read, or to settle once every manifest is surveyed (settlePending). Called
+ * for every manifest of the catalogue: at 100,000 packages this is most of a rebuild.
  */
 function surveyOne(run: SurveyRun, ref: ManifestRef, index: number | undefined, stats: Stats | undefined): void {
-  const { dir, survey, state, warnings, moved } = run;
+  const { dir, survey, state, moved } = run;
   const host = state.packages[ref.host]!;
   const known = index !== undefined && stats !== undefined && !moved(ref.host, index);
   if (
@@ -101,25 +115,57 @@ function surveyOne(run: SurveyRun, ref: ManifestRef, index: number | undefined, 
     isUnchanged(stats, host, index, state.snapshotMs) &&
     packageFilesKept(dir, state, ref, survey.problems)
   ) {
-    survey.kept.get(ref.host)![index] = 1;
-    if (warnings.size > 0) survey.problems.push(...(warnings.get(ref.file) ?? []));
+    keep(run, ref, index);
     return;
   }
-  // A manifest that moved but holds the bytes it was built from (a fresh clone, a checkout back and
-  // forth, a save without a change) is kept, known by its digest; a package with files is read
-  // again, for its files may have changed (the load knows them by content).
-  if (known && stats.isFile() && ref.files === undefined && !hadFiles(state, ref)) {
-    const source = readSourceFile(join(dir, ref.file), MAX_SOURCE_BYTES);
-    if ("bytes" in source && source.signature && digestIs(host, index, source.signature.digest!)) {
-      survey.kept.get(ref.host)![index] = 1;
-      let resigned = survey.resigned.get(ref.host);
-      if (!resigned) survey.resigned.set(ref.host, (resigned = new Map()));
-      resigned.set(index, source.signature);
-      if (warnings.size > 0) survey.problems.push(...(warnings.get(ref.file) ?? []));
-      return;
-    }
+  if (known && stats.isFile()) run.pending.push({ ref, index, stats });
+  else survey.toRead.push({ ref, index });
+}
+
+/** Marks package `index` of `ref`'s host kept, and reports its warnings again. */
+function keep(run: SurveyRun, ref: ManifestRef, index: number, signature?: Signature): void {
+  const { survey, warnings } = run;
+  survey.kept.get(ref.host)![index] = 1;
+  if (signature) {
+    let resigned = survey.resigned.get(ref.host);
+    if (!resigned) survey.resigned.set(ref.host, (resigned = new Map()));
+    resigned.set(index, signature);
   }
-  survey.toRead.push({ ref, index });
+  if (warnings.size > 0) survey.problems.push(...(warnings.get(ref.file) ?? []));
+}
+
+/**
+ * The manifests that moved, or whose files did: a package is kept when they hold the bytes it was
+ * built from (a fresh clone, a checkout back and forth, a save without a change). Git is asked when
+ * many moved; a manifest git does not know is read and digested, unless it has files (read again,
+ * then: the load knows them by content).
+ */
+function settlePending(run: SurveyRun): void {
+  const { dir, survey, state } = run;
+  const digests = run.pending.length >= ASK_GIT_AT ? gitDigests(dir) : undefined;
+  if (digests) survey.digests = digests;
+  for (const { ref, index, stats } of run.pending) {
+    const host = state.packages[ref.host]!;
+    let signature: Signature | undefined;
+    let same = isUnchanged(stats, host, index, state.snapshotMs);
+    const digest = same ? undefined : digests?.get(ref.file);
+    if (digest !== undefined && digestIs(host, index, digest)) {
+      same = true;
+      signature = { ...signatureOf(stats), digest };
+    }
+    const withFiles = ref.files !== undefined || hadFiles(state, ref);
+    if (!same && !withFiles) {
+      const source = readSourceFile(join(dir, ref.file), MAX_SOURCE_BYTES);
+      if ("bytes" in source && source.signature && digestIs(host, index, source.signature.digest!)) {
+        same = true;
+        signature = source.signature;
+      }
+    }
+    if (same && withFiles) same = packageFilesKept(dir, state, ref, survey.problems, digests, survey.resignedFiles);
+    if (same) keep(run, ref, index, signature);
+    else survey.toRead.push({ ref, index });
+  }
+  run.pending = [];
 }
 
 /** Whether the last build had package files for this package. */
@@ -135,6 +181,7 @@ function emptySurvey(state: BuildState, folders: Signature[] | null): Survey {
     problems: [],
     folders,
     packageFiles: false,
+    resignedFiles: new Map(),
   };
 }
 
@@ -159,7 +206,7 @@ export function surveyKnown(dir: string, state: BuildState, moved: StatsMoved = 
   survey.packageFiles = state.packageFiles === true;
   // The folders kept their entries, so the files the layout ignored are the same: warn again.
   survey.problems.push(...state.warnings.filter((w) => w.code === "IGNORED_FILE"));
-  const run: SurveyRun = { dir, survey, state, warnings: warningsByFile(state), moved };
+  const run: SurveyRun = { dir, survey, state, warnings: warningsByFile(state), moved, pending: [] };
   const prefix = `${dir}${sep}`;
   for (const host of state.hosts) {
     const names = state.packages[host]!.names;
@@ -171,6 +218,7 @@ export function surveyKnown(dir: string, state: BuildState, moved: StatsMoved = 
       surveyOne(run, ref, i, stats);
     }
   }
+  settlePending(run);
   return survey;
 }
 
@@ -182,10 +230,11 @@ function surveyListing(dir: string, state: BuildState, moved: StatsMoved): Surve
   const survey = emptySurvey(state, folderSignatures(listing, state.hosts));
   survey.packageFiles = layout.manifests.hasPackageFiles();
   survey.problems.push(...layout.problems);
-  const run: SurveyRun = { dir, survey, state, warnings: warningsByFile(state), moved };
+  const run: SurveyRun = { dir, survey, state, warnings: warningsByFile(state), moved, pending: [] };
   const prefix = `${dir}${sep}`;
   for (const ref of layout.manifests) {
     surveyOne(run, ref, indexes.get(ref.host)!.get(ref.name), statOrNothing(prefix + ref.file));
   }
+  settlePending(run);
   return survey;
 }

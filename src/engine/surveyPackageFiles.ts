@@ -4,6 +4,7 @@
 // and the state's memo stands for them. Otherwise the package is read again, files and all.
 import type { Problem } from "../catalogue/problems.js";
 import { packageFilesSignatures, signaturesHold } from "../load/loadCatalogue.js";
+import type { PackageFilesMemo } from "../render/renderApi.js";
 import type { ManifestRef } from "../validate/catalogueRules.js";
 import { signatureUnchanged, type BuildState } from "./buildState.js";
 
@@ -20,16 +21,27 @@ export function knownFiles(state: BuildState, host: string, name: string): Pick<
 
 /**
  * Whether the package of `ref` (its files as the layout or knownFiles found them) has the files the
- * last build read, each with its signature; when so, their warnings are reported again in `problems`.
- * A package that gained or lost its files is read again.
+ * last build read, each with its signature or, given git's `digests`, its content; when so, their
+ * warnings are reported again in `problems`, and the signatures they have now go to `resigned`, by
+ * `host/name` (given when something of the package moved, so that the next build knows them). A package that gained or lost its files is read again.
  */
-export function packageFilesKept(dir: string, state: BuildState, ref: ManifestRef, problems: Problem[]): boolean {
+export function packageFilesKept(
+  dir: string,
+  state: BuildState,
+  ref: ManifestRef,
+  problems: Problem[],
+  digests?: ReadonlyMap<string, number>,
+  resigned?: Map<string, PackageFilesMemo["signatures"]>,
+): boolean {
   const memos = state.packageFilesMemo;
   if (!memos) return ref.files === undefined;
-  const memo = memos[`${ref.host}/${ref.name}`];
+  const key = `${ref.host}/${ref.name}`;
+  const memo = memos[key];
   if (!memo || ref.files === undefined) return !memo && ref.files === undefined;
-  const now = packageFilesSignatures(dir, ref.host, ref.name);
+  const now = packageFilesSignatures(dir, ref.host, ref.name, digests);
   if (!signaturesHold(memo.signatures, now, (at, then) => signatureUnchanged(at, then, state.snapshotMs))) return false;
+  // Recorded even when no number moved: a file changed near the last build is judged again until then.
+  resigned?.set(key, now);
   problems.push(...memo.warnings);
   return true;
 }

@@ -19,6 +19,7 @@ import { folderSignatures, listCatalogue, readSourceFile } from "../read/readCat
 import { signatureOf, type Signature } from "../read/signature.js";
 import type { DerivedFiles } from "../packageFiles/inspectPackageZip.js";
 import {
+  FOLDER_ROW,
   renderPackage,
   type RenderedCatalogue,
   type FileContent,
@@ -102,31 +103,37 @@ export interface PackageFilesReuse {
   liveDir: string;
 }
 
-/** The signatures of a package's files: the zip's (under ""), or every folder and file of its folder, by path. */
+/** Git's digests of the catalogue's files (read/gitDigests.ts), asked for on first use. */
+export type GitDigests = () => ReadonlyMap<string, number>;
+
+/**
+ * The signatures of a package's files: the zip's (under ""), or every folder and file of its folder,
+ * by path. A file's row has its digest when `digests` (git's, by path in the catalogue) knows it.
+ */
 export function packageFilesSignatures(
   catalogueDir: string,
   host: string,
   name: string,
+  digests?: ReadonlyMap<string, number>,
 ): PackageFilesMemo["signatures"] {
-  const row = (path: string, s: Signature): PackageFilesMemo["signatures"][number] => [
-    path,
-    s.size,
-    s.mtimeMs,
-    s.ctimeMs,
-    s.ino,
-  ];
+  const row = (path: string, s: Stats, file: string): PackageFilesMemo["signatures"][number] => {
+    const digest = s.isDirectory() ? FOLDER_ROW : digests?.get(file);
+    const signature = signatureOf(s);
+    const numbers = [signature.size, signature.mtimeMs, signature.ctimeMs, signature.ino] as const;
+    return digest === undefined ? [path, ...numbers] : [path, ...numbers, digest];
+  };
   const zip = join(catalogueDir, host, `${name}.zip`);
   const zipStats = lstatOrNothing(zip);
   if (zipStats?.isFile()) {
     // A folder beside the zip is a problem (PACKAGE_FILES_TWICE) the files must be read again to report.
     const folder = lstatOrNothing(join(catalogueDir, host, name));
-    return [row("", signatureOf(zipStats)), ...(folder ? [row("/", signatureOf(folder))] : [])];
+    return [row("", zipStats, `${host}/${name}.zip`), ...(folder ? [row("/", folder, `${host}/${name}`)] : [])];
   }
   const rows: PackageFilesMemo["signatures"] = [];
   const walk = (dir: string, path: string): void => {
     const stats = lstatOrNothing(dir);
     if (!stats) return;
-    rows.push(row(path, signatureOf(stats)));
+    rows.push(row(path, stats, `${host}/${name}${path}`));
     if (!stats.isDirectory()) return;
     for (const entry of readdirSync(dir).sort()) walk(join(dir, entry), `${path}/${entry}`);
   };
@@ -144,7 +151,11 @@ function lstatOrNothing(path: string): Stats | undefined {
   }
 }
 
-/** Whether a package's files `now` have the paths and signatures `then` recorded, as `unchanged` judges each. */
+/**
+ * Whether a package's files `now` have the paths and signatures `then` recorded, as `unchanged` judges
+ * each, or the same digests. A folder holds by its path alone: its entries are the rows after it,
+ * each compared, so one added, removed or renamed changes the rows.
+ */
 export function signaturesHold(
   then: PackageFilesMemo["signatures"],
   now: PackageFilesMemo["signatures"],
@@ -152,10 +163,13 @@ export function signaturesHold(
 ): boolean {
   if (then.length !== now.length) return false;
   for (let i = 0; i < now.length; i++) {
-    const [path, size, mtimeMs, ctimeMs, ino] = then[i]!;
-    const [nowPath, ...nowSignature] = now[i]!;
-    const at = { size: nowSignature[0], mtimeMs: nowSignature[1], ctimeMs: nowSignature[2], ino: nowSignature[3] };
-    if (path !== nowPath || !unchanged(at, { size, mtimeMs, ctimeMs, ino })) return false;
+    const [path, size, mtimeMs, ctimeMs, ino, digest] = then[i]!;
+    const [nowPath, nowSize, nowMtimeMs, nowCtimeMs, nowIno, nowDigest] = now[i]!;
+    if (path !== nowPath) return false;
+    if (digest !== undefined && digest === nowDigest) continue;
+    const at = { size: nowSize, mtimeMs: nowMtimeMs, ctimeMs: nowCtimeMs, ino: nowIno };
+    if (digest === FOLDER_ROW || nowDigest === FOLDER_ROW || !unchanged(at, { size, mtimeMs, ctimeMs, ino }))
+      return false;
   }
   return true;
 }
@@ -210,12 +224,12 @@ export async function loadPackageFiles(
   catalogueDir: string,
   ref: ManifestRef,
   source: { manifest: Manifest | undefined; stats: PackageStats | undefined },
-  into: { workDir: string; store: boolean; reuse?: PackageFilesReuse | undefined },
+  into: { workDir: string; store: boolean; reuse?: PackageFilesReuse | undefined; digests?: GitDigests | undefined },
 ): Promise<{ problems: Problem[]; pkg?: RenderedPackage }> {
   const { manifest, stats } = source;
   const { workDir, store, reuse } = into;
   // Taken before the files are read: a change while they are read is seen by the next build.
-  const signatures = packageFilesSignatures(catalogueDir, ref.host, ref.name);
+  const signatures = packageFilesSignatures(catalogueDir, ref.host, ref.name, into.digests?.());
   const memo = reuse?.memo(ref.host, ref.name);
   if (memo && reuse && (await memoHolds(memo, signatures, reuse, catalogueDir, ref))) {
     if (!manifest) return { problems: memo.warnings };
@@ -359,6 +373,8 @@ export interface LoadOptions {
   store?: boolean;
   /** The last build's package files, reused where they kept their signatures. */
   reuse?: PackageFilesReuse;
+  /** Git's digests of the catalogue's files, recorded with the package files' signatures. */
+  digests?: GitDigests;
   /**
    * Load for the names alone (loadCatalogueNames): a package's files are read only when its manifest
    * leaves its coder to meta.xml; the others are rendered from their manifests, unchecked.
@@ -465,7 +481,7 @@ export async function loadCatalogue(
           catalogueDir,
           ref,
           { manifest: named, stats: entry },
-          { workDir, store: options.store === true, reuse: options.reuse },
+          { workDir, store: options.store === true, reuse: options.reuse, digests: options.digests },
         )
           .then((files) => {
             problems.push(...manifest.problems, ...files.problems);

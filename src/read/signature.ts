@@ -17,11 +17,18 @@ export interface Signature {
 }
 
 /**
- * A digest of a source file's bytes as one number: SHA-1's first 48 bits, exact in a float64
- * column of the state. Two files with one digest are taken for the same (odds of 2^-48 a pair).
+ * A digest of a source file's bytes as one number: the first 48 bits of the id git gives the same
+ * bytes as a blob (SHA-1 of `blob <size>\0` and the bytes), exact in a float64 column of the state.
+ * Git's own, so that in a git checkout git can tell a file's digest without it being read
+ * (read/gitDigests.ts). Two files with one digest are taken for the same (odds of 2^-48 a pair).
  */
 export function digestOf(bytes: Uint8Array): number {
-  return createHash("sha1").update(bytes).digest().readUIntBE(0, 6);
+  return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest().readUIntBE(0, 6);
+}
+
+/** The digest of a blob id git printed (40 or 64 hex digits): its first 48 bits, as digestOf takes them. */
+export function digestOfBlobId(hex: string): number {
+  return Number.parseInt(hex.slice(0, 12), 16);
 }
 
 export function signatureOf(stats: Stats): Signature {

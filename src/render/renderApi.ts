@@ -87,8 +87,15 @@ export interface FileContent {
  * by its path in the package (`""` for the zip itself), their content digest, what they derive, their
  * warnings, and where the live slot holds the stored files.
  */
+/** What a package-files signature row has in place of a digest for a folder, whose entries are the rows after it. */
+export const FOLDER_ROW = -1;
+
 export interface PackageFilesMemo {
-  signatures: [path: string, size: number, mtimeMs: number, ctimeMs: number, ino: number][];
+  /**
+   * Each file and folder's signature, in the order they are walked; a file's row ends with its
+   * digest (read/signature.ts) when git knew it (read/gitDigests.ts), a folder's with FOLDER_ROW.
+   */
+  signatures: [path: string, size: number, mtimeMs: number, ctimeMs: number, ino: number, digest?: number][];
   /** A zip's SHA-256 or a folder's digest (packageFiles/readPackageFiles.ts, zipPackageFolder.ts). */
   content: string;
   derived: DerivedFiles;
