@@ -77,7 +77,7 @@ export const PROBLEM_CODES = {
   PLACEHOLDER_TEXT:
     "a manifest or hosts.json field still holding the placeholder text that init, new or an import wrote, which would be published (warning)",
   HBB_LEFT_OUT:
-    "a package (or host) the Homebrew Browser's lists leave out: no package files, a category the Wii app does not know, a full category (warning); the Homebrew Browser itself, which no list holds (notice)",
+    "a package (or host) the Homebrew Browser's lists leave out: no package files, a category the Wii app does not know (warning), or a category's apps past what the Wii app holds (one warning on the host); the Homebrew Browser itself, which no list holds (notice)",
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;

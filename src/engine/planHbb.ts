@@ -1,30 +1,33 @@
 // The rebuild's part for the Homebrew Browser's surface (render/renderHbb.ts). A host's list and icon
 // archive hold every package of the host, cut and ordered against all of them (a category's capacity
 // keeps its most downloaded apps), so when a package of the host moved they are made again, by the
-// full build's functions, from what the rebuild already has: the host's package list as the plan
-// leaves it (the v1 objects), its v4 contents (the flags), what each package's files derive (the
-// state's memo), and the icons as served. The repository list is made again when the hosts were
-// read again. Pure but for the icon archives, written into the rebuild's work folder (IconArchives)
-// to be moved in: the live slot is seen through LiveFiles, the icons through IconSource.
-import type { HostInfo, Package } from "../catalogue/fields.js";
+// full build's functions, from the index and never from the live output: the candidates ranked by
+// the index's columns (category, downloads, and whether the state's memo has files), the kept ones'
+// entries made from the packages read again or, for a kept package, from its manifest
+// (keptPackages.ts) and its memo. A package's own warnings (a value cut, why it cannot be in the
+// list) go with it: made when it is read, and reported again from the state while it is kept; a
+// host's warnings (a category that lost apps) are made again with its list. The repository list is
+// made again when the hosts were read again. Pure but for the manifests of kept packages and the icon
+// archives, written into the rebuild's work folder (IconArchives) to be moved in.
+import type { HostInfo } from "../catalogue/fields.js";
 import { sortProblems, type Problem } from "../catalogue/problems.js";
 import { filesInfoOf } from "../load/loadCatalogue.js";
 import { contentText, type OutputFile } from "../render/renderApi.js";
-import { renderHbbHost, renderRepoList, type HbbSource } from "../render/renderHbb.js";
-import { todayFiles } from "../render/renderToday.js";
+import {
+  hbbEntry,
+  hbbPackage,
+  hbbSourceOf,
+  HbbPicks,
+  isHbbCandidate,
+  renderHbbHost,
+  renderRepoList,
+  type HbbEntry,
+} from "../render/renderHbb.js";
 import { HBB_REPO_LIST } from "../routes/hbbRoutes.js";
 import { fileFor } from "../routes/routeTable.js";
-import type { BuildState } from "./buildState.js";
+import { filtersAt, statsAt, type BuildState } from "./buildState.js";
+import type { KeptManifest } from "./keptPackages.js";
 import type { LiveFiles, RebuildPlan, RereadPackage } from "./planRebuild.js";
-
-/** What the rebuild reads of a v4 contents object. */
-interface V4Flags {
-  slug: string;
-  flags: string[];
-}
-
-/** The flag writes_to_nand as v4 writes it (renderToday.ts: the Java name). */
-const WRITES_TO_NAND = "WRITES_TO_NAND";
 
 /** A package's icon as served once the plan is carried out: its own or the placeholder. */
 export type IconSource = (host: string, name: string, storedAt: string) => Uint8Array;
@@ -46,9 +49,14 @@ export interface HbbInputs {
   hosts?: readonly HostInfo[] | undefined;
 }
 
-/** The Homebrew Browser's warnings: made again with the files they are about. */
-function isHbbProblem(problem: Problem): boolean {
-  return problem.code === "HBB_LEFT_OUT" || problem.code === "HBB_VALUE_CUT";
+/** A host's own warnings in the Homebrew Browser's list (a category that lost apps), by the host they are about. */
+function hostWarningOf(problem: Problem, hosts: readonly string[]): string | undefined {
+  return problem.code === "HBB_LEFT_OUT" && hosts.includes(problem.file) ? problem.file : undefined;
+}
+
+/** The repository list's warnings, made again when hosts.json was read again. */
+function isRepoListProblem(problem: Problem): boolean {
+  return problem.code === "HBB_VALUE_CUT" && problem.file === "hosts.json";
 }
 
 /** The plan with the Homebrew Browser's files and warnings brought up to date. */
@@ -59,6 +67,7 @@ export function withHbbChanges(
   live: LiveFiles,
   iconOf: IconSource,
   archives: IconArchives,
+  kept: KeptManifest,
 ): RebuildPlan {
   const defaultHost = plan.state.defaultHost;
   const memos = plan.state.packageFilesMemo;
@@ -66,19 +75,13 @@ export function withHbbChanges(
   // A package read again may have changed only its files (an icon, a size): its host's list too.
   const moved = new Set([...plan.removed, ...plan.changed, ...plan.added, ...inputs.packages].map((p) => p.host));
   for (const host of state.hosts) if (plan.writes.has(fileFor("packages", { host }))) moved.add(host);
-  if (moved.size === 0 && inputs.hosts === undefined) return plan;
 
-  const text = (path: string): string | undefined => {
-    const written = plan.writes.get(path);
-    return written === undefined ? live.text(path) : written === null ? undefined : contentText(written);
-  };
   const made: OutputFile[] = [];
-  const problems: Problem[] = [];
-  const remade = (problem: Problem): boolean =>
-    isHbbProblem(problem) &&
-    (problem.file === "hosts.json"
-      ? inputs.hosts !== undefined
-      : moved.has(problem.file.slice(0, problem.file.indexOf("/"))));
+  // The hosts' own warnings of the last build, for the hosts whose list stays as it was.
+  const problems: Problem[] = state.warnings.filter((w) => {
+    const host = hostWarningOf(w, state.hosts);
+    return host !== undefined && !moved.has(host);
+  });
   if (inputs.hosts !== undefined) {
     const repoList = renderRepoList(inputs.hosts, defaultHost);
     made.push({ path: HBB_REPO_LIST, content: repoList.text });
@@ -86,27 +89,19 @@ export function withHbbChanges(
   }
   for (const host of state.hosts) {
     if (!moved.has(host)) continue;
-    const list = JSON.parse(text(fileFor("packages", { host }))!) as Package[];
-    // The flags are today's fields, which v1 leaves out: the host's v4 contents (planToday.ts has made it) has them.
-    const contents = JSON.parse(text(todayFiles(host, defaultHost).v4.contents) ?? "[]") as V4Flags[];
-    const nand = new Set(contents.filter((a) => a.flags.includes(WRITES_TO_NAND)).map((a) => a.slug));
-    const sources: HbbSource[] = list.map((pkg) => {
-      const memo = memos[`${host}/${pkg.internal_name}`];
-      const files = memo && filesInfoOf(memo.derived);
-      return { name: pkg.internal_name, pkg, files, writesToNand: nand.has(pkg.internal_name) };
-    });
+    const list = hostList(host, plan, inputs.packages, kept);
     const surface = renderHbbHost(
       host,
       defaultHost,
-      sources,
+      list,
       (name) => {
         const memo = memos[`${host}/${name}`];
         return memo && iconOf(host, name, memo.paths.icon);
       },
       archives.workDir,
     );
-    made.push(...surface.files);
-    problems.push(...surface.problems);
+    made.push(...surface);
+    problems.push(...list.problems);
   }
 
   const writes = new Map(plan.writes);
@@ -115,6 +110,9 @@ export function withHbbChanges(
       ? archives.sameAsLive(path, content.file)
       : live.text(path) === contentText(content);
   for (const file of made) if (!unchanged(file)) writes.set(file.path, file.content);
+  // The packages' own warnings: those read again have theirs here; the kept ones', reported again, stay.
+  const remade = (problem: Problem): boolean =>
+    hostWarningOf(problem, state.hosts) !== undefined || (inputs.hosts !== undefined && isRepoListProblem(problem));
   const sorted = sortProblems([...plan.problems.filter((p) => !remade(p)), ...problems]);
   return {
     ...plan,
@@ -127,4 +125,51 @@ export function withHbbChanges(
       mode: { kind: writes.size === 0 ? "unchanged" : "incremental" },
     },
   };
+}
+
+/**
+ * A host's list as the plan leaves the host: its candidates ranked by the index's columns, the
+ * packages read again with their own warnings, and the kept apps' entries, made from their manifests
+ * only for those the list keeps.
+ */
+function hostList(
+  host: string,
+  plan: RebuildPlan,
+  reread: readonly RereadPackage[],
+  kept: KeptManifest,
+): { entries: HbbEntry[]; icons: string[]; problems: Problem[] } {
+  const memos = plan.state.packageFilesMemo!;
+  const index = plan.state.packages[host]!;
+  const fresh = new Map(reread.filter((p) => p.host === host).map((p) => [p.pkg.name, p.pkg]));
+  const picks = new HbbPicks();
+  const problems: Problem[] = [];
+  const icons: string[] = [];
+  for (let i = 0; i < index.names.length; i++) {
+    const name = index.names[i]!;
+    const memo = memos[`${host}/${name}`];
+    if (memo) icons.push(name);
+    const pkg = fresh.get(name);
+    if (pkg) {
+      const own = hbbPackage(host, hbbSourceOf(pkg));
+      problems.push(...own.problems);
+      if (own.candidate) picks.add(own.candidate);
+      continue;
+    }
+    // A kept package's own warnings are reported again from the state; its candidacy is the index's.
+    const { category } = filtersAt(index, i);
+    if (memo && isHbbCandidate(name, category))
+      picks.add({ name, category, downloads: statsAt(index, i)?.downloads ?? 0 });
+  }
+  const list = picks.result(host, (name) => {
+    const { manifest, pkg } = kept(host, name);
+    const memo = memos[`${host}/${name}`]!;
+    const source = {
+      name,
+      pkg,
+      files: filesInfoOf(memo.derived),
+      writesToNand: manifest.flags?.includes("writes_to_nand") === true,
+    };
+    return hbbEntry(host, source, pkg).entry;
+  });
+  return { entries: list.entries, icons, problems: [...problems, ...list.problems] };
 }

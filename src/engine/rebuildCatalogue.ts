@@ -28,7 +28,7 @@ import { planRebuild, type LiveFiles, type RebuildSummary, type RereadPackage } 
 import { todayUrlsOf } from "../render/renderToday.js";
 import { statOrNothing, surveyCatalogue, type RereadStats, type Survey } from "./surveyCatalogue.js";
 import { filesSource, packageFilesReuse, withPackageFiles } from "./planPackageFiles.js";
-import { keptPackages, KeptManifestMoved } from "./keptPackages.js";
+import { keptManifests, keptPackages, KeptManifestMoved } from "./keptPackages.js";
 import { fileIndexOutdated, writeFileIndex, type FileIndexOptions } from "../trust/writeFileIndex.js";
 
 export interface RebuildOptions {
@@ -144,32 +144,33 @@ async function rebuildFrom(
       survey.resignedFiles,
     );
     const stored = new Map(manifests.packages.map((p) => [`${p.host}/${p.pkg.name}`, p.pkg.stored]));
-    const hbb = withHbbChanges(
-      api,
-      state,
-      { packages: manifests.packages, hosts: hostsFile.hosts },
-      live,
-      (host, name, at) => {
-        // A package read again has its icon where it was made (or linked from); a kept one in the live slot.
-        const files = stored.get(`${host}/${name}`);
-        return files ? readFileSync(files.icon.file) : live.bytes(at);
-      },
-      { workDir, sameAsLive: (path, file) => sameBytes(join(liveDir, path), file) },
-    );
+    // Only a rebuild that moved a package reads a kept one's manifest: a no-op loads no validators.
+    const validators =
+      manifests.packages.length + api.removed.length + api.changed.length + api.added.length > 0
+        ? await schemaValidators()
+        : undefined;
     let plan: ReturnType<typeof withSiteChanges>;
     try {
+      const hbb = withHbbChanges(
+        api,
+        state,
+        { packages: manifests.packages, hosts: hostsFile.hosts },
+        live,
+        (host, name, at) => {
+          // A package read again has its icon where it was made (or linked from); a kept one in the live slot.
+          const files = stored.get(`${host}/${name}`);
+          return files ? readFileSync(files.icon.file) : live.bytes(at);
+        },
+        { workDir, sameAsLive: (path, file) => sameBytes(join(liveDir, path), file) },
+        keptManifests(options.catalogueDir, api.state, validators),
+      );
       plan = withSiteChanges(hbb, {
         live,
         site: options.site,
         hosts: hostsFile.hosts,
         files: filesSource(hbb.state),
         baseUrl: inputs.today.urls.baseUrl,
-        // Only a rebuild that moved a package reads a kept one's manifest: a no-op loads no validators.
-        keptPackage: keptPackages(
-          options.catalogueDir,
-          hbb.state,
-          hbb.removed.length + hbb.changed.length + hbb.added.length > 0 ? await schemaValidators() : undefined,
-        ),
+        keptPackage: keptPackages(options.catalogueDir, hbb.state, validators),
       });
     } catch (error) {
       // Nothing is written yet: the full build reads the manifest again and reports what is wrong with it.

@@ -239,52 +239,143 @@ export function hbbEntry(host: string, p: HbbSource, pkg: Package): { entry: Hbb
   return { entry, problems };
 }
 
-/** A host's list: its entries by category, and a warning for each package left out or value cut. */
+/** A package that can be in its host's list: its name, category and downloads, and its entry once made. */
+export interface HbbCandidate {
+  name: string;
+  category: string;
+  downloads: number;
+  entry?: HbbEntry;
+}
+
+/**
+ * A package in its host's list: when it can be in it, its candidacy and a warning for each value the
+ * list cuts; else the warning that says why it cannot, whatever the other packages are. Whether a
+ * candidate is kept is the list's to say (HbbPicks), by its downloads.
+ */
+export function hbbPackage(host: string, p: HbbSource): { candidate?: HbbCandidate; problems: Problem[] } {
+  const pkg = p.pkg;
+  const reason = leftOutReason(p, pkg.category);
+  if (reason !== undefined) {
+    const left = warning(
+      "HBB_LEFT_OUT",
+      `${host}/${p.name}.json`,
+      "",
+      `the Homebrew Browser's list leaves it out: ${reason}`,
+    );
+    // Nobody can put the Homebrew Browser in its own list: a notice, which --strict does not fail on.
+    return { problems: [p.name === BROWSER_NAME ? { ...left, severity: "notice" } : left] };
+  }
+  const made = hbbEntry(host, p, pkg);
+  return {
+    candidate: { name: p.name, category: pkg.category, downloads: pkg.downloads, entry: made.entry },
+    problems: made.problems,
+  };
+}
+
+/**
+ * Whether a package of a host, which has package files, can be in the host's list by what the index
+ * records of it (its name and category): as hbbPackage judges it.
+ */
+export function isHbbCandidate(name: string, category: string): boolean {
+  return name !== BROWSER_NAME && HBB_CATEGORIES.some((c) => c.category === category);
+}
+
+/** Whether candidate `a` ranks before `b` in the list: downloaded more, then by name. */
+function ranksBefore(a: HbbCandidate, b: HbbCandidate): boolean {
+  return a.downloads !== b.downloads ? a.downloads > b.downloads : compareCodePoints(a.name, b.name) < 0;
+}
+
+/**
+ * The apps a host's list keeps, told each candidate once in any order and holding no more than the
+ * Wii app's arrays: past a category's capacity or the whole list's, the most downloaded stay (then by
+ * name). Each category keeps its best `capacity` in a heap (the worst on top); the list is the best
+ * 600 of those, for a candidate outside its category's best never gets in (its category is full of
+ * better ones before it comes).
+ */
+export class HbbPicks {
+  readonly #heaps = new Map<string, HbbCandidate[]>(HBB_CATEGORIES.map((c) => [c.category, []]));
+  readonly #counts = new Map<string, number>();
+
+  add(candidate: HbbCandidate): void {
+    const { category } = candidate;
+    const heap = this.#heaps.get(category)!;
+    this.#counts.set(category, (this.#counts.get(category) ?? 0) + 1);
+    if (heap.length < capacityOf(category)) {
+      heap.push(candidate);
+      siftUp(heap, heap.length - 1);
+    } else if (ranksBefore(candidate, heap[0]!)) {
+      heap[0] = candidate;
+      siftDown(heap, 0);
+    }
+  }
+
+  /**
+   * The kept apps' entries in the list's order (by category, then name), those not yet made made by
+   * `entryOf`, and a warning for each category that lost apps.
+   */
+  result(host: string, entryOf: (name: string) => HbbEntry): { entries: HbbEntry[]; problems: Problem[] } {
+    const best = [...this.#heaps.values()].flat().sort((a, b) => (ranksBefore(a, b) ? -1 : 1));
+    const kept = best.slice(0, HBB_TOTAL_CAPACITY);
+    const problems: Problem[] = [];
+    for (const { category, capacity } of HBB_CATEGORIES) {
+      const ofCategory = kept.filter((c) => c.category === category);
+      const left = (this.#counts.get(category) ?? 0) - ofCategory.length;
+      if (left === 0) continue;
+      const least = ofCategory.at(-1);
+      problems.push(
+        warning(
+          "HBB_LEFT_OUT",
+          host,
+          "",
+          `the Homebrew Browser's list leaves out ${left} of the ${this.#counts.get(category)} apps in ${category}: the Wii app holds ${capacity} in ${category} and ${HBB_TOTAL_CAPACITY} in all, and keeps those downloaded most (${least ? `the least of those kept has ${least.downloads} downloads` : "the list is full"})`,
+        ),
+      );
+    }
+    const order = new Map<string, number>(HBB_CATEGORIES.map((c, i) => [c.category, i]));
+    kept.sort((a, b) => order.get(a.category)! - order.get(b.category)! || compareCodePoints(a.name, b.name));
+    return { entries: kept.map((c) => c.entry ?? entryOf(c.name)), problems };
+  }
+}
+
+function capacityOf(category: string): number {
+  return HBB_CATEGORIES.find((c) => c.category === category)!.capacity;
+}
+
+/** Restores the heap (the candidate ranking last on top) above `i`. */
+function siftUp(heap: HbbCandidate[], i: number): void {
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (!ranksBefore(heap[parent]!, heap[i]!)) return;
+    [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+    i = parent;
+  }
+}
+
+/** Restores the heap below `i`. */
+function siftDown(heap: HbbCandidate[], i: number): void {
+  for (;;) {
+    let worst = i;
+    for (const child of [2 * i + 1, 2 * i + 2])
+      if (child < heap.length && ranksBefore(heap[worst]!, heap[child]!)) worst = child;
+    if (worst === i) return;
+    [heap[worst], heap[i]] = [heap[i]!, heap[worst]!];
+    i = worst;
+  }
+}
+
+/** A host's list: its entries by category, and its warnings (each package's, and each category's that lost apps). */
 export function hbbListOf(host: string, packages: readonly HbbSource[]): { entries: HbbEntry[]; problems: Problem[] } {
   const problems: Problem[] = [];
-  const candidates: { entry: HbbEntry; downloads: number }[] = [];
+  const picks = new HbbPicks();
   for (const p of packages) {
-    const pkg = p.pkg;
-    const reason = leftOutReason(p, pkg.category);
-    if (reason !== undefined) {
-      const left = warning(
-        "HBB_LEFT_OUT",
-        `${host}/${p.name}.json`,
-        "",
-        `the Homebrew Browser's list leaves it out: ${reason}`,
-      );
-      // Nobody can put the Homebrew Browser in its own list: a notice, which --strict does not fail on.
-      problems.push(p.name === BROWSER_NAME ? { ...left, severity: "notice" } : left);
-      continue;
-    }
-    const made = hbbEntry(host, p, pkg);
+    const made = hbbPackage(host, p);
     problems.push(...made.problems);
-    candidates.push({ entry: made.entry, downloads: pkg.downloads });
+    if (made.candidate) picks.add(made.candidate);
   }
-  // Past a category's or the whole list's capacity, the most downloaded stay (then by name).
-  const ranked = [...candidates].sort(
-    (a, b) => b.downloads - a.downloads || compareCodePoints(a.entry.name, b.entry.name),
-  );
-  const kept = new Set<HbbEntry>();
-  const counts = new Map<string, number>();
-  for (const { entry } of ranked) {
-    const capacity = HBB_CATEGORIES.find((c) => c.category === entry.category)!.capacity;
-    const count = counts.get(entry.category) ?? 0;
-    if (count < capacity && kept.size < HBB_TOTAL_CAPACITY) {
-      kept.add(entry);
-      counts.set(entry.category, count + 1);
-      continue;
-    }
-    problems.push(
-      warning(
-        "HBB_LEFT_OUT",
-        `${host}/${entry.name}.json`,
-        "",
-        `the Homebrew Browser's list leaves it out: the Wii app holds ${capacity} apps in ${entry.category} and ${HBB_TOTAL_CAPACITY} in all, and ${count < capacity ? "the list is" : "the category is"} full with apps downloaded more`,
-      ),
-    );
-  }
-  return { entries: candidates.map((c) => c.entry).filter((e) => kept.has(e)), problems };
+  const list = picks.result(host, (name) => {
+    throw new Error(`internal: ${name} has no entry`);
+  });
+  return { entries: list.entries, problems: [...problems, ...list.problems] };
 }
 
 /** The list's text: the header, then each category's apps and its footer, CRLF after every line. */
@@ -364,33 +455,28 @@ function writeIconsZip(path: string, names: readonly string[], iconOf: IconBytes
 }
 
 /**
- * A host's list (both its paths) and icon archive, with the list's warnings: the same whether a
- * full build or a rebuild (engine/planHbb.ts) makes them. The archive is written into `workDir` (on
- * the output's file system) and moved into the output from there.
+ * A host's list (both its paths) of `entries` (hbbListOf's, or HbbPicks'), and its icon archive of
+ * the packages `icons` names: the same whether a full build or a rebuild (engine/planHbb.ts) makes
+ * them. The archive is written into `workDir` (on the output's file system) and moved into the
+ * output from there.
  */
 export function renderHbbHost(
   host: string,
   defaultHost: string,
-  packages: readonly HbbSource[],
+  list: { entries: readonly HbbEntry[]; icons: readonly string[] },
   iconOf: IconBytes,
   workDir: string,
-): { files: OutputFile[]; problems: Problem[] } {
+): OutputFile[] {
   const prefix = packageFilesPrefix(host, defaultHost);
-  const { entries, problems } = hbbListOf(host, packages);
-  const list = latin1(Buffer.from(renderHbbList(entries), "utf8"));
+  const text = latin1(Buffer.from(renderHbbList(list.entries), "utf8"));
   mkdirSync(workDir, { recursive: true });
   const icons = join(workDir, `${host}.temp_files.zip`);
-  const digest = writeIconsZip(
-    icons,
-    packages.map((p) => p.name),
-    iconOf,
-  );
-  const files: OutputFile[] = [
-    { path: `${prefix}${HBB_HOST_FILES.list}`, content: list },
-    { path: `${prefix}${HBB_HOST_FILES.shortList}`, content: list },
+  const digest = writeIconsZip(icons, list.icons, iconOf);
+  return [
+    { path: `${prefix}${HBB_HOST_FILES.list}`, content: text },
+    { path: `${prefix}${HBB_HOST_FILES.shortList}`, content: text },
     { path: `${prefix}${HBB_HOST_FILES.icons}`, content: { file: icons, move: true, digest } },
   ];
-  return { files, problems };
 }
 
 /** The stubs' files: at the root, whatever the hosts. */
@@ -434,7 +520,8 @@ export function renderHbb(catalogue: RenderedCatalogue, workDir: string): Output
   const files: OutputFile[] = [{ path: HBB_REPO_LIST, content: renderRepoList(catalogue.hosts, defaultHost).text }];
   for (const host of catalogue.hosts) {
     const { sources, iconOf } = hostSources(catalogue.packages.get(host.id) ?? []);
-    files.push(...renderHbbHost(host.id, defaultHost, sources, iconOf, workDir).files);
+    const { entries } = hbbListOf(host.id, sources);
+    files.push(...renderHbbHost(host.id, defaultHost, { entries, icons: sources.map((p) => p.name) }, iconOf, workDir));
   }
   return [...files, ...hbbStubFiles()];
 }

@@ -3,11 +3,12 @@
 // every invalid one yields problems, leaves the previous output untouched and throws nothing.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
+import { RACY_MS } from "../../src/engine/buildState.js";
 import { MANIFEST_FIELDS, NO_STATS } from "../../src/catalogue/fields.js";
 import { isValidName, NAME_PATTERN } from "../../src/catalogue/names.js";
 import { readTree, ROOT, tempDir } from "../support/helpers.js";
@@ -201,6 +202,7 @@ describe("valid catalogues", () => {
         // And their stats with the second's, where it has the host (stats of other names are orphans).
         writeStats(catalogue, Object.fromEntries(first.hosts.map((h) => [h.id, second.stats[h.id] ?? null])));
         const again = await buildCatalogue({ catalogueDir: catalogue, outDir: join(dir, "dist") });
+        expect(again.problems.filter((p) => p.severity === "error")).toEqual([]);
         expect(again.built?.mode.kind).not.toBe("full");
         const full = await buildCatalogue({ catalogueDir: catalogue, outDir: join(dir, "full") });
         expect(digest(join(dir, "dist"))).toBe(digest(join(dir, "full")));
@@ -238,6 +240,128 @@ describe("valid catalogues", () => {
       { numRuns: 30 },
     );
   });
+});
+
+describe("a catalogue with package files", () => {
+  // The Homebrew Browser's list of a host holds at most 300 demos: 320 demos with files (of 340
+  // packages) make the cut matter. Folders shaped like the fixture's snake; each edit moves some packages' downloads or
+  // category, takes a package's files away or gives them back, removes packages and adds others.
+  const SNAKE = join(ROOT, "test", "fixtures", "package-files", "catalogue", "primary");
+  const snake = JSON.parse(readFileSync(join(SNAKE, "snake.json"), "utf8")) as Record<string, unknown>;
+  const names = Array.from({ length: 340 }, (_, i) => `app${String(i).padStart(3, "0")}`);
+  const categories = ["demos", "games", "utilities", "themes"] as const;
+  const edit = fc.record({
+    downloads: fc.dictionary(fc.constantFrom(...names), fc.integer({ min: 0, max: 400 }), { maxKeys: 40 }),
+    category: fc.dictionary(fc.constantFrom(...names), fc.constantFrom(...categories), { maxKeys: 8 }),
+    withoutFiles: fc.uniqueArray(fc.constantFrom(...names), { maxLength: 4 }),
+    removed: fc.uniqueArray(fc.constantFrom(...names), { maxLength: 4 }),
+    added: fc.integer({ min: 0, max: 3 }),
+  });
+  type Edit = {
+    downloads: Record<string, number>;
+    category: Record<string, string>;
+    withoutFiles: string[];
+    removed: string[];
+    added: number;
+  };
+
+  const categoryOf = (i: number) => (i % 17 === 16 ? "games" : "demos");
+  const downloadsOf = (i: number) => (i * 7) % 401;
+  const writePackage = (dir: string, n: string, category: string, files: boolean) => {
+    writeFileSync(join(dir, "primary", `${n}.json`), JSON.stringify({ ...snake, internal_name: n, category }));
+    if (!files) return;
+    cpSync(join(SNAKE, "snake"), join(dir, "primary", n), { recursive: true });
+    renameSync(join(dir, "primary", n, "apps", "snake"), join(dir, "primary", n, "apps", n));
+    renameSync(join(dir, "primary", n, "private", "snake"), join(dir, "primary", n, "private", n));
+  };
+
+  /** The first catalogue: the 340 packages, every seventeenth a game, with files and downloads. */
+  function writeWithFiles(dir: string): void {
+    mkdirSync(join(dir, "primary"), { recursive: true });
+    writeFileSync(
+      join(dir, "hosts.json"),
+      JSON.stringify({
+        default: "primary",
+        hosts: [{ id: "primary", name: "P", host: "p.example.org", description: "" }],
+      }),
+    );
+    names.forEach((n, i) => writePackage(dir, n, categoryOf(i), true));
+    writeStats(dir, {
+      primary: Object.fromEntries(names.map((n, i) => [n, { downloads: downloadsOf(i), rating: "" }])),
+    });
+  }
+
+  /** The edit, made in place: only the files it changes are written or removed, as an editor does. */
+  function applyEdit(dir: string, e: Edit): void {
+    const stats: Record<string, StatsEntry> = {};
+    names.forEach((n, i) => {
+      if (e.removed.includes(n)) {
+        rmSync(join(dir, "primary", `${n}.json`));
+        rmSync(join(dir, "primary", n), { recursive: true, force: true });
+        return;
+      }
+      stats[n] = { downloads: e.downloads[n] ?? downloadsOf(i), rating: "" };
+      if (e.category[n] !== undefined)
+        writeFileSync(
+          join(dir, "primary", `${n}.json`),
+          JSON.stringify({ ...snake, internal_name: n, category: e.category[n] }),
+        );
+      // Without files, a manifest gives what they derived (FILES_FIELDS) itself.
+      if (e.withoutFiles.includes(n)) {
+        rmSync(join(dir, "primary", n), { recursive: true, force: true });
+        const category = e.category[n] ?? categoryOf(i);
+        const derived = { extracted: 2048, package_type: "dol", zip_size: 1024 };
+        writeFileSync(
+          join(dir, "primary", `${n}.json`),
+          JSON.stringify({ ...snake, internal_name: n, category, ...derived }),
+        );
+      }
+    });
+    for (let i = 0; i < e.added; i++) {
+      writePackage(dir, `new${i}`, "demos", true);
+      stats[`new${i}`] = { downloads: 100 * i, rating: "" };
+    }
+    writeStats(dir, { primary: stats });
+  }
+
+  /** A clock past the racy window of the files just written, so that those the edit left keep their signatures. */
+  const settled = () => Date.now() + 2 * RACY_MS;
+
+  it("build the same bytes and warnings incrementally as fully after random edits, the Homebrew Browser's lists included", async () => {
+    await fc.assert(
+      fc.asyncProperty(edit, async (e) => {
+        const dir = tempDir();
+        const catalogue = join(dir, "catalogue");
+        writeWithFiles(catalogue);
+        const first = await buildCatalogue({
+          catalogueDir: catalogue,
+          outDir: join(dir, "dist"),
+          site: false,
+          now: settled,
+        });
+        expect(first.problems.filter((p) => p.severity === "error")).toEqual([]);
+        applyEdit(catalogue, e);
+        const again = await buildCatalogue({
+          catalogueDir: catalogue,
+          outDir: join(dir, "dist"),
+          site: false,
+          now: settled,
+        });
+        expect(again.problems.filter((p) => p.severity === "error")).toEqual([]);
+        expect(again.built?.mode.kind).not.toBe("full");
+        const full = await buildCatalogue({
+          catalogueDir: catalogue,
+          outDir: join(dir, "full"),
+          site: false,
+          now: settled,
+        });
+        expect(digest(join(dir, "dist"))).toBe(digest(join(dir, "full")));
+        expect(again.problems).toEqual(full.problems);
+        expect(full.problems.some((p) => p.code === "HBB_LEFT_OUT" && p.file === "primary")).toBe(true);
+      }),
+      { numRuns: 6 },
+    );
+  }, 300_000);
 });
 
 type Corruption = (text: string, field: string) => string | Uint8Array;
