@@ -4,8 +4,9 @@
 // it is read and written at once (engine/streamHost.ts), into the spare slot, which is published
 // when every file is there. What it keeps is the index (the state's columns) and the site's spills
 // on disk; the files that depend on a whole host are made from them, as the rebuild makes them
-// from the last index. A catalogue with package files still holds its packages for the Homebrew
-// Browser's surface and the stored files (render/renderHbb.ts).
+// from the last index. A package's stored files are written as it passes, and its host's Homebrew
+// Browser list keeps its entry only while it ranks among those the list holds
+// (engine/streamPackageFiles.ts).
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { HostInfo } from "../catalogue/fields.js";
@@ -13,20 +14,12 @@ import { applyStrict, isError, sortProblems, type Problem } from "../catalogue/p
 import { schemaValidators } from "../catalogue/schemas.js";
 import { loadCatalogue, type LoadedCatalogue } from "../load/loadCatalogue.js";
 import { renderOpenApi } from "../openapi/renderOpenApi.js";
-import { aliasFiles, needsAliasFiles, storedPackageFiles } from "../output/storedPackageFiles.js";
+import { needsAliasFiles } from "../output/storedPackageFiles.js";
 import { targetFiles } from "../output/targetFiles.js";
 import { namesOf } from "../render/catalogueNames.js";
-import {
-  renderHosts,
-  renderNotFound,
-  type PackageFilesInfo,
-  type PackageFilesMemo,
-  type RenderedCatalogue,
-  type RenderedPackage,
-} from "../render/renderApi.js";
-import { hbbProblems, renderHbb } from "../render/renderHbb.js";
+import { renderHosts, renderNotFound, type PackageFilesInfo } from "../render/renderApi.js";
 import { todayUrlsOf } from "../render/renderToday.js";
-import { fileFor, NOT_FOUND_FILE, OPENAPI_FILE } from "../routes/routeTable.js";
+import { aliasFilesOf, fileFor, NOT_FOUND_FILE, OPENAPI_FILE } from "../routes/routeTable.js";
 import { assembleFeeds } from "../site/assembleFeeds.js";
 import { assembleSite, type SpilledHost } from "../site/assembleSite.js";
 import { siteAssets, siteHosts } from "../site/renderSite.js";
@@ -40,7 +33,8 @@ import { FileIndexSpill } from "../trust/fileIndexSpill.js";
 import { gitDigests } from "../read/gitDigests.js";
 import { filtersAt, forgetState, writeState, type BuildState, type HostState } from "./buildState.js";
 import { keptPackages } from "./keptPackages.js";
-import { memoOf, packageFilesReuse } from "./planPackageFiles.js";
+import { packageFilesReuse } from "./planPackageFiles.js";
+import { PackageFilesStream } from "./streamPackageFiles.js";
 import { HostStream } from "./streamHost.js";
 
 /** What a full build is asked for. */
@@ -133,7 +127,7 @@ export async function buildFully(run: FullBuild): Promise<{ problems: Problem[];
           hostsDefault: hostsFile.default,
           withFiles,
           streams: new Map(),
-          held: new Map(),
+          packageFiles: withFiles ? new PackageFilesStream(writer, hostsFile.default, options.targets) : undefined,
           files,
           filesSource: { defaultHost: hostsFile.default, of: (host, name) => files.get(host)?.get(name) },
           manifests,
@@ -147,9 +141,7 @@ export async function buildFully(run: FullBuild): Promise<{ problems: Problem[];
             if (!files) s.files.set(host, (files = new Map()));
             files.set(pkg.name, pkg.files);
           }
-          let held = s.held.get(host);
-          if (!held) s.held.set(host, (held = []));
-          held.push(pkg);
+          s.packageFiles!.add(host, pkg);
         }
         streamOf(s, host).add(pkg, signature);
       },
@@ -189,8 +181,8 @@ interface Streaming {
   hostsDefault: string;
   withFiles: boolean;
   streams: Map<string, HostStream>;
-  /** With package files: every package, for the Homebrew Browser's surface and the stored files. */
-  held: Map<string, RenderedPackage[]>;
+  /** With package files: their stored files and the Homebrew Browser's surface, as the packages pass. */
+  packageFiles: PackageFilesStream | undefined;
   /** With package files: what the site shows of each package's files. */
   files: Map<string, Map<string, PackageFilesInfo>>;
   filesSource: FilesSource;
@@ -215,25 +207,22 @@ interface Finishing {
 async function finish(f: Finishing): Promise<{ problems: Problem[]; built?: FullBuildSummary }> {
   const { run, writer, index, sources, streaming, hosts, workDir } = f;
   const { options, output, key, reason, dropped } = run;
-  // The packages with files, as render/renderHbb.ts and the stored files take them.
-  const held: RenderedCatalogue = {
-    hosts: streaming.hosts,
-    packages: streaming.held,
-    ...(streaming.withFiles ? { defaultHost: streaming.hostsDefault } : {}),
-    hostsDefault: streaming.hostsDefault,
-  };
-  // What the Homebrew Browser's lists leave out or cut, once the whole catalogue is known.
-  const problems = applyStrict(sortProblems([...f.loaded.problems, ...hbbProblems(held)]), options.strict);
+  const spareDir = slotDir(output, output.spare);
+  // The Homebrew Browser's lists once the whole catalogue is known: what they leave out or cut.
+  const packageFiles = streaming.packageFiles;
+  const surface = packageFiles?.finish(streaming.hosts, spareDir, workDir);
+  const problems = applyStrict(
+    sortProblems([...f.loaded.problems, ...(packageFiles?.problems ?? []), ...(surface?.problems ?? [])]),
+    options.strict,
+  );
   if (problems.some(isError)) return f.failed(problems);
 
   writer.write({ path: fileFor("hosts"), content: renderHosts(streaming.hosts) });
   writer.write({ path: NOT_FOUND_FILE, content: renderNotFound() });
-  // Before the stored files: the icon archive reads each icon where the build made it, whence it is moved.
-  for (const file of renderHbb(held, workDir)) writer.write(file);
-  const stored = storedPackageFiles(held);
-  for (const file of stored) writer.write(file);
-  if (needsAliasFiles(options.targets)) for (const file of aliasFiles(stored)) writer.write(file);
+  for (const file of surface?.files ?? []) writer.write(file);
   writer.write({ path: OPENAPI_FILE, content: renderOpenApi() });
+  const memos = packageFiles?.memos ?? {};
+  const withFiles = Object.keys(memos).length > 0;
 
   const ids = streaming.hosts.map((h) => h.id);
   const state: BuildState = {
@@ -251,14 +240,13 @@ async function finish(f: Finishing): Promise<{ problems: Problem[]; built?: Full
     packages: Object.fromEntries(hosts.map((h) => [h.id, h.state])),
     warnings: problems,
     files: 0,
-    ...packageFilesState(held),
+    ...(withFiles ? { packageFiles: true, packageFilesMemo: memos, defaultHost: streaming.hostsDefault } : {}),
   };
   if (options.site) state.site = await writeSite(f, state);
   if (options.targets.length > 0)
     for (const file of targetFiles(options.targets, namesOfIndex(state))) writer.write(file);
   writer.close();
 
-  const spareDir = slotDir(output, output.spare);
   const live = output.live && slotDir(output, output.live);
   if (options.index && index)
     writeFileIndex(spareDir, live, "all", { ...options.index, builtMs: options.snapshotMs }, { spill: index });
@@ -276,8 +264,8 @@ async function finish(f: Finishing): Promise<{ problems: Problem[]; built?: Full
       mode: { kind: "full", reason },
       changedPackages: packages,
       filesWritten: writer.files,
-      ...packageFilesRead(held),
-      ...droppedTargets(dropped, state, stored, spareDir),
+      ...(withFiles ? { packageFilesRead: packageFiles!.read } : {}),
+      ...droppedTargets(dropped, state, spareDir),
     },
   };
 }
@@ -328,7 +316,6 @@ function namesOfIndex(state: BuildState) {
 function droppedTargets(
   dropped: readonly TargetId[],
   state: BuildState,
-  stored: ReturnType<typeof storedPackageFiles>,
   spareDir: string,
 ): Pick<FullBuildSummary, "dropped"> {
   if (dropped.length === 0) return {};
@@ -336,37 +323,11 @@ function droppedTargets(
   const gone = targetFiles(dropped, namesOfIndex(state))
     .map((f) => f.path)
     .filter((path) => !kept.has(path));
-  const aliases = needsAliasFiles(dropped) ? aliasFiles(stored).filter((f) => !kept.has(f.path)).length : 0;
+  const stored = Object.values(state.packageFilesMemo ?? {}).flatMap((memo) => Object.values(memo.paths));
+  const aliases = needsAliasFiles(dropped)
+    ? stored.flatMap((path) => aliasFilesOf(path)).filter((path) => !kept.has(path)).length
+    : 0;
   return gone.length + aliases > 0 ? { dropped: { targets: [...dropped], files: gone, aliasFiles: aliases } } : {};
-}
-
-function packageFilesRead(catalogue: RenderedCatalogue): Pick<FullBuildSummary, "packageFilesRead"> {
-  let withFiles = 0;
-  let read = 0;
-  for (const list of catalogue.packages.values()) {
-    for (const p of list) {
-      if (!p.stored) continue;
-      withFiles++;
-      if (p.stored.archive.link !== true) read++;
-    }
-  }
-  return withFiles > 0 ? { packageFilesRead: read } : {};
-}
-
-/** What the state remembers of the package files: each package's memo, with its stored files' paths. */
-function packageFilesState(
-  catalogue: RenderedCatalogue,
-): Pick<BuildState, "packageFiles" | "packageFilesMemo" | "defaultHost"> {
-  const memo: Record<string, PackageFilesMemo> = {};
-  for (const [host, list] of catalogue.packages) {
-    for (const p of list) {
-      const own = memoOf(host, catalogue.defaultHost!, p);
-      if (own) memo[`${host}/${p.name}`] = own;
-    }
-  }
-  return Object.keys(memo).length > 0
-    ? { packageFiles: true, packageFilesMemo: memo, defaultHost: catalogue.defaultHost! }
-    : {};
 }
 
 /** The progress of one phase, as the step that does it reports it. */

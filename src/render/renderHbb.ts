@@ -6,12 +6,12 @@
 // written as the Open Shop Channel's server writes it (docs/hbb-list-format.md), every value cut to
 // the Wii app's buffers (OpenShopChannel/OSCHomebrewBrowser source/common.h, common.c), which it
 // copies into without a bound: a value over its buffer would overrun the console's memory.
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { HostInfo, Package } from "../catalogue/fields.js";
 import type { Problem } from "../catalogue/problems.js";
 import { writeZipFile, type ZipEntry } from "../packageFiles/zipStream.js";
-import { HBB_FOLDER, HBB_HOST_FILES, HBB_REPO_LIST, HBB_STUBS } from "../routes/hbbRoutes.js";
+import { HBB_FOLDER, HBB_HOST_FILES, HBB_STUBS } from "../routes/hbbRoutes.js";
 import { packageFilesPrefix } from "../routes/packageFileLayout.js";
 import { compareCodePoints } from "../util/codePoints.js";
 import type { OutputFile, PackageFilesInfo, RenderedCatalogue, RenderedPackage } from "./renderApi.js";
@@ -488,18 +488,6 @@ function latin1(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
 }
 
-/** A rendered host's packages as the list's sources, and where their icons are read from. */
-function hostSources(packages: readonly RenderedPackage[]): { sources: HbbSource[]; iconOf: IconBytes } {
-  const stored = new Map(packages.map((p) => [p.name, p.stored]));
-  return {
-    sources: packages.map(hbbSourceOf),
-    iconOf: (name) => {
-      const files = stored.get(name);
-      return files && readFileSync(files.icon.file);
-    },
-  };
-}
-
 /** The warnings the surface gives a catalogue with package files (none without: it has no surface). */
 export function hbbProblems(catalogue: RenderedCatalogue): Problem[] {
   if (catalogue.defaultHost === undefined) return [];
@@ -507,21 +495,4 @@ export function hbbProblems(catalogue: RenderedCatalogue): Problem[] {
     ...renderRepoList(catalogue.hosts, catalogue.defaultHost).problems,
     ...catalogue.hosts.flatMap((h) => hbbListOf(h.id, (catalogue.packages.get(h.id) ?? []).map(hbbSourceOf)).problems),
   ];
-}
-
-/**
- * Every file of the surface, for a catalogue with package files (without them the Wii app has
- * nothing to install, and the build writes none of it). Strings are bytes as latin1 (OutputFile);
- * the icon archives are files in `workDir`, moved in.
- */
-export function renderHbb(catalogue: RenderedCatalogue, workDir: string): OutputFile[] {
-  const defaultHost = catalogue.defaultHost;
-  if (defaultHost === undefined) return [];
-  const files: OutputFile[] = [{ path: HBB_REPO_LIST, content: renderRepoList(catalogue.hosts, defaultHost).text }];
-  for (const host of catalogue.hosts) {
-    const { sources, iconOf } = hostSources(catalogue.packages.get(host.id) ?? []);
-    const { entries } = hbbListOf(host.id, sources);
-    files.push(...renderHbbHost(host.id, defaultHost, { entries, icons: sources.map((p) => p.name) }, iconOf, workDir));
-  }
-  return [...files, ...hbbStubFiles()];
 }
