@@ -875,10 +875,10 @@ describe("a killed incremental build", () => {
       cpSync(join(catalogue, "primary", "pong.zip"), join(catalogue, "primary", "pong.zip.new"));
       renameSync(join(catalogue, "primary", "pong.zip.new"), join(catalogue, "primary", "pong.zip"));
       const fresh = await fullTree(catalogue);
-      // Of some 450 calls the build makes (pong's zip, the same bytes renamed over, is known by its
+      // Of some 550 calls the build makes (pong's zip, the same bytes renamed over, is known by its
       // content): reading the manifests and files that moved, zipping and unpacking them, moving the
       // stored files in, writing the pages.
-      for (const call of [50, 150, 275, 400]) {
+      for (const call of [50, 200, 350, 500]) {
         const child = spawn(process.execPath, ["--import", pathToFileURL(STOP_AT_CALL).href, BIN, ...cli], {
           env: { ...process.env, STOP_AT_CALL: String(call) },
           stdio: "ignore",
