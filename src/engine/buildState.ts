@@ -17,7 +17,7 @@ import {
   writeSync,
   type Stats,
 } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { HostInfo, PackageStats } from "../catalogue/fields.js";
 import type { Problem } from "../catalogue/problems.js";
@@ -479,15 +479,10 @@ export function computeToolKey(
 
 let toolHash: string | undefined;
 
-/**
- * The key of the running shopfront: its version, its schemas and its code, the files of the code that
- * runs: the bundle in lib/bundle/ (scripts/bundle.mjs) when this module is in it, else every module
- * of lib/ (or of src/, under the tests).
- */
+/** The key of the running shopfront: its version, its schemas and its code. */
 export function toolKey(): string {
   if (toolHash === undefined) {
-    const here = fileURLToPath(new URL(".", import.meta.url));
-    const dir = basename(here) === "bundle" ? here : dirname(here);
+    const dir = fileURLToPath(new URL("..", import.meta.url));
     toolHash = computeToolKey(
       VERSION,
       schemaTexts(),
