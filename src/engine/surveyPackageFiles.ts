@@ -23,7 +23,8 @@ export function knownFiles(state: BuildState, host: string, name: string): Pick<
  * Whether the package of `ref` (its files as the layout or knownFiles found them) has the files the
  * last build read, each with its signature or, given git's `digests`, its content; when so, their
  * warnings are reported again in `problems`, and the signatures they have now go to `resigned`, by
- * `host/name` (given when something of the package moved, so that the next build knows them). A package that gained or lost its files is read again.
+ * `host/name` (given when something of the package moved, so that the next build knows them). A
+ * package that gained or lost its files is read again.
  */
 export function packageFilesKept(
   dir: string,
