@@ -54,9 +54,9 @@ function hostWarningOf(problem: Problem, hosts: readonly string[]): string | und
   return problem.code === "HBB_LEFT_OUT" && hosts.includes(problem.file) ? problem.file : undefined;
 }
 
-/** The repository list's warnings, made again when hosts.json was read again. */
+/** The repository list's warnings (a host it leaves out, a name it cuts), made again when hosts.json was read again. */
 function isRepoListProblem(problem: Problem): boolean {
-  return problem.code === "HBB_VALUE_CUT" && problem.file === "hosts.json";
+  return (problem.code === "HBB_LEFT_OUT" || problem.code === "HBB_VALUE_CUT") && problem.file === "hosts.json";
 }
 
 /** The plan with the Homebrew Browser's files and warnings brought up to date. */

@@ -4,7 +4,7 @@
 // and a rebuild that brings both up to date. Serving them (and the stubs) on every real server is
 // test/servers/conformance.test.ts's row hbb.
 import { todayPackageOf } from "../../src/render/renderToday.js";
-import { copyFileSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
 import { join } from "node:path";
 import { unzipSync } from "fflate";
@@ -388,5 +388,36 @@ describe("the repository list", () => {
       "",
     ]);
     expect(problems.map((p) => [p.code, p.pointer])).toEqual([["HBB_VALUE_CUT", "/hosts/0/name"]]);
+  });
+
+  it("warns of what it leaves out and cuts once, after a no-op and after a rebuild that read hosts.json again, as a full build does", async () => {
+    const catalogue = copyFixture("package-files");
+    const hostsFile = join(catalogue, "hosts.json");
+    const hosts = JSON.parse(readFileSync(hostsFile, "utf8")) as { hosts: Record<string, string>[] };
+    // A host whose domain the list cannot carry, and one whose name it cuts.
+    const domain = `${"a".repeat(60)}.${"b".repeat(60)}.example.org`;
+    hosts.hosts.push({ id: "themes", name: "Themes", host: domain, description: "" });
+    hosts.hosts.push({ id: "extra", name: "ü".repeat(100), host: "extra.example.org", description: "" });
+    writeFileSync(hostsFile, JSON.stringify(hosts));
+    for (const id of ["themes", "extra"]) mkdirSync(join(catalogue, id));
+    const out = join(tempDir(), "dist");
+    const first = await buildCatalogue({ catalogueDir: catalogue, outDir: out, site: false });
+    const repoList = (ps: readonly Problem[]) =>
+      ps.filter((p) => p.file === "hosts.json").map((p) => [p.code, p.pointer]);
+    expect(repoList(first.problems)).toEqual([
+      ["HBB_LEFT_OUT", "/hosts/1/host"],
+      ["HBB_VALUE_CUT", "/hosts/2/name"],
+    ]);
+    // Nothing moved: the warnings are the state's.
+    const noop = await buildCatalogue({ catalogueDir: catalogue, outDir: out, site: false });
+    expect(noop.built?.mode.kind).toBe("unchanged");
+    expect(noop.problems).toEqual(first.problems);
+    hosts.hosts[0]!.description = "read again";
+    writeFileSync(hostsFile, JSON.stringify(hosts));
+    const again = await buildCatalogue({ catalogueDir: catalogue, outDir: out, site: false });
+    expect(again.built?.mode.kind).toBe("incremental");
+    const full = await buildCatalogue({ catalogueDir: catalogue, outDir: join(tempDir(), "full"), site: false });
+    expect(again.problems).toEqual(full.problems);
+    expect(repoList(again.problems)).toEqual(repoList(first.problems));
   });
 });
