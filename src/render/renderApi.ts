@@ -127,7 +127,7 @@ export interface RenderedPackage {
   stats?: PackageStats;
   /** Present for a package with files beside its manifest: what the site shows of them. */
   files?: PackageFilesInfo;
-  /** With files: where its stored files come from (output/storedPackageFiles.ts writes them). */
+  /** With files: where its stored files come from (engine/streamPackageFiles.ts writes them). */
   stored?: StoredPackageFiles;
   /** What today's clients (v3, v4) are told of it. */
   today: TodayPackage;

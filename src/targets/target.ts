@@ -35,7 +35,8 @@ export interface Target {
    * How the package files answer at their aliases' URLs (FILE_ROUTES): `rewrite`, by the host's
    * rules onto the one stored file; `copies`, where the host cannot (or its rules cannot check a
    * name), by a copy of the file at each alias's path (aliasFilesOf), which a build with the target
-   * among its `--target`s writes as a hard link to the stored file (output/storedPackageFiles.ts).
+   * among its `--target`s writes as a hard link to the stored file (engine/streamPackageFiles.ts,
+   * engine/planPackageFiles.ts).
    */
   packageFiles: "rewrite" | "copies";
   /** What `shopfront config <target>` writes. */
