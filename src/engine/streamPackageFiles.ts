@@ -43,10 +43,16 @@ export class PackageFilesStream {
     this.#aliases = needsAliasFiles(targets);
   }
 
-  /** Writes a package's stored files and takes what its host's list needs of it. */
-  add(host: string, pkg: RenderedPackage): void {
+  /** A host's part of the surface, made on first use (a host without packages has an empty list). */
+  #surface(host: string): HostSurface {
     let surface = this.#hosts.get(host);
     if (!surface) this.#hosts.set(host, (surface = { picks: new HbbPicks(), icons: [] }));
+    return surface;
+  }
+
+  /** Writes a package's stored files and takes what its host's list needs of it. */
+  add(host: string, pkg: RenderedPackage): void {
+    const surface = this.#surface(host);
     const own = hbbPackage(host, hbbSourceOf(pkg));
     this.problems.push(...own.problems);
     if (own.candidate) surface.picks.add(own.candidate);
@@ -81,7 +87,7 @@ export class PackageFilesStream {
     const files: OutputFile[] = [{ path: HBB_REPO_LIST, content: repoList.text }];
     const problems = [...repoList.problems];
     for (const { id } of hosts) {
-      const surface = this.#hosts.get(id) ?? { picks: new HbbPicks(), icons: [] };
+      const surface = this.#surface(id);
       const list = surface.picks.result(id, (name) => {
         throw new Error(`internal: ${id}/${name} has no entry`);
       });

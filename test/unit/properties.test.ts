@@ -332,29 +332,16 @@ describe("a catalogue with package files", () => {
       fc.asyncProperty(edit, async (e) => {
         const dir = tempDir();
         const catalogue = join(dir, "catalogue");
+        const build = (outDir: string) =>
+          buildCatalogue({ catalogueDir: catalogue, outDir, site: false, now: settled });
         writeWithFiles(catalogue);
-        const first = await buildCatalogue({
-          catalogueDir: catalogue,
-          outDir: join(dir, "dist"),
-          site: false,
-          now: settled,
-        });
+        const first = await build(join(dir, "dist"));
         expect(first.problems.filter((p) => p.severity === "error")).toEqual([]);
         applyEdit(catalogue, e);
-        const again = await buildCatalogue({
-          catalogueDir: catalogue,
-          outDir: join(dir, "dist"),
-          site: false,
-          now: settled,
-        });
+        const again = await build(join(dir, "dist"));
         expect(again.problems.filter((p) => p.severity === "error")).toEqual([]);
         expect(again.built?.mode.kind).not.toBe("full");
-        const full = await buildCatalogue({
-          catalogueDir: catalogue,
-          outDir: join(dir, "full"),
-          site: false,
-          now: settled,
-        });
+        const full = await build(join(dir, "full"));
         expect(digest(join(dir, "dist"))).toBe(digest(join(dir, "full")));
         expect(again.problems).toEqual(full.problems);
         expect(full.problems.some((p) => p.code === "HBB_LEFT_OUT" && p.file === "primary")).toBe(true);
