@@ -2,18 +2,21 @@
 // Reads a package archive as hostile input and derives what the Open Shop Channel derives from it.
 // yauzl reads the central directory lazily from the file (random access: the archive is never held
 // in memory); every entry is checked on what it declares (checkZipEntries), then each safe entry is
-// unpacked once, counted against its declared size, and the parts the package needs are kept:
-// the binary's hashes, meta.xml's bytes, the icon's first bytes.
+// unpacked once (its stored bytes read at their offset a large chunk at a time: readInChunks.ts),
+// counted against its declared size, and the parts the package needs are kept: the binary's hashes,
+// meta.xml's bytes, the icon's first bytes.
 import { createHash } from "node:crypto";
-import { closeSync, createReadStream, openSync, writeSync } from "node:fs";
-import { mkdir, open, stat } from "node:fs/promises";
+import { closeSync, openSync, writeSync } from "node:fs";
+import { mkdir, open, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
+import { constants as zlibConstants, createInflateRaw } from "node:zlib";
 import yauzl from "yauzl";
 import { binaryProblem, DOL_HEADER_BYTES } from "./checkBinary.js";
 import { crc32 } from "./crc32.js";
 import { checkZipEntries, packageFinding, type PackageFinding, type ZipEntryInfo } from "./checkZipEntries.js";
 import { parseMetaXml, type MetaXml } from "./parseMetaXml.js";
 import { ICON_HEIGHT, ICON_WIDTH, PNG_HEADER_BYTES, parsePngSize } from "./parsePngSize.js";
+import { CHUNK_BYTES, readInChunks } from "./readInChunks.js";
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from "./zipLimits.js";
 
 /** What a package's files say about it, as the Open Shop Channel's server derives it. */
@@ -70,9 +73,22 @@ function structuralFinding(error: Error): PackageFinding {
 async function hashFile(path: string): Promise<{ md5: string; sha256: string }> {
   const md5 = createHash("md5");
   const sha256 = createHash("sha256");
-  for await (const chunk of createReadStream(path)) {
-    md5.update(chunk as Buffer);
-    sha256.update(chunk as Buffer);
+  const file = await open(path, "r");
+  try {
+    const { size } = await file.stat();
+    await readInChunks(
+      file,
+      0,
+      size,
+      (chunk) => {
+        md5.update(chunk);
+        sha256.update(chunk);
+        return true;
+      },
+      () => new Error(`${path} shrank while it was hashed`),
+    );
+  } finally {
+    await file.close();
   }
   return { md5: md5.digest("hex"), sha256: sha256.digest("hex") };
 }
@@ -116,6 +132,7 @@ interface Unpacked {
  */
 async function unpackEntry(
   zipfile: yauzl.ZipFile,
+  archive: FileHandle,
   entry: yauzl.Entry,
   info: ZipEntryInfo,
   options: { keep: number; hash: boolean; to?: string | undefined },
@@ -143,29 +160,33 @@ async function unpackEntry(
         ),
       };
     }
-    const stream = await zipfile.openReadStreamPromise(entry);
-    for await (const chunk of stream) {
-      const bytes = chunk as Buffer;
+    let bomb = false;
+    await unpackedBytes(archive, local.fileDataStart, entry, (bytes) => {
       size += bytes.length;
       if (size > info.uncompressedSize) {
-        stream.destroy();
-        return {
-          finding: packageFinding(
-            "ZIP_BOMB",
-            `${info.name} unpacks to more than the ${info.uncompressedSize} bytes it declares`,
-            info.name,
-          ),
-        };
+        bomb = true;
+        return false;
       }
       crc = crc32(bytes, crc);
       md5?.update(bytes);
       sha256?.update(bytes);
       if (out !== undefined) writeAll(out, bytes);
       if (keptBytes < options.keep) {
-        const part = bytes.subarray(0, options.keep - keptBytes);
+        // Copied: the chunk's buffer is read over next.
+        const part = Buffer.from(bytes.subarray(0, options.keep - keptBytes));
         kept.push(part);
         keptBytes += part.length;
       }
+      return true;
+    });
+    if (bomb) {
+      return {
+        finding: packageFinding(
+          "ZIP_BOMB",
+          `${info.name} unpacks to more than the ${info.uncompressedSize} bytes it declares`,
+          info.name,
+        ),
+      };
     }
   } catch (error) {
     const f = structuralFinding(error as Error);
@@ -201,6 +222,59 @@ async function unpackEntry(
     unpacked.sha256 = sha256.digest("hex");
   }
   return { unpacked };
+}
+
+/**
+ * Hands `take` an entry's bytes, unpacked, a chunk at a time, until it returns false: its stored
+ * bytes from `start` (its local header's end) read at their offsets, inflated when deflated.
+ * checkZipEntries lets through only methods 0 and 8, unencrypted; yauzl checked that the stored
+ * bytes end inside the archive. Throws what inflating throws (a damaged deflate stream, one that
+ * ends early).
+ */
+async function unpackedBytes(
+  archive: FileHandle,
+  start: number,
+  entry: yauzl.Entry,
+  take: (bytes: Buffer) => boolean,
+): Promise<void> {
+  const end = start + entry.compressedSize;
+  const early = () => new Error("unexpected end of file");
+  if (entry.compressionMethod === 0) return readInChunks(archive, start, end, take, early);
+  // Its output buffers are no larger than the entry says it unpacks to (one past it, to see more):
+  // CHUNK_BYTES for a 2 kB icon made the collector run every few dozen milliseconds.
+  const inflate = createInflateRaw({ chunkSize: outputChunk(entry.uncompressedSize + 1) });
+  const inflated = new Promise<void>((resolve, reject) => {
+    inflate.on("data", (bytes: Buffer) => {
+      if (!take(bytes)) inflate.destroy();
+    });
+    inflate.on("end", resolve);
+    inflate.on("close", resolve);
+    inflate.on("error", reject);
+  });
+  const fed = readInChunks(
+    archive,
+    start,
+    end,
+    (chunk) =>
+      !inflate.destroyed &&
+      new Promise<boolean>((resolve) => inflate.write(chunk, (error) => resolve(!error && !inflate.destroyed))),
+    early,
+  ).then(
+    () => inflate.end(),
+    (error: unknown) => inflate.destroy(error as Error),
+  );
+  try {
+    await inflated;
+  } finally {
+    // No read is left running when the archive is closed.
+    inflate.destroy();
+    await fed;
+  }
+}
+
+/** zlib's output buffer for `bytes` of output: CHUNK_BYTES at most, zlib's least at fewest. */
+function outputChunk(bytes: number): number {
+  return Math.min(CHUNK_BYTES, Math.max(zlibConstants.Z_MIN_CHUNK, bytes));
 }
 
 /** All of `bytes` to an open file. */
@@ -254,6 +328,7 @@ export async function inspectPackageZip(
     }
     return { findings: [structuralFinding(error as Error)] };
   }
+  let archive: FileHandle | undefined;
   try {
     if (zipfile.entryCount > limits.maxEntries) {
       const m = `${zipfile.entryCount} entries, more than the limit of ${limits.maxEntries}`;
@@ -269,7 +344,9 @@ export async function inspectPackageZip(
     const parts = new Map<number, Unpacked>();
     // Made once for the entries served beside the archive, not once an entry.
     if (!error && unpackTo !== undefined) await mkdir(unpackTo, { recursive: true });
-    if (!error) {
+    if (!error && check.unpack.length > 0) {
+      // The entries' bytes are read through a handle of this module's, in large reads (entryData).
+      archive = await open(path, "r");
       for (const i of check.unpack) {
         const info = infos[i]!;
         const isBinary = info.name === layout?.binary?.entry;
@@ -289,7 +366,7 @@ export async function inspectPackageZip(
               ? "icon.png"
               : undefined;
         const to = unpackTo !== undefined && served !== undefined ? join(unpackTo, served) : undefined;
-        const result = await unpackEntry(zipfile, entries[i]!, info, { keep, hash: isBinary, to });
+        const result = await unpackEntry(zipfile, archive, entries[i]!, info, { keep, hash: isBinary, to });
         if (result.finding) findings.push(result.finding);
         if (result.unpacked) parts.set(i, result.unpacked);
       }
@@ -364,5 +441,6 @@ export async function inspectPackageZip(
     return { derived, findings };
   } finally {
     zipfile.close();
+    await archive?.close();
   }
 }

@@ -18,6 +18,7 @@ import { Zip, type AsyncFlateStreamHandler, type ZipInputFile } from "fflate";
 import { isError } from "../catalogue/problems.js";
 import { packageFinding, type PackageFinding } from "./checkZipEntries.js";
 import { crc32 } from "./crc32.js";
+import { CHUNK_BYTES, readInChunks } from "./readInChunks.js";
 
 /** One file of a package folder: a `/`-separated path relative to it. */
 export interface FolderEntry {
@@ -31,8 +32,6 @@ export const ZIP_SETTINGS = {
   fileMode: 0o100644,
   level: 9,
   mem: 8,
-  /** Files are read and compressed in chunks of this size: the same chunks give the same bytes. */
-  chunkSize: 64 * 1024,
 } as const;
 
 /** What writes a folder's archive: the same folder gives the same bytes while this is the same. */
@@ -139,32 +138,20 @@ export class FolderDigest {
 }
 
 /**
- * Reads a file in the fixed chunks, each handed to `each` after `start` was told its size; the file
- * must keep its size while it is read.
+ * Reads a file a chunk at a time (readInChunks), each handed to `each` after `start` was told its
+ * size; the file must keep its size while it is read.
  */
 async function readChunks(
   path: string,
   label: string,
   start: (size: number) => void,
-  each: (chunk: Buffer) => Promise<void>,
+  each: (chunk: Buffer) => boolean | Promise<boolean>,
 ): Promise<void> {
   const handle = await open(path, "r");
   try {
     const { size } = await handle.stat();
     start(size);
-    let offset = 0;
-    while (offset < size) {
-      const length = Math.min(ZIP_SETTINGS.chunkSize, size - offset);
-      const chunk = Buffer.alloc(length);
-      let filled = 0;
-      while (filled < length) {
-        const { bytesRead } = await handle.read(chunk, filled, length - filled, offset + filled);
-        if (bytesRead === 0) throw new Error(`${label} shrank while it was read`);
-        filled += bytesRead;
-      }
-      offset += length;
-      await each(chunk);
-    }
+    await readInChunks(handle, 0, size, each, () => new Error(`${label} shrank while it was read`));
   } finally {
     await handle.close();
   }
@@ -194,32 +181,49 @@ export async function writeFolderZip(
   for (const entry of entries) {
     const file = fixedEntry(new NativeDeflate(entryName(entry)));
     zip.add(file);
-    const deflate = zlib.createDeflateRaw({ level: ZIP_SETTINGS.level, memLevel: ZIP_SETTINGS.mem });
     const deflated: Buffer[] = [];
-    deflate.on("data", (chunk: Buffer) => deflated.push(chunk));
-    const ended = once(deflate, "end");
-    const emit = async (): Promise<void> => {
-      for (const chunk of deflated.splice(0)) file.ondata!(null, chunk as Uint8Array<ArrayBuffer>, false);
-      await flush();
-    };
+    let deflate: zlib.DeflateRaw | undefined;
+    let ended: Promise<unknown> | undefined;
+    // One at a time, in order: the archive is written at its end.
+    let emitted = Promise.resolve();
+    const emit = (): Promise<void> =>
+      (emitted = emitted.then(async () => {
+        for (const chunk of deflated.splice(0)) file.ondata!(null, chunk as Uint8Array<ArrayBuffer>, false);
+        await flush();
+      }));
     try {
       await readChunks(
         join(dir, entry.path),
         entry.path,
-        (size) => digest?.entry(entry, size),
-        async (chunk) => {
+        (size) => {
+          digest?.entry(entry, size);
+          // Made once the size is known: zlib's output buffers are no larger than the file
+          // (deflate adds a few bytes a block to what it cannot shrink), not a chunk each for an icon.
+          deflate = zlib.createDeflateRaw({
+            level: ZIP_SETTINGS.level,
+            memLevel: ZIP_SETTINGS.mem,
+            chunkSize: Math.min(CHUNK_BYTES, Math.max(zlib.constants.Z_MIN_CHUNK, size + 1024)),
+          });
+          deflate.on("data", (chunk: Buffer) => deflated.push(chunk));
+          ended = once(deflate, "end");
+        },
+        (chunk) => {
           digest?.update(chunk);
           file.crc = crc32(chunk, file.crc);
           file.size += chunk.length;
-          if (!deflate.write(chunk)) await once(deflate, "drain");
-          await emit();
+          // The chunk is read over once zlib has taken it in (the write's callback).
+          const taken = new Promise<boolean>((resolve) => deflate!.write(chunk, (error) => resolve(!error)));
+          return taken.then(async (ok) => {
+            await emit();
+            return ok;
+          });
         },
       );
     } catch (error) {
-      deflate.destroy();
+      deflate?.destroy();
       throw error;
     }
-    deflate.end();
+    deflate!.end();
     await ended;
     await emit();
     file.ondata!(null, new Uint8Array(0), true);
@@ -288,7 +292,10 @@ export async function digestPackageFolder(dir: string): Promise<string | undefin
       join(dir, entry.path),
       entry.path,
       (size) => digest.entry(entry, size),
-      async (chunk) => digest.update(chunk),
+      (chunk) => {
+        digest.update(chunk);
+        return true;
+      },
     );
   return digest.digest();
 }
