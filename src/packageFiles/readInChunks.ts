@@ -37,5 +37,5 @@ export async function readInChunks(
     taken[turn] = take(chunk);
     if (taken[turn] === false) return;
   }
-  await Promise.all(taken);
+  for (const last of taken) await last;
 }
