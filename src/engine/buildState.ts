@@ -24,7 +24,7 @@ import type { Problem } from "../catalogue/problems.js";
 import type { Signature } from "../read/signature.js";
 import type { PackageFilesMemo, RenderedPackage } from "../render/renderApi.js";
 import { schemaTexts } from "../catalogue/schemas.js";
-import { siteAssets } from "../site/renderSite.js";
+import { siteAssets } from "../site/siteAssets.js";
 import { parseSiteIndex, siteColumns, siteHeader, type SiteIndex } from "../site/siteIndex.js";
 import { VERSION } from "../util/version.js";
 import type { Slot } from "../write/writeOutput.js";

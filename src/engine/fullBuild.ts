@@ -22,7 +22,7 @@ import { todayUrlsOf } from "../render/renderToday.js";
 import { aliasFilesOf, fileFor, NOT_FOUND_FILE, OPENAPI_FILE } from "../routes/routeTable.js";
 import { assembleFeeds } from "../site/assembleFeeds.js";
 import { assembleSite, type SpilledHost } from "../site/assembleSite.js";
-import { siteAssets, siteHosts } from "../site/renderSite.js";
+import { siteAssets, siteHosts } from "../site/siteAssets.js";
 import { sitePackage, type FilesSource } from "../site/sitePackage.js";
 import type { SiteIndex } from "../site/siteIndex.js";
 import type { TargetId } from "../targets/target.js";

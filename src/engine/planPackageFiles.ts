@@ -8,7 +8,7 @@ import type { FileContent, OutputFile, PackageFilesMemo, RenderedPackage } from 
 import { needsAliasFiles } from "../output/storedPackageFiles.js";
 import { packageFilePaths } from "../routes/packageFileLayout.js";
 import { aliasFilesOf } from "../routes/routeTable.js";
-import type { FilesSource } from "../site/renderSite.js";
+import type { FilesSource } from "../site/siteAssets.js";
 import { signatureUnchanged, type BuildState } from "./buildState.js";
 import type { LiveFiles, RebuildPlan, RereadPackage } from "./planRebuild.js";
 

@@ -9,7 +9,7 @@ import { fileFor } from "../routes/routeTable.js";
 import { assembleFeeds } from "../site/assembleFeeds.js";
 import { assembleSite } from "../site/assembleSite.js";
 import type { SitePackage } from "../site/renderPages.js";
-import { siteHosts, type FilesSource } from "../site/renderSite.js";
+import { siteHosts, type FilesSource } from "../site/siteAssets.js";
 import { sitePackage } from "../site/sitePackage.js";
 import type { LiveFiles, RebuildPlan } from "./planRebuild.js";
 

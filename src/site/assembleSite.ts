@@ -48,7 +48,7 @@ export interface LiveSite {
 
 export interface SiteInput {
   hosts: readonly SiteHost[];
-  /** Per host, its packages rendered anew (all of them in a full build). */
+  /** Per host, its packages rendered anew (a rebuild's; a full build's are `spilled`). */
   fresh: ReadonlyMap<string, readonly SitePackage[]>;
   /** Per host, the names of the previous index that are gone or rendered anew. */
   gone: ReadonlyMap<string, ReadonlySet<string>>;
@@ -56,11 +56,6 @@ export interface SiteInput {
   files: FilesSource;
   /** A build with package files: the home page says where the Homebrew Browser reads. */
   hbb: boolean;
-  /**
-   * A full build (no previous index) whose caller renders every package's own page as the writer
-   * takes it (renderSite.ts's siteFiles), so the build never holds every page at once.
-   */
-  pagesByCaller?: boolean;
   /**
    * Per host, its packages as the full build streamed them (engine/streamHost.ts): each one's row
    * and search record in a spill file, read back by offset as a page takes them, never held.
@@ -131,7 +126,6 @@ export function assembleSite(input: SiteInput, previous?: { index: SiteIndex; li
     added--;
   };
   const index: SiteIndex = { hosts: [...input.hosts], packages: {} };
-  const pagesByCaller = input.pagesByCaller === true && previous === undefined;
   const home: HomeHost[] = [];
   for (const host of input.hosts) {
     const old = previous?.index.packages[host.id];
@@ -147,7 +141,7 @@ export function assembleSite(input: SiteInput, previous?: { index: SiteIndex; li
     const rows = new HostRows(host.id, old, previous?.live, spilled);
     const shards = assembleHost(host, entries, old, rows, { put, remove });
     index.packages[host.id] = indexOf(entries, shards);
-    if (!pagesByCaller) for (const p of fresh) put(packagePage(host.id, p.internal_name), renderPackagePage(host, p));
+    for (const p of fresh) put(packagePage(host.id, p.internal_name), renderPackagePage(host, p));
     const freshNames = new Set(fresh.map((p) => p.internal_name));
     for (const name of gone) if (!freshNames.has(name)) remove(packagePage(host.id, name));
   }

@@ -5,18 +5,15 @@
 // weight of a 10,000-package host is printed (docs/site.md quotes it; `npm run bench` measures the
 // search's speed).
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { createRequire } from "node:module";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalogue } from "../../src/engine/buildCatalogue.js";
-import { loadCatalogue } from "../../src/load/loadCatalogue.js";
-import { contentText, type PackageFilesInfo } from "../../src/render/renderApi.js";
-import { packageFilePaths } from "../../src/routes/packageFileLayout.js";
-import { renderSite } from "../../src/site/renderSite.js";
+import { dol, png } from "../fixtures/package-files/fixture-bytes.mjs";
 import { GEN_CATALOGUE, hostileManifest, memoryTempDir, ROOT, tempDir, writeFiles } from "../support/helpers.js";
 import fse from "fs-extra";
 
@@ -65,31 +62,26 @@ async function serveStatic(dir: string): Promise<{ url: string; close: () => Pro
   };
 }
 
-/** Packages of the bundled catalogue given files, as the build gives them once it zips them: one with its own icon, one without. */
-const WITH_FILES: Record<string, PackageFilesInfo> = {
-  "3DMinigolf": { zipSize: 6_700_000, icon: true, iconSize: 2_100, binarySize: 3_000_000, subdirectories: [] },
-  "4k_Lighthouse": { zipSize: 245_000, icon: false, iconSize: 1_000, binarySize: 200_000, subdirectories: [] },
-};
-
-/** The site of the built catalogue rendered again with WITH_FILES, and each package's archive and icon stored where the layout says. */
-async function addPackageFiles(catalogueDir: string, out: string): Promise<void> {
-  const loaded = (await loadCatalogue(catalogueDir)).catalogue!;
-  const packages = new Map(
-    [...loaded.packages].map(([host, list]) => [
-      host,
-      list.map((p) => (host === "primary" && WITH_FILES[p.name] ? { ...p, files: WITH_FILES[p.name] } : p)),
-    ]),
-  );
-  for (const file of renderSite({ ...loaded, packages, defaultHost: "primary" }).files) {
-    mkdirSync(dirname(join(out, file.path)), { recursive: true });
-    writeFileSync(join(out, file.path), contentText(file.content), "latin1");
-  }
-  for (const name of Object.keys(WITH_FILES)) {
-    const paths = packageFilePaths("primary", "primary", name, "boot.dol");
-    mkdirSync(dirname(join(out, paths.archive)), { recursive: true });
-    // An empty zip: its end-of-central-directory record alone.
-    writeFileSync(join(out, paths.archive), Buffer.from([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]));
-    copyFileSync(join(ROOT, "assets", "placeholder-icon.png"), join(out, paths.icon));
+/**
+ * Gives two packages of the bundled catalogue package files, as folders the build zips: 3DMinigolf
+ * its own icon, 4k_Lighthouse none (the placeholder PNG is stored beside its zip). Their manifests
+ * leave the sizes and the type to the files.
+ */
+function addPackageFiles(catalogueDir: string): void {
+  for (const [name, icon] of [
+    ["3DMinigolf", true],
+    ["4k_Lighthouse", false],
+  ] as const) {
+    const manifestFile = join(catalogueDir, "primary", `${name}.json`);
+    const manifest = fse.readJsonSync(manifestFile) as Record<string, unknown>;
+    for (const field of ["zip_size", "extracted", "package_type"]) delete manifest[field];
+    writeFiles(catalogueDir, {
+      [`primary/${name}.json`]: manifest,
+      [`primary/${name}/apps/${name}/boot.dol`]: dol(4000, 3),
+      // Its name alone: the manifest gives the rest.
+      [`primary/${name}/apps/${name}/meta.xml`]: `<?xml version="1.0" encoding="UTF-8"?>\n<app version="1">\n  <name>${String(manifest.display_name)}</name>\n</app>\n`,
+      ...(icon ? { [`primary/${name}/apps/${name}/icon.png`]: png(128, 48, (x) => [x * 2, 90, 200]) } : {}),
+    });
   }
 }
 
@@ -110,8 +102,8 @@ beforeAll(async () => {
   const catalogue = join(tempDir(), "catalogue");
   fse.copySync(join(ROOT, "catalogue"), catalogue);
   writeFiles(catalogue, { "primary/evil.json": hostileManifest() });
+  addPackageFiles(catalogue);
   const out = await built(catalogue);
-  await addPackageFiles(catalogue, out);
   site = await serveStatic(out);
   const big = join(memoryTempDir(), "catalogue");
   execFileSync(process.execPath, [GEN_CATALOGUE, big, "10000", "1", "3", "--coders=real", "--stats"]);
@@ -237,11 +229,12 @@ describe("the browse site in chromium", () => {
     const icon = page.locator("main img.icon");
     await expect.poll(() => icon.evaluate((img: any) => img.complete && img.naturalWidth)).toBe(128);
     expect(await icon.getAttribute("alt")).toBe("");
-    const download = page.getByRole("link", { name: "Download \u00b7 6.7 MB" });
+    const download = page.getByRole("link", { name: /^Download \u00b7 \d+(?:\.\d)? k?B$/ });
     const zip = await page.request.get(new URL((await download.getAttribute("href"))!, page.url()).href);
     expect(zip.status()).toBe(200);
     expect(zip.headers()["content-type"]).toBe("application/zip");
-    expect((await zip.body()).subarray(0, 4)).toEqual(Buffer.from("PK\x05\x06", "latin1"));
+    // The zip the build made of its folder: a local file header first.
+    expect((await zip.body()).subarray(0, 4)).toEqual(Buffer.from("PK\x03\x04", "latin1"));
     // Dates and controllers in words, with the machine-readable date.
     const released = page.locator(".details dt:text-is('Released') + dd time");
     expect(await released.textContent()).toMatch(

@@ -2,7 +2,7 @@
 // is relative and lands on a file of the build, and a rebuild writes exactly the pages whose bytes
 // change, ending byte for byte where a full build does.
 import { execFileSync } from "node:child_process";
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, posix } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildCatalogue, type BuildOptions } from "../../src/engine/buildCatalogue.js";
@@ -10,16 +10,12 @@ import type { Package } from "../../src/catalogue/fields.js";
 import { NAME_PATTERN_BODY } from "../../src/catalogue/names.js";
 import { escapeHtml } from "../../src/site/html.js";
 import { renderCard, renderListingPage, renderPackagePage } from "../../src/site/renderPages.js";
-import { renderSite } from "../../src/site/renderSite.js";
-import { assembleSite, searchRecord } from "../../src/site/assembleSite.js";
-import { assembleFeeds } from "../../src/site/assembleFeeds.js";
-import { todayUrlsOf } from "../../src/render/renderToday.js";
-import { sitePackage } from "../../src/site/sitePackage.js";
+import { searchRecord } from "../../src/site/assembleSite.js";
 import { categoryInWords, compareForReading, controllersInWords, dateInWords, isoDate } from "../../src/site/words.js";
-import { loadCatalogue } from "../../src/load/loadCatalogue.js";
-import { contentText, type PackageFilesInfo, type RenderedCatalogue } from "../../src/render/renderApi.js";
+import { formatBytes } from "../../src/util/formatBytes.js";
 import { linkTo } from "../../src/site/sitePaths.js";
 import {
+  copyConformanceWithFiles,
   copyFixture,
   GEN_CATALOGUE,
   HOSTILE_TEXT,
@@ -163,52 +159,48 @@ describe("the site's words", () => {
   });
 });
 
-/** The conformance fixture loaded, with files for some packages: snake (own icon) on the default host, dark-blue (placeholder) on another. */
-async function fixtureWithFiles(): Promise<{ catalogue: RenderedCatalogue; dir: string }> {
-  const dir = copyFixture("conformance");
-  const loaded = await loadCatalogue(dir);
-  const files: Record<string, PackageFilesInfo> = {
-    snake: { zipSize: 6_700_000, icon: true, iconSize: 2_100, binarySize: 3_000_000, subdirectories: [] },
-    "dark-blue": { zipSize: 1234, icon: false, iconSize: 1_000, binarySize: 500, subdirectories: [] },
-  };
-  const packages = new Map(
-    [...loaded.catalogue!.packages].map(([host, list]) => [
-      host,
-      list.map((p) => (files[p.name] ? { ...p, files: files[p.name] } : p)),
-    ]),
-  );
-  return { catalogue: { ...loaded.catalogue!, packages, defaultHost: "primary" }, dir };
+/**
+ * The site a full build writes of the conformance fixture with package files (copyConformanceWithFiles):
+ * snake-deluxe (its own icon) on the default host, _under (the placeholder) on mirror.eu, and
+ * packages without files; each file as latin1 text, and where the build wrote them.
+ */
+async function siteWithFiles(): Promise<{ site: Map<string, string>; out: string }> {
+  const out = join(tempDir(), "dist");
+  await build(copyConformanceWithFiles(), out);
+  return { site: new Map([...readTree(out)].map(([path, bytes]) => [path, bytes.toString("latin1")])), out };
 }
 
 describe("the site with package files", () => {
   it("shows each package's stored icon and a download button, the placeholder and no button without files", async () => {
-    const { catalogue } = await fixtureWithFiles();
-    const site = new Map(renderSite(catalogue).files.map((f) => [f.path, f.content as string]));
-    const snake = site.get("browse/primary/package/snake/index.html")!;
-    expect(snake).toContain('<img class="icon" src="../../../../hbb/snake/icon.png" width="128" height="48" alt="">');
+    const { site, out } = await siteWithFiles();
+    const sizeOf = (path: string) => formatBytes(statSync(join(out, path)).size);
+    const snake = site.get("browse/primary/package/snake-deluxe/index.html")!;
     expect(snake).toContain(
-      '<a class="button" href="../../../../hbb/snake/snake.zip" download>Download &#183; 6.7 MB</a>',
+      '<img class="icon" src="../../../../hbb/snake-deluxe/icon.png" width="128" height="48" alt="">',
     );
-    expect(snake).toContain('<time datetime="2008-01-01">1 January 2008</time>');
+    expect(snake).toContain(
+      `<a class="button" href="../../../../hbb/snake-deluxe/snake-deluxe.zip" download>Download &#183; ${sizeOf("hbb/snake-deluxe/snake-deluxe.zip")}</a>`,
+    );
+    expect(snake).toContain('<time datetime="2009-01-01">1 January 2009</time>');
     expect(snake).not.toMatch(/release_date|controllers:/);
     // Another host's files are under hosts/<host>/.
-    const darkBlue = site.get("browse/themes/package/dark-blue/index.html")!;
-    expect(darkBlue).toContain('src="../../../../hosts/themes/hbb/dark-blue/icon.png"');
-    expect(darkBlue).toContain(
-      'href="../../../../hosts/themes/hbb/dark-blue/dark-blue.zip" download>Download &#183; 1.2 kB<',
+    const under = site.get("browse/mirror.eu/package/_under/index.html")!;
+    expect(under).toContain('src="../../../../hosts/mirror.eu/hbb/_under/icon.png"');
+    expect(under).toContain(
+      `href="../../../../hosts/mirror.eu/hbb/_under/_under.zip" download>Download &#183; ${sizeOf("hosts/mirror.eu/hbb/_under/_under.zip")}<`,
     );
     // The search index gives the stored icon of a package with files (relative to it), nothing for the others.
     const entries = (host: string) => new Map(searchEntries(site, host).map((e) => [e[0], e.slice(5)]));
-    expect(entries("primary").get("snake")).toEqual(["../../hbb/snake/icon.png"]);
+    expect(entries("primary").get("snake-deluxe")).toEqual(["../../hbb/snake-deluxe/icon.png"]);
     expect(entries("primary").get("ZapShot")).toEqual([]);
-    expect(entries("themes").get("dark-blue")).toEqual(["../../hosts/themes/hbb/dark-blue/icon.png"]);
+    expect(entries("mirror.eu").get("_under")).toEqual(["../../hosts/mirror.eu/hbb/_under/icon.png"]);
     // Without files: the placeholder, and no download link at all.
     const zap = site.get("browse/primary/package/ZapShot/index.html")!;
     expect(zap).toContain('src="../../../../assets/placeholder.svg"');
     expect(zap).not.toMatch(/Download &#183;|\.zip"/);
     // The list rows show the same icons.
     const list = site.get("browse/primary/index.html")!;
-    expect(list).toContain('src="../../hbb/snake/icon.png" width="128" height="48" alt=""');
+    expect(list).toContain('src="../../hbb/snake-deluxe/icon.png" width="128" height="48" alt=""');
     expect(list).toContain('src="../../assets/placeholder.svg" width="128" height="48" alt=""');
     // Breadcrumbs name the host by its name on every page.
     for (const page of [snake, list, site.get("browse/primary/category/games/index.html")!])
@@ -218,8 +210,7 @@ describe("the site with package files", () => {
   });
 
   it("lists packages by display name, the search index in the same order, and the home page shows apps then the API", async () => {
-    const { catalogue } = await fixtureWithFiles();
-    const site = new Map(renderSite(catalogue).files.map((f) => [f.path, f.content as string]));
+    const { site } = await siteWithFiles();
     const list = site.get("browse/primary/index.html")!;
     const shown = [...list.matchAll(/class="name">([^<]*)</g)].map((m) => m[1]);
     expect(shown).toEqual([
@@ -248,79 +239,38 @@ describe("the site with package files", () => {
     // Apps first, with icons, each host's full list one link away; the API last, no route list.
     expect(home.indexOf('class="apps"')).toBeGreaterThan(-1);
     expect(home.indexOf('class="apps"')).toBeLessThan(home.indexOf('id="api"'));
-    expect(home).toContain('src="hbb/snake/icon.png"');
+    expect(home).toContain('src="hbb/snake-deluxe/icon.png"');
     expect(home).toContain('<a href="browse/primary/">All 9 packages of Fixture Applications</a>');
     expect(home).toContain('<a href="openapi.json">');
     expect(home).not.toContain("GET /");
   });
 
   it("give the same pages in a rebuild as in a full build", async () => {
-    const { catalogue } = await fixtureWithFiles();
-    const full = renderSite(catalogue);
-    // The previous build: the same catalogue with snake's display name changed, which moves it in its lists.
-    const before: RenderedCatalogue = {
-      ...catalogue,
-      packages: new Map(
-        [...catalogue.packages].map(([host, list]) => [
-          host,
-          list.map((p) =>
-            p.name === "snake"
-              ? { ...p, json: p.json.replace('"display_name":"Snake"', '"display_name":"Zzz Snake"') }
-              : p,
-          ),
-        ]),
-      ),
-    };
-    const previous = renderSite(before);
-    const old = new Map(previous.files.map((f) => [f.path, contentText(f.content)]));
-    const now = new Map(full.files.map((f) => [f.path, contentText(f.content)]));
-    const files = {
-      defaultHost: "primary",
-      of: (host: string, name: string) => catalogue.packages.get(host)?.find((p) => p.name === name)?.files,
-    };
-    const snake = catalogue.packages.get("primary")!.find((p) => p.name === "snake")!;
-    const freshSnake = new Map([["primary", [sitePackage("primary", JSON.parse(snake.json) as Package, files)]]]);
-    const changes = assembleSite(
-      {
-        hosts: previous.index.hosts,
-        fresh: freshSnake,
-        gone: new Map([["primary", new Set(["snake"])]]),
-        files,
-        hbb: true,
-      },
-      {
-        index: previous.index,
-        live: { bytes: (path) => (old.has(path) ? Buffer.from(old.get(path)!, "latin1") : undefined) },
-      },
+    const catalogue = copyConformanceWithFiles();
+    const manifestFile = "primary/snake-deluxe.json";
+    const now = readJson(join(catalogue, manifestFile)) as Record<string, unknown>;
+    // The previous build: snake-deluxe's display name changed, which moves it in its lists.
+    writeFiles(catalogue, { [manifestFile]: { ...now, display_name: "Zzz Snake" } });
+    const out = join(tempDir(), "dist");
+    await build(catalogue, out);
+    const before = readTree(out);
+    writeFiles(catalogue, { [manifestFile]: now });
+    const rebuilt = await build(catalogue, out);
+    expect(rebuilt.mode.kind).toBe("incremental");
+    const after = readTree(out);
+    const full = join(tempDir(), "full");
+    await build(catalogue, full);
+    expect(differing(after, readTree(full))).toEqual([]);
+    // The rebuild wrote the list snake-deluxe moved in, its page, and the host's feeds with its entry.
+    const changed = differing(before, after);
+    expect(changed).toEqual(
+      expect.arrayContaining([
+        "browse/primary/index.html",
+        "browse/primary/package/snake-deluxe/index.html",
+        "browse/primary/feed.atom",
+        "browse/primary/feed.jsonfeed",
+      ]),
     );
-    // The rebuild's feeds, as planSite assembles them after the pages: snake's entry is in them.
-    const feeds = assembleFeeds(
-      {
-        hosts: previous.index.hosts,
-        index: changes.index,
-        fresh: freshSnake,
-        baseUrl: todayUrlsOf(catalogue.hosts, catalogue.hostsDefault, undefined).baseUrl,
-      },
-      {
-        index: previous.index,
-        live: { bytes: (path) => (old.has(path) ? Buffer.from(old.get(path)!, "latin1") : undefined) },
-        packageOf: (host, name) =>
-          sitePackage(
-            host,
-            JSON.parse(catalogue.packages.get(host)!.find((p) => p.name === name)!.json) as Package,
-            files,
-          ),
-      },
-    );
-    expect([...feeds.writes.keys()]).toEqual(["browse/primary/feed.atom", "browse/primary/feed.jsonfeed"]);
-    const after = new Map(old);
-    for (const [path, content] of [...changes.writes, ...feeds.writes])
-      if (content === null) after.delete(path);
-      else after.set(path, content);
-    const differs = [...new Set([...after.keys(), ...now.keys()])].filter((p) => after.get(p) !== now.get(p));
-    expect(differs).toEqual([]);
-    expect(changes.writes.has("browse/primary/index.html")).toBe(true);
-    expect(changes.index).toEqual(full.index);
   });
 });
 
