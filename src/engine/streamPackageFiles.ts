@@ -3,7 +3,7 @@
 // files are written into the slot at once (the archive, icon, binary and meta.xml, and their aliases
 // for a target that serves them from copies), its memo goes to the state, its own warnings in the
 // Homebrew Browser's list are taken, and its entry joins its host's picks (render/renderHbb.ts's
-// HbbPicks, a heap a category). Once every package has passed, each host's list and icon archive
+// HbbLists, a heap a category). Once every package has passed, each host's list and icon archive
 // are made from the picks and the icons in the slot, as the rebuild makes them (engine/planHbb.ts).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,29 +11,22 @@ import type { HostInfo } from "../catalogue/fields.js";
 import type { Problem } from "../catalogue/problems.js";
 import { needsAliasFiles } from "../output/storedPackageFiles.js";
 import type { OutputFile, PackageFilesMemo, RenderedPackage } from "../render/renderApi.js";
-import { hbbPackage, hbbSourceOf, hbbStubFiles, HbbPicks, renderHbbHost, renderRepoList } from "../render/renderHbb.js";
+import { HbbLists, hbbSourceOf, hbbStubFiles, renderHbbHost, renderRepoList } from "../render/renderHbb.js";
 import { HBB_REPO_LIST } from "../routes/hbbRoutes.js";
 import { aliasFilesOf } from "../routes/routeTable.js";
 import type { TargetId } from "../targets/target.js";
 import type { SlotWriter } from "../write/slotWriter.js";
 import { memoOf } from "./planPackageFiles.js";
 
-/** A host's part of the Homebrew Browser's surface as the stream leaves it. */
-interface HostSurface {
-  picks: HbbPicks;
-  /** The packages with files, whose icons the archive holds. */
-  icons: string[];
-}
-
 export class PackageFilesStream {
   readonly #writer: SlotWriter;
   readonly #defaultHost: string;
   readonly #aliases: boolean;
-  readonly #hosts = new Map<string, HostSurface>();
+  readonly #lists = new HbbLists();
+  /** Per host, the packages with files, whose icons its archive holds. */
+  readonly #icons = new Map<string, string[]>();
   /** Each package's memo, by `host/name`: what the state remembers of its files. */
   readonly memos: Record<string, PackageFilesMemo> = {};
-  /** The packages' own warnings in the Homebrew Browser's lists. */
-  readonly problems: Problem[] = [];
   /** Packages whose files this build read (the others' were the live slot's, linked). */
   read = 0;
 
@@ -43,24 +36,21 @@ export class PackageFilesStream {
     this.#aliases = needsAliasFiles(targets);
   }
 
-  /** A host's part of the surface, made on first use (a host without packages has an empty list). */
-  #surface(host: string): HostSurface {
-    let surface = this.#hosts.get(host);
-    if (!surface) this.#hosts.set(host, (surface = { picks: new HbbPicks(), icons: [] }));
-    return surface;
+  /** The packages' own warnings in the Homebrew Browser's lists. */
+  get problems(): readonly Problem[] {
+    return this.#lists.problems;
   }
 
   /** Writes a package's stored files and takes what its host's list needs of it. */
   add(host: string, pkg: RenderedPackage): void {
-    const surface = this.#surface(host);
-    const own = hbbPackage(host, hbbSourceOf(pkg));
-    this.problems.push(...own.problems);
-    if (own.candidate) surface.picks.add(own.candidate);
+    this.#lists.add(host, hbbSourceOf(pkg));
     const memo = memoOf(host, this.#defaultHost, pkg);
     const stored = pkg.stored;
     if (!memo || !stored) return;
     this.memos[`${host}/${pkg.name}`] = memo;
-    surface.icons.push(pkg.name);
+    let icons = this.#icons.get(host);
+    if (!icons) this.#icons.set(host, (icons = []));
+    icons.push(pkg.name);
     if (stored.archive.link !== true) this.read++;
     const files: OutputFile[] = [
       { path: memo.paths.archive, content: stored.archive },
@@ -87,17 +77,20 @@ export class PackageFilesStream {
     const files: OutputFile[] = [{ path: HBB_REPO_LIST, content: repoList.text }];
     const problems = [...repoList.problems];
     for (const { id } of hosts) {
-      const surface = this.#surface(id);
-      const list = surface.picks.result(id, (name) => {
-        throw new Error(`internal: ${id}/${name} has no entry`);
-      });
+      const list = this.#lists.result(id);
       problems.push(...list.problems);
       const icon = (name: string) => {
         const memo = this.memos[`${id}/${name}`];
         return memo && readFileSync(join(slotDir, memo.paths.icon));
       };
       files.push(
-        ...renderHbbHost(id, this.#defaultHost, { entries: list.entries, icons: surface.icons }, icon, workDir),
+        ...renderHbbHost(
+          id,
+          this.#defaultHost,
+          { entries: list.entries, icons: this.#icons.get(id) ?? [] },
+          icon,
+          workDir,
+        ),
       );
     }
     return { files: [...files, ...hbbStubFiles()], problems };

@@ -1,8 +1,8 @@
 // Over 300 lines: the load step with the package files part of it (find, check, derive, remember),
 // which share one loop over the packages.
 // The load step every command that reads a catalogue shares: read -> validate -> render. Each valid
-// manifest is rendered as soon as it is validated, so a large catalogue is held as JSON text, never
-// as parsed manifests.
+// manifest is rendered as soon as it is validated and handed to the caller, so the catalogue is
+// never held: each command keeps what it needs of a package as it passes.
 import { createHash } from "node:crypto";
 import { createReadStream, lstatSync, mkdtempSync, readdirSync, rmSync, statSync, type Stats } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -21,7 +21,6 @@ import type { DerivedFiles } from "../packageFiles/inspectPackageZip.js";
 import {
   FOLDER_ROW,
   renderPackage,
-  type RenderedCatalogue,
   type FileContent,
   type PackageFilesInfo,
   type PackageFilesMemo,
@@ -40,8 +39,7 @@ import {
   type ManifestRef,
 } from "../validate/catalogueRules.js";
 import { validateLayout } from "../validate/layoutRules.js";
-import { hbbProblems } from "../render/renderHbb.js";
-import { catalogueNames, type CatalogueNames } from "../render/catalogueNames.js";
+import { namesOf, type CatalogueNames } from "../render/catalogueNames.js";
 import type { PackageStats } from "../catalogue/fields.js";
 import { hostStatsOf, type HostStats } from "../catalogue/statsFile.js";
 import { compareCodePoints } from "../util/codePoints.js";
@@ -72,8 +70,6 @@ export interface CatalogueSources {
   hostsFile: Signature;
   /** The catalogue folder's and each host folder's signature as listed (see BuildState.folders). */
   folders: Signature[] | null;
-  /** Per host, the signature of each package's manifest, parallel to the catalogue's packages. */
-  packages: ReadonlyMap<string, readonly Signature[]>;
   /** Per host, its stats file. */
   stats: ReadonlyMap<string, StatsSource>;
 }
@@ -81,9 +77,7 @@ export interface CatalogueSources {
 export interface LoadedCatalogue {
   /** Every problem found, errors and warnings, in a stable order. */
   problems: Problem[];
-  /** The rendered catalogue, present only when there is no error. */
-  catalogue?: RenderedCatalogue;
-  /** Present with the catalogue. */
+  /** Present only when there is no error (so every valid package was handed to onPackage). */
   sources?: CatalogueSources;
 }
 
@@ -362,7 +356,7 @@ export function byName(a: { name: string }, b: { name: string }): number {
   return compareCodePoints(a.name, b.name);
 }
 
-/** Reads and validates the whole catalogue, and renders every package. */
+/** Reads and validates the whole catalogue, and renders every package for onPackage. */
 export interface LoadOptions {
   /**
    * Where package folders are zipped and, with `store`, the stored entries unpacked; the caller
@@ -382,15 +376,15 @@ export interface LoadOptions {
   namesOnly?: boolean;
   /**
    * Told each valid package as soon as it and every package before it are loaded, host after host
-   * in the catalogue's order and by name within a host (the full build writes it then); the
-   * catalogue returned then has no packages, and what it reports of the Homebrew Browser's lists
-   * is the caller's to add.
+   * in the catalogue's order and by name within a host, when hosts.json is valid; nothing keeps it
+   * after (without onPackage, only the problems are wanted). What the Homebrew Browser's lists
+   * report of the packages is the caller's to add (render/renderHbb.ts's HbbLists).
    */
   onPackage?: (host: string, loaded: LoadedPackage) => void;
   /**
-   * With onPackage: told the hosts before the first package, when hosts.json is valid, whether any
-   * package has files (then the catalogue has the Homebrew Browser's surface) and how many manifests
-   * each host has (at most that many packages: what its index is made room for).
+   * Told the hosts before the first package, when hosts.json is valid, whether any package has
+   * files (then the catalogue has the Homebrew Browser's surface) and how many manifests each host
+   * has (at most that many packages: what its index is made room for).
    */
   onHosts?: (hosts: HostsFile, withFiles: boolean, manifests: ReadonlyMap<string, number>) => void;
 }
@@ -429,33 +423,24 @@ export async function loadCatalogue(
     if (checked.stats) stats.set(ref.host, { signature: source.signature!, entries: hostStatsOf(checked.stats) });
   }
 
-  const loaded = new Map<string, LoadedPackage[]>();
   const withFiles = layout.manifests.hasPackageFiles();
   const ownWorkDir = withFiles && options.workDir === undefined;
   const workDir = options.workDir ?? (withFiles ? mkdtempSync(join(tmpdir(), "shopfront-files-")) : "");
-  const collect = (host: string, done: LoadedPackage) => {
-    let list = loaded.get(host);
-    if (!list) loaded.set(host, (list = []));
-    list.push(done);
-  };
   if (hosts.hostsFile && options.onHosts) {
     options.onHosts(hosts.hostsFile, withFiles && !options.namesOnly, layout.manifests.counts());
   }
-  const refs = options.onPackage ? layout.manifests.sorted(hosts.declared ?? []) : layout.manifests;
-  // With onPackage, packages are handed on in the order of refs, though their files finish out of it.
+  const onPackage = options.onPackage;
+  const refs = layout.manifests.sorted(hosts.declared ?? []);
+  // Packages are handed on in the order of refs, though their files finish out of it.
   const done = new Map<number, { host: string; loaded: LoadedPackage } | null>();
   let handed = 0;
   const settle = (k: number, host: string, result: LoadedPackage | undefined) => {
-    if (!options.onPackage) {
-      if (result) collect(host, result);
-      return;
-    }
     // Without valid hosts there is nothing to build: the manifests are still checked, for their problems.
-    if (!hosts.hostsFile) return;
+    if (!onPackage || !hosts.hostsFile) return;
     done.set(k, result ? { host, loaded: result } : null);
     for (let next = done.get(handed); next !== undefined; next = done.get(handed)) {
       done.delete(handed++);
-      if (next) options.onPackage(next.host, next.loaded);
+      if (next) onPackage(next.host, next.loaded);
     }
   };
   // Packages whose files are read at once: zlib deflates and inflates on its own threads while this
@@ -539,39 +524,10 @@ export async function loadCatalogue(
 
   const sorted = sortProblems(problems);
   if (sorted.some(isError) || !hosts.hostsFile) return { problems: sorted };
-  const packages = new Map<string, RenderedPackage[]>();
-  const signatures = new Map<string, Signature[]>();
-  for (const [host, list] of loaded) {
-    list.sort((a, b) => byName(a.pkg, b.pkg));
-    packages.set(
-      host,
-      list.map((l) => l.pkg),
-    );
-    signatures.set(
-      host,
-      list.map((l) => l.signature),
-    );
-  }
-  const catalogue: RenderedCatalogue = {
-    hosts: hosts.hostsFile.hosts,
-    packages,
-    ...(withFiles ? { defaultHost: hosts.hostsFile.default } : {}),
-    hostsDefault: hosts.hostsFile.default,
-  };
   return {
-    // What the Homebrew Browser's lists leave out or cut, once the whole catalogue is known.
-    problems:
-      withFiles && !options.namesOnly && !options.onPackage
-        ? sortProblems([...sorted, ...hbbProblems(catalogue)])
-        : sorted,
-    catalogue,
+    problems: sorted,
     // A valid hosts file was read, so its signature was taken.
-    sources: {
-      hostsFile: hostsSource!.signature!,
-      folders,
-      packages: signatures,
-      stats: statsSources,
-    },
+    sources: { hostsFile: hostsSource!.signature!, folders, stats: statsSources },
   };
 }
 
@@ -598,6 +554,19 @@ function namesOnlyPackage(ref: ManifestRef, manifest: Manifest, stats: PackageSt
 export async function loadCatalogueNames(
   catalogueDir: string,
 ): Promise<{ problems: Problem[]; names?: CatalogueNames }> {
-  const { problems, catalogue } = await loadCatalogue(catalogueDir, undefined, { namesOnly: true });
-  return catalogue ? { problems, names: catalogueNames(catalogue) } : { problems };
+  let hosts: string[] = [];
+  // Strings alone, a few a package: what the names are made of.
+  const packages = new Map<string, { name: string; category: string; coder: string }[]>();
+  const { problems, sources } = await loadCatalogue(catalogueDir, undefined, {
+    namesOnly: true,
+    onHosts: (hostsFile) => {
+      hosts = hostsFile.hosts.map((h) => h.id);
+    },
+    onPackage: (host, { pkg }) => {
+      let list = packages.get(host);
+      if (!list) packages.set(host, (list = []));
+      list.push({ name: pkg.name, category: pkg.category, coder: pkg.coder });
+    },
+  });
+  return sources ? { problems, names: namesOf(hosts, packages) } : { problems };
 }

@@ -1,7 +1,6 @@
 // The names of a valid catalogue as the hosts' config generators (targets/) take them: hosts,
 // packages, coders and categories, each list sorted in code-point order.
 import { compareCodePoints } from "../util/codePoints.js";
-import type { RenderedCatalogue } from "./renderApi.js";
 
 /**
  * What the generators may list in configs. Hosts and package names have passed the name rule;
@@ -18,14 +17,6 @@ export interface CatalogueNames {
    * it (sorted): the category and category-coder lists the build writes, for hosts that list them.
    */
   categories: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>;
-}
-
-/** The names of a validated catalogue, as the target generators take them. */
-export function catalogueNames(catalogue: RenderedCatalogue): CatalogueNames {
-  return namesOf(
-    catalogue.hosts.map((h) => h.id),
-    catalogue.packages,
-  );
 }
 
 /** What the target generators take, from each host's packages in list order. */

@@ -133,16 +133,6 @@ export interface RenderedPackage {
   today: TodayPackage;
 }
 
-export interface RenderedCatalogue {
-  hosts: readonly HostInfo[];
-  /** Per host id, its packages sorted by name in code-point order. */
-  packages: ReadonlyMap<string, readonly RenderedPackage[]>;
-  /** hosts.json's default host: its packages' stored files are at the root (routes/packageFileLayout.ts). */
-  defaultHost?: string;
-  /** hosts.json's default host, with package files or without: its today API is at the OSC's paths. */
-  hostsDefault: string;
-}
-
 const PACKAGE_KEYS = (Object.keys(PACKAGE_FIELDS) as (keyof Package)[]).sort();
 
 /** One package object: the manifest's fields and its stats, keys in alphabetical order. */

@@ -14,7 +14,7 @@ import { writeZipFile, type ZipEntry } from "../packageFiles/zipStream.js";
 import { HBB_FOLDER, HBB_HOST_FILES, HBB_STUBS } from "../routes/hbbRoutes.js";
 import { packageFilesPrefix } from "../routes/packageFileLayout.js";
 import { compareCodePoints } from "../util/codePoints.js";
-import type { OutputFile, PackageFilesInfo, RenderedCatalogue, RenderedPackage } from "./renderApi.js";
+import type { OutputFile, PackageFilesInfo, RenderedPackage } from "./renderApi.js";
 
 /**
  * What the Wii app holds, in bytes with the terminating NUL (source/common.h's homebrew_struct and
@@ -363,19 +363,35 @@ function siftDown(heap: HbbCandidate[], i: number): void {
   }
 }
 
-/** A host's list: its entries by category, and its warnings (each package's, and each category's that lost apps). */
-export function hbbListOf(host: string, packages: readonly HbbSource[]): { entries: HbbEntry[]; problems: Problem[] } {
-  const problems: Problem[] = [];
-  const picks = new HbbPicks();
-  for (const p of packages) {
-    const made = hbbPackage(host, p);
-    problems.push(...made.problems);
-    if (made.candidate) picks.add(made.candidate);
+/**
+ * Every host's list, told each package once as it passes, in any order, and holding of it only what
+ * its picks keep: its own warnings (a value cut, why it cannot be in the list) at once, and its
+ * candidacy. The full build (engine/streamPackageFiles.ts) and `validate` take the lists from it.
+ */
+export class HbbLists {
+  readonly #picks = new Map<string, HbbPicks>();
+  /** The packages' own warnings, in the order they passed. */
+  readonly problems: Problem[] = [];
+
+  add(host: string, p: HbbSource): void {
+    const own = hbbPackage(host, p);
+    this.problems.push(...own.problems);
+    if (own.candidate) this.#picksOf(host).add(own.candidate);
   }
-  const list = picks.result(host, (name) => {
-    throw new Error(`internal: ${name} has no entry`);
-  });
-  return { entries: list.entries, problems: [...problems, ...list.problems] };
+
+  /** A host's list: its entries by category, and a warning for each category that lost apps. */
+  result(host: string): { entries: HbbEntry[]; problems: Problem[] } {
+    return this.#picksOf(host).result(host, (name) => {
+      throw new Error(`internal: ${host}/${name} has no entry`);
+    });
+  }
+
+  /** A host's picks, made on first use (a host without packages has an empty list). */
+  #picksOf(host: string): HbbPicks {
+    let picks = this.#picks.get(host);
+    if (!picks) this.#picks.set(host, (picks = new HbbPicks()));
+    return picks;
+  }
 }
 
 /** The list's text: the header, then each category's apps and its footer, CRLF after every line. */
@@ -455,7 +471,7 @@ function writeIconsZip(path: string, names: readonly string[], iconOf: IconBytes
 }
 
 /**
- * A host's list (both its paths) of `entries` (hbbListOf's, or HbbPicks'), and its icon archive of
+ * A host's list (both its paths) of `entries` (HbbLists', or HbbPicks'), and its icon archive of
  * the packages `icons` names: the same whether a full build or a rebuild (engine/planHbb.ts) makes
  * them. The archive is written into `workDir` (on the output's file system) and moved into the
  * output from there.
@@ -486,13 +502,4 @@ export function hbbStubFiles(): OutputFile[] {
 
 function latin1(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
-}
-
-/** The warnings the surface gives a catalogue with package files (none without: it has no surface). */
-export function hbbProblems(catalogue: RenderedCatalogue): Problem[] {
-  if (catalogue.defaultHost === undefined) return [];
-  return [
-    ...renderRepoList(catalogue.hosts, catalogue.defaultHost).problems,
-    ...catalogue.hosts.flatMap((h) => hbbListOf(h.id, (catalogue.packages.get(h.id) ?? []).map(hbbSourceOf)).problems),
-  ];
 }

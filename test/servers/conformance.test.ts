@@ -2,14 +2,13 @@
 // nginx, Apache httpd (a virtual host, and a .htaccess the way shared hosting reads it), Caddy and
 // lighttpd, each started on 127.0.0.1 with the generated config and stopped after.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { conformanceCases } from "../../src/check/conformance.js";
 import { CONFORMANCE_ROWS, type ConformanceRow } from "../../src/routes/conformanceRows.js";
 import { runConformance, type RunResult } from "../../src/check/runConformance.js";
 import { servePreview } from "../../src/serve/servePreview.js";
 import type { TargetId } from "../../src/targets/target.js";
 import { targetById } from "../../src/targets/index.js";
-import { copyFixture, undeclaredFailures } from "../support/helpers.js";
+import { copyFixture, loadPackages, undeclaredFailures } from "../support/helpers.js";
 import { startApacheHtaccess, startApacheVirtualHost } from "../support/servers/apache.js";
 import { startCaddy } from "../support/servers/caddy.js";
 import { buildSite, type RunningServer, type Site } from "../support/servers/common.js";
@@ -76,9 +75,9 @@ describe.each(SERVERS)("$name", ({ target, targets, start }) => {
 
 describe("the conformance fixture", () => {
   it("carries stats, so every server above serves package objects with real downloads and ratings", async () => {
-    const { catalogue } = await loadCatalogue(copyFixture("conformance"));
+    const { packages } = await loadPackages(copyFixture("conformance"));
     const numbers = Object.fromEntries(
-      catalogue!.packages.get("primary")!.map((p) => {
+      packages!.get("primary")!.map((p) => {
         const { downloads, rating } = JSON.parse(p.json) as { downloads: number; rating: string };
         return [p.name, [downloads, rating]];
       }),

@@ -19,8 +19,7 @@ import {
 } from "@vercel/routing-utils";
 import { Ajv } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadCatalogue } from "../../src/load/loadCatalogue.js";
-import { catalogueNames } from "../../src/render/catalogueNames.js";
+import { loadCatalogueNames } from "../../src/load/loadCatalogue.js";
 import { conformanceCases, type ExpectedApi } from "../../src/check/conformance.js";
 import { judge } from "../../src/check/runConformance.js";
 import { renderNotFound } from "../../src/render/renderApi.js";
@@ -40,8 +39,7 @@ const VERCEL_TYPES: Record<string, string> = {
 };
 
 type Config = Required<Pick<GetRoutesProps, "rewrites" | "headers">>;
-const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-const names = catalogueNames(catalogue!);
+const names = (await loadCatalogueNames(copyFixture("conformance"))).names!;
 const config = JSON.parse(renderVercelConfig(names)) as Config;
 
 describe("vercel.json, by @vercel/routing-utils", () => {

@@ -3,6 +3,9 @@ import type { ConformanceRow } from "../../src/routes/conformanceRows.js";
 import type { RunResult } from "../../src/check/runConformance.js";
 import { phaseOf } from "../../src/routes/publishOrder.js";
 import { isFileIndexPath } from "../../src/routes/routeTable.js";
+import { loadCatalogue } from "../../src/load/loadCatalogue.js";
+import type { Problem } from "../../src/catalogue/problems.js";
+import type { RenderedPackage } from "../../src/render/renderApi.js";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +17,28 @@ export const ROOT = resolve(import.meta.dirname, "..", "..");
 export const FIXTURES = join(ROOT, "test", "fixtures");
 /** The compiled CLI (`npm run compile`, which `npm test` runs first). */
 export const BIN = join(ROOT, "lib", "cli.js");
+
+/**
+ * The load step of a small catalogue, keeping every package it hands on (a fixture's are few): its
+ * problems, and when it has no error its hosts' ids and each host's packages in the order handed on.
+ */
+export async function loadPackages(
+  catalogueDir: string,
+): Promise<{ problems: Problem[]; hosts?: string[]; packages?: Map<string, RenderedPackage[]> }> {
+  let hosts: string[] = [];
+  const packages = new Map<string, RenderedPackage[]>();
+  const { problems, sources } = await loadCatalogue(catalogueDir, undefined, {
+    onHosts: (hostsFile) => {
+      hosts = hostsFile.hosts.map((h) => h.id);
+    },
+    onPackage: (host, { pkg }) => {
+      let list = packages.get(host);
+      if (!list) packages.set(host, (list = []));
+      list.push(pkg);
+    },
+  });
+  return sources ? { problems, hosts, packages } : { problems };
+}
 
 /** The real binary, as a maintainer runs it in `cwd`: its exit code and output, colour off. */
 export function shopfront(cwd: string, ...args: string[]): { code: number | null; stdout: string; stderr: string } {

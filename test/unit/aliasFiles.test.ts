@@ -9,8 +9,7 @@ import { buildCatalogue, type BuildSummary } from "../../src/engine/buildCatalog
 import { needsAliasFiles } from "../../src/output/storedPackageFiles.js";
 import { RACY_MS } from "../../src/engine/buildState.js";
 import { aliasFilesOf, isPackageFile } from "../../src/routes/routeTable.js";
-import { loadCatalogue } from "../../src/load/loadCatalogue.js";
-import { catalogueNames } from "../../src/render/catalogueNames.js";
+import { loadCatalogueNames } from "../../src/load/loadCatalogue.js";
 import { targetById, TARGETS, type TargetId } from "../../src/targets/index.js";
 import { copyFixture, readTree, shopfront, tempDir } from "../support/helpers.js";
 import { UNSIGNED_NOTE } from "../../src/cli/commands/build.js";
@@ -54,7 +53,7 @@ describe("the package files at their aliases' paths", () => {
     const nginx = join(catalogue, "..", "nginx");
     await build(catalogue, plain);
     await build(catalogue, nginx, ["nginx"]);
-    const names = catalogueNames((await loadCatalogue(catalogue)).catalogue!);
+    const names = (await loadCatalogueNames(catalogue)).names!;
     // Without a target that copies, no alias's path is written: a server target adds nothing.
     const tree = readTree(plain);
     expect(readTree(nginx)).toEqual(tree);

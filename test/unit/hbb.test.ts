@@ -14,20 +14,21 @@ import type { Manifest, Package } from "../../src/catalogue/fields.js";
 import type { Problem } from "../../src/catalogue/problems.js";
 import { importHbbList } from "../../src/import/importCatalogue.js";
 import { parseHbbList } from "../../src/import/parseHbbList.js";
-import { loadCatalogue } from "../../src/load/loadCatalogue.js";
+import { validateCatalogue } from "../../src/load/validateCatalogue.js";
 import { renderPackage, type RenderedPackage } from "../../src/render/renderApi.js";
 import {
   HBB_CATEGORIES,
   HBB_HEADER,
   HBB_LIMITS,
   HBB_TOTAL_CAPACITY,
-  hbbListOf,
+  HbbLists,
   hbbSourceOf,
+  type HbbEntry,
   renderHbbList,
   renderRepoList,
 } from "../../src/render/renderHbb.js";
 import { packageFileKind } from "../../src/routes/routeTable.js";
-import { copyFixture, manifest, readTree, tempDir, writeFiles } from "../support/helpers.js";
+import { copyFixture, loadPackages, manifest, readTree, tempDir, writeFiles } from "../support/helpers.js";
 
 const LIST = "hbb/homebrew_browser/listv036.txt";
 
@@ -46,6 +47,17 @@ async function expectFullBuildSurface(catalogue: string, out: string, problems: 
   expect(surface(out)).toEqual(surface(fresh));
   const hbbWarnings = (list: readonly Problem[]) => list.filter((p) => p.code.startsWith("HBB_"));
   expect(hbbWarnings(problems)).toEqual(hbbWarnings(full.problems));
+}
+
+/**
+ * A host's list as the build makes it of `packages`: each told to HbbLists as it passes, then the
+ * list, with the packages' own warnings and the list's.
+ */
+function listOf(host: string, packages: readonly RenderedPackage[]): { entries: HbbEntry[]; problems: Problem[] } {
+  const lists = new HbbLists();
+  for (const p of packages) lists.add(host, hbbSourceOf(p));
+  const list = lists.result(host);
+  return { entries: list.entries, problems: [...lists.problems, ...list.problems] };
 }
 
 /** The package-files fixture with download counts, and a package with no controller. */
@@ -110,12 +122,12 @@ describe("the list the build writes", () => {
     writeFiles(into, { "hosts.json": JSON.parse(readFileSync(join(catalogue, "hosts.json"), "utf8")) as unknown });
     const report = await importHbbList({ catalogueDir: into, force: false, file: join(out, LIST), host: "primary" });
     expect(report.summary?.skipped).toEqual([]);
-    const built = await loadCatalogue(catalogue);
-    const back = await loadCatalogue(into);
+    const built = await loadPackages(catalogue);
+    const back = await loadPackages(into);
     expect(back.problems.filter((p) => p.severity === "error")).toEqual([]);
     const objects = (packages: readonly RenderedPackage[]) =>
       Object.fromEntries(packages.map((p) => [p.name, JSON.parse(p.json) as Package]));
-    const expected = objects(built.catalogue!.packages.get("primary")!);
+    const expected = objects(built.packages!.get("primary")!);
     // What the list does not carry: one date (the release), no contributors and no rating; a long
     // description is one line, and the short one where it is empty (the fixture's are all short).
     for (const pkg of Object.values(expected)) {
@@ -124,7 +136,7 @@ describe("the list the build writes", () => {
       pkg.rating = "";
       pkg.long_description = pkg.long_description.replace(/\n/g, " ") || pkg.short_description;
     }
-    expect(objects(back.catalogue!.packages.get("primary")!)).toEqual(expected);
+    expect(objects(back.packages!.get("primary")!)).toEqual(expected);
     expect(expected.snake!.downloads).toBe(77);
     expect(expected.pong!.controllers).toBe("");
     // The caution before pong's long description is its flag again.
@@ -230,18 +242,51 @@ describe("the list the build writes", () => {
   it("leaves out, with a warning naming it, a package without files and one of a category the app does not know", async () => {
     const catalogue = fixture();
     writeFiles(catalogue, { "primary/plain.json": manifest("plain") });
-    const { problems, catalogue: loaded } = await loadCatalogue(catalogue);
+    const { problems } = await validateCatalogue(catalogue);
     expect(problems.filter((p) => p.code === "HBB_LEFT_OUT").map((p) => p.file)).toEqual(["primary/plain.json"]);
-    const themed = loaded!.packages
-      .get("primary")!
+    const themed = (await loadPackages(catalogue))
+      .packages!.get("primary")!
       .map((p) =>
         p.name === "snake" ? { ...p, json: p.json.replace('"category":"games"', '"category":"themes"') } : p,
       );
-    const list = hbbListOf("primary", themed.map(hbbSourceOf));
+    const list = listOf("primary", themed);
     expect(list.entries.map((e) => e.name)).toEqual(["pong", "tetris"]);
     expect(list.problems.map((p) => [p.code, p.file])).toEqual([
       ["HBB_LEFT_OUT", "primary/plain.json"],
       ["HBB_LEFT_OUT", "primary/snake.json"],
+    ]);
+  });
+});
+
+describe("`validate` of a catalogue with package files", () => {
+  it("reports the problems a build reports, the lists' warnings included, and counts every package", async () => {
+    const catalogue = fixture();
+    const read = (path: string) => JSON.parse(readFileSync(join(catalogue, path), "utf8")) as Record<string, unknown>;
+    const hosts = read("hosts.json") as { hosts: Record<string, string>[] };
+    // A host name the repository list cuts, a coder the list cuts, a package without files it leaves out.
+    hosts.hosts[0]!.name = "ü".repeat(100);
+    writeFiles(catalogue, {
+      "hosts.json": hosts,
+      "primary/snake.json": { ...read("primary/snake.json"), coder: "c".repeat(120) },
+      "primary/plain.json": manifest("plain"),
+    });
+    const validated = await validateCatalogue(catalogue);
+    const built = await buildCatalogue({ catalogueDir: catalogue, outDir: join(tempDir(), "dist") });
+    const lists = validated.problems.filter((p) => p.code.startsWith("HBB_"));
+    expect(lists.map((p) => [p.code, p.file, p.pointer])).toEqual([
+      ["HBB_VALUE_CUT", "hosts.json", "/hosts/0/name"],
+      ["HBB_LEFT_OUT", "primary/plain.json", ""],
+      ["HBB_VALUE_CUT", "primary/snake.json", "/coder"],
+    ]);
+    expect(validated.problems).toEqual(built.problems);
+    expect(validated.valid).toEqual({ hosts: 1, packages: 4 });
+    // --strict fails on the lists' warnings, as `build --strict` does.
+    const strict = await validateCatalogue(catalogue, { strict: true });
+    expect(strict.valid).toBeUndefined();
+    expect(strict.problems.filter((p) => p.code.startsWith("HBB_")).map((p) => p.severity)).toEqual([
+      "error",
+      "error",
+      "error",
     ]);
   });
 });
@@ -283,7 +328,7 @@ describe("a list of a large catalogue", () => {
     ...Array.from({ length: 450 }, (_, i) => largePackage(`demo${String(i).padStart(4, "0")}`, "demos", 1000 + i)),
     ...Array.from({ length: 20 }, (_, i) => largePackage(`tool${String(i).padStart(4, "0")}`, "utilities", 5)),
   ];
-  const { entries, problems } = hbbListOf("primary", packages.map(hbbSourceOf));
+  const { entries, problems } = listOf("primary", packages);
   const bytes = Buffer.from(renderHbbList(entries), "utf8");
   const lines = bytes.toString("utf8").split("\r\n").slice(0, -1);
 
@@ -349,7 +394,7 @@ describe("a list of a large catalogue", () => {
 
   it("gives the games at most 400 places, the most the Open Shop Channel says the app keeps a category", () => {
     const games = Array.from({ length: 450 }, (_, i) => largePackage(`g${String(i).padStart(4, "0")}`, "games", i));
-    const list = hbbListOf("primary", games.map(hbbSourceOf));
+    const list = listOf("primary", games);
     expect(list.entries).toHaveLength(400);
     expect(list.entries.map((e) => e.name)).not.toContain("g0049");
     expect(list.entries.map((e) => e.name)).toContain("g0050");

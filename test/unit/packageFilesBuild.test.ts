@@ -21,9 +21,17 @@ import { describe, expect, it } from "vitest";
 import yauzl from "yauzl";
 import { PLACEHOLDER_ICON } from "../../src/packageFiles/placeholderIcon.js";
 import { RACY_MS } from "../../src/engine/buildState.js";
-import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { servedPathOf } from "../../src/routes/servedPath.js";
-import { copyFixture, FIXTURES, manifest, readJson, readTree, shopfront, writeFiles } from "../support/helpers.js";
+import {
+  copyFixture,
+  FIXTURES,
+  loadPackages,
+  manifest,
+  readJson,
+  readTree,
+  shopfront,
+  writeFiles,
+} from "../support/helpers.js";
 
 const HOSTILE = join(FIXTURES, "package-files", "hostile");
 
@@ -287,8 +295,8 @@ describe("a catalogue with package files", () => {
   it("gives the site and the Homebrew Browser's list the files' sizes for each package with files, and no files for one without", async () => {
     const catalogue = copyFixture("package-files");
     writeFiles(catalogue, { "primary/plain.json": manifest("plain") });
-    const { catalogue: loaded } = await loadCatalogue(catalogue);
-    const byName = new Map((loaded!.packages.get("primary") ?? []).map((p) => [p.name, p]));
+    const { packages } = await loadPackages(catalogue);
+    const byName = new Map((packages!.get("primary") ?? []).map((p) => [p.name, p]));
     const size = (path: string) => statSync(join(catalogue, "primary", path)).size;
     const own = {
       pong: { iconSize: statSync(PLACEHOLDER_ICON).size, binarySize: 20256, subdirectories: [] },

@@ -2,7 +2,6 @@
 // rules with problem codes and pointers, their defaults, the peripherals' one table, and that a
 // v1/v2 package object never carries them.
 import { describe, expect, it } from "vitest";
-import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import {
   controllersOfPeripherals,
   displayNameOf,
@@ -13,12 +12,12 @@ import {
   todayValues,
 } from "../../src/catalogue/todayFields.js";
 import { PACKAGE_FIELDS } from "../../src/catalogue/fields.js";
-import { copyFixture, manifest, writeFiles } from "../support/helpers.js";
+import { copyFixture, loadPackages, manifest, writeFiles } from "../support/helpers.js";
 
 async function load(changes: Record<string, unknown>) {
   const dir = copyFixture("basic");
   writeFiles(dir, { "primary/snake.json": manifest("snake", changes) });
-  const result = await loadCatalogue(dir);
+  const result = await loadPackages(dir);
   return {
     ...result,
     summary: result.problems.map((p) => [p.code, p.severity, p.pointer]),
@@ -28,7 +27,7 @@ async function load(changes: Record<string, unknown>) {
 
 describe("the fields of today's clients", () => {
   it("accept every allowed value", async () => {
-    const { problems, catalogue } = await load({
+    const { problems, packages } = await load({
       authors: ["Jane Doe", "Ada"],
       supported_platforms: ["wii", "vwii", "wii_mini"],
       peripherals: ["wii_remote", "wii_remote", "wii_remote", "wii_remote", "nunchuk", "classic_controller"],
@@ -36,7 +35,7 @@ describe("the fields of today's clients", () => {
       flags: ["deprecated", "writes_to_nand"],
     });
     expect(problems).toEqual([]);
-    expect(catalogue).toBeDefined();
+    expect(packages).toBeDefined();
   });
 
   it.each<[string, Record<string, unknown>, [string, string, string][]]>([
@@ -73,9 +72,9 @@ describe("the fields of today's clients", () => {
       [["PERIPHERALS_MISMATCH", "warning", "/peripherals"]],
     ],
   ])("report %s", async (_, changes, expected) => {
-    const { summary, catalogue } = await load(changes);
+    const { summary, packages } = await load(changes);
     expect(summary).toEqual(expected);
-    expect(catalogue === undefined).toBe(expected.some(([, severity]) => severity === "error"));
+    expect(packages === undefined).toBe(expected.some(([, severity]) => severity === "error"));
   });
 
   it("say what is wrong and where the repeat is", async () => {
@@ -99,13 +98,13 @@ describe("the fields of today's clients", () => {
   });
 
   it("never reach a v1/v2 package object", async () => {
-    const { catalogue } = await load({
+    const { packages } = await load({
       authors: ["Jane"],
       supported_platforms: ["wii"],
       peripherals: ["wii_remote"],
       flags: ["deprecated"],
     });
-    const snake = catalogue!.packages.get("primary")!.find((p) => p.name === "snake")!;
+    const snake = packages!.get("primary")!.find((p) => p.name === "snake")!;
     expect(Object.keys(JSON.parse(snake.json) as object)).toEqual(Object.keys(PACKAGE_FIELDS).sort());
   });
 });

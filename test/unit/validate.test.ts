@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadCatalogue } from "../../src/load/loadCatalogue.js";
 import { UsageError } from "../../src/util/errors.js";
-import { copyFixture, manifest, tempDir, writeFiles } from "../support/helpers.js";
+import { copyFixture, loadPackages, manifest, tempDir, writeFiles } from "../support/helpers.js";
 
 type Change = (dir: string) => void;
 
@@ -20,7 +20,7 @@ const host = (id: string) => ({
 async function problemsAfter(change: Change) {
   const dir = copyFixture("basic");
   change(dir);
-  const result = await loadCatalogue(dir);
+  const result = await loadPackages(dir);
   return { ...result, summary: result.problems.map((p) => [p.code, p.file, p.pointer]) };
 }
 
@@ -31,27 +31,22 @@ const put =
 
 describe("a valid catalogue", () => {
   it("has no problems and renders every package, sorted in code-point order", async () => {
-    const { problems, catalogue } = await problemsAfter(() => {});
+    const { problems, hosts, packages } = await problemsAfter(() => {});
     expect(problems).toEqual([]);
-    expect(catalogue!.hosts.map((h) => h.id)).toEqual(["primary", "themes"]);
-    expect(catalogue!.packages.get("primary")!.map((p) => p.name)).toEqual([
-      "240pTest",
-      "ZapShot",
-      "snake",
-      "snake-deluxe",
-    ]);
-    expect(catalogue!.packages.get("themes")!.map((p) => p.name)).toEqual(["dark-blue"]);
+    expect(hosts).toEqual(["primary", "themes"]);
+    expect(packages!.get("primary")!.map((p) => p.name)).toEqual(["240pTest", "ZapShot", "snake", "snake-deluxe"]);
+    expect(packages!.get("themes")!.map((p) => p.name)).toEqual(["dark-blue"]);
   });
 
   it("may have a host with no packages (its folder kept by a hidden placeholder)", async () => {
-    const { problems, catalogue } = await problemsAfter((dir) => {
+    const { problems, packages } = await problemsAfter((dir) => {
       writeFiles(dir, {
         "hosts.json": hostsFile([host("primary"), host("themes"), host("empty")]),
         "empty/.gitkeep": "",
       });
     });
     expect(problems).toEqual([]);
-    expect(catalogue!.packages.get("empty") ?? []).toEqual([]);
+    expect(packages!.get("empty") ?? []).toEqual([]);
   });
 });
 
@@ -180,13 +175,13 @@ describe("manifest rules", () => {
       [["FILE_TOO_LARGE", "primary/snake.json", ""]],
     ],
   ])("reports %s", async (_, change, expected) => {
-    const { summary, catalogue } = await problemsAfter(change);
+    const { summary, packages } = await problemsAfter(change);
     expect(summary).toEqual(expected);
-    expect(catalogue).toBeUndefined();
+    expect(packages).toBeUndefined();
   });
 
   it("warns, without failing, when updated is before release_date or the file has a byte order mark", async () => {
-    const { problems, catalogue } = await problemsAfter(
+    const { problems, packages } = await problemsAfter(
       put({
         "primary/snake.json": manifest("snake", { release_date: 1300000000, updated: 1200000000 }),
         "primary/ZapShot.json": `\ufeff${JSON.stringify(manifest("ZapShot"))}`,
@@ -196,7 +191,7 @@ describe("manifest rules", () => {
       ["BYTE_ORDER_MARK", "warning", ""],
       ["UPDATED_BEFORE_RELEASE", "warning", "/updated"],
     ]);
-    expect(catalogue).toBeDefined();
+    expect(packages).toBeDefined();
   });
 
   it("explains what it expected and what it found", async () => {
@@ -412,15 +407,15 @@ describe("hosts.json and folder rules", () => {
       [["SYMLINK", "themes", ""]],
     ],
   ])("reports %s", async (_, change, expected) => {
-    const { summary, catalogue } = await problemsAfter(change);
+    const { summary, packages } = await problemsAfter(change);
     expect(summary.sort()).toEqual(expected.sort());
-    expect(catalogue).toBeUndefined();
+    expect(packages).toBeUndefined();
   });
 
   it.each(["snake.json~", "#snake.json#", "snake.json.bak", "snake.json.orig", "snake.json.tmp", "4913", "x.swp"])(
     "ignores an editor's leftover %s in a host or stats folder, with a warning",
     async (name) => {
-      const { problems, catalogue } = await problemsAfter(
+      const { problems, packages } = await problemsAfter(
         put({ [`primary/${name}`]: "{", [`stats/${name}`]: "", "stats/primary.json": { packages: {} } }),
       );
       expect(problems.map((p) => [p.code, p.severity, p.file, p.message])).toEqual(
@@ -431,12 +426,7 @@ describe("hosts.json and folder rules", () => {
           "is ignored: it looks like an editor's backup or temporary file",
         ]),
       );
-      expect(catalogue!.packages.get("primary")!.map((p) => p.name)).toEqual([
-        "240pTest",
-        "ZapShot",
-        "snake",
-        "snake-deluxe",
-      ]);
+      expect(packages!.get("primary")!.map((p) => p.name)).toEqual(["240pTest", "ZapShot", "snake", "snake-deluxe"]);
     },
   );
 
@@ -532,13 +522,13 @@ describe("stats rules", () => {
       [["RESERVED_HOST_ID", "hosts.json", "/hosts/2/id"]],
     ],
   ])("%s", async (_, change, expected) => {
-    const { summary, catalogue } = await problemsAfter(change);
+    const { summary, packages } = await problemsAfter(change);
     expect(summary).toEqual(expected);
-    if (expected.some(([code]) => code !== "STATS_UNKNOWN_PACKAGE")) expect(catalogue).toBeUndefined();
+    if (expected.some(([code]) => code !== "STATS_UNKNOWN_PACKAGE")) expect(packages).toBeUndefined();
   });
 
   it("warns about entries of packages the host does not have, and builds", async () => {
-    const { problems, catalogue } = await problemsAfter(
+    const { problems, packages } = await problemsAfter(
       stats({ snake: { downloads: 5 }, retired: { downloads: 9, rating: "3" } }),
     );
     expect(problems).toEqual([
@@ -550,15 +540,15 @@ describe("stats rules", () => {
         message: "names no package of host primary: its numbers are kept, but no package object carries them",
       },
     ]);
-    expect(catalogue).toBeDefined();
+    expect(packages).toBeDefined();
   });
 
   it("merges each entry into its package, defaults for missing fields and missing entries", async () => {
-    const { catalogue } = await problemsAfter(
+    const { packages } = await problemsAfter(
       stats({ snake: { downloads: 5, rating: "4.5" }, ZapShot: { rating: "ünï" }, "240pTest": {} }),
     );
     const numbers = new Map(
-      catalogue!.packages.get("primary")!.map((p) => {
+      packages!.get("primary")!.map((p) => {
         const { downloads, rating } = JSON.parse(p.json) as { downloads: number; rating: string };
         return [p.name, { downloads, rating }];
       }),
@@ -570,9 +560,7 @@ describe("stats rules", () => {
       "snake-deluxe": { downloads: 0, rating: "" },
     });
     // Non-ASCII ratings are escaped like every other string of the API.
-    expect(catalogue!.packages.get("primary")!.find((p) => p.name === "ZapShot")!.json).toContain(
-      '"rating":"\\u00fcn\\u00ef"',
-    );
+    expect(packages!.get("primary")!.find((p) => p.name === "ZapShot")!.json).toContain('"rating":"\\u00fcn\\u00ef"');
   });
 
   it("reports a bad stats file and every bad manifest in one run", async () => {

@@ -5,8 +5,7 @@ import { chmodSync, readdirSync, readFileSync, readlinkSync, writeFileSync } fro
 import { connect } from "node:net";
 import { join } from "node:path";
 import { buildCatalogue } from "../../../src/engine/buildCatalogue.js";
-import { loadCatalogue } from "../../../src/load/loadCatalogue.js";
-import { catalogueNames } from "../../../src/render/catalogueNames.js";
+import { loadCatalogueNames } from "../../../src/load/loadCatalogue.js";
 import type { CatalogueNames } from "../../../src/render/catalogueNames.js";
 import type { TargetId } from "../../../src/targets/target.js";
 import { copyConformanceWithFiles, copyFixture, tempDir } from "../helpers.js";
@@ -43,9 +42,9 @@ export async function buildSite(targets: readonly TargetId[] = []): Promise<Site
 
 /** The conformance fixture's names (hosts, packages, coders), which server configs list. */
 export async function fixtureNames(): Promise<CatalogueNames> {
-  const { catalogue } = await loadCatalogue(copyFixture("conformance"));
-  if (!catalogue) throw new Error("the conformance fixture did not load");
-  return catalogueNames(catalogue);
+  const { names } = await loadCatalogueNames(copyFixture("conformance"));
+  if (!names) throw new Error("the conformance fixture did not load");
+  return names;
 }
 
 /**
