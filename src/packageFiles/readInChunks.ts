@@ -9,6 +9,10 @@ import type { FileHandle } from "node:fs/promises";
 /** The largest read, and the largest chunk handed on. */
 export const CHUNK_BYTES = 1 << 20;
 
+/** Buffers let go by a finished read, for the next: enough for the few packages read at once. */
+const spare: Buffer[] = [];
+const SPARE_BUFFERS = 8;
+
 /**
  * Hands `take` the bytes `[start, end)` of `file` in order, a chunk at a time. `take` returns (or
  * resolves to) false to stop; the chunk is read over once it has returned, or once its promise has
@@ -22,20 +26,26 @@ export async function readInChunks(
   take: (chunk: Buffer) => boolean | Promise<boolean>,
   early: () => Error,
 ): Promise<void> {
-  const length = Math.min(CHUNK_BYTES, end - start);
   const buffers: Buffer[] = [];
   const taken: (boolean | Promise<boolean>)[] = [true, true];
-  for (let at = start, turn = 0; at < end; turn ^= 1) {
-    if (!(await taken[turn])) return;
-    const chunk = (buffers[turn] ??= Buffer.allocUnsafe(length)).subarray(0, Math.min(length, end - at));
-    for (let filled = 0; filled < chunk.length;) {
-      const { bytesRead } = await file.read(chunk, filled, chunk.length - filled, at + filled);
-      if (bytesRead === 0) throw early();
-      filled += bytesRead;
+  try {
+    for (let at = start, turn = 0; at < end; turn ^= 1) {
+      if (!(await taken[turn])) return;
+      const buffer = (buffers[turn] ??= spare.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES));
+      const chunk = buffer.subarray(0, Math.min(CHUNK_BYTES, end - at));
+      for (let filled = 0; filled < chunk.length;) {
+        const { bytesRead } = await file.read(chunk, filled, chunk.length - filled, at + filled);
+        if (bytesRead === 0) throw early();
+        filled += bytesRead;
+      }
+      at += chunk.length;
+      taken[turn] = take(chunk);
+      if (taken[turn] === false) return;
     }
-    at += chunk.length;
-    taken[turn] = take(chunk);
-    if (taken[turn] === false) return;
+    for (const last of taken) await last;
+  } finally {
+    // A buffer goes back only once whatever took its last chunk is done with it.
+    await Promise.allSettled(taken.map((t) => Promise.resolve(t)));
+    for (const buffer of buffers) if (spare.length < SPARE_BUFFERS) spare.push(buffer);
   }
-  for (const last of taken) await last;
 }
