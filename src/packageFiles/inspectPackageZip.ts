@@ -11,36 +11,13 @@ import { mkdir, open, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { constants as zlibConstants, createInflateRaw } from "node:zlib";
 import yauzl from "yauzl";
-import { binaryProblem, DOL_HEADER_BYTES } from "./checkBinary.js";
 import { crc32 } from "./crc32.js";
 import { checkZipEntries, packageFinding, type PackageFinding, type ZipEntryInfo } from "./checkZipEntries.js";
-import { parseMetaXml, type MetaXml } from "./parseMetaXml.js";
-import { ICON_HEIGHT, ICON_WIDTH, PNG_HEADER_BYTES, parsePngSize } from "./parsePngSize.js";
+import { deriveFiles, servedRole, type DerivedFiles, type Unpacked } from "./deriveFiles.js";
 import { CHUNK_BYTES, readInChunks } from "./readInChunks.js";
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from "./zipLimits.js";
 
-/** What a package's files say about it, as the Open Shop Channel's server derives it. */
-export interface DerivedFiles {
-  /** Bytes of the archive as served. */
-  zip_size: number;
-  zip_md5: string;
-  zip_sha256: string;
-  /** Bytes of the files under apps/<name>/ (the HBB list's "extracted"). */
-  extracted: number;
-  /** The binary's extension. */
-  package_type: "dol" | "elf";
-  binary: { entry: string; size: number; md5: string; sha256: string };
-  /** undefined when the package has no usable icon.png: the placeholder icon is served. */
-  icon?: { entry: string; size: number; width: number; height: number };
-  /** Every folder under apps/<name>/, written `/apps/<name>/<sub>`, sorted. */
-  subdirectories: string[];
-  /** Folders at the archive's root besides `apps`, sorted. */
-  root_folders: string[];
-  /** undefined when meta.xml could not be read. */
-  meta?: MetaXml;
-  /** meta.xml's entry in the archive, with meta. */
-  metaEntry?: string;
-}
+export type { DerivedFiles } from "./deriveFiles.js";
 
 export interface PackageZipReport {
   /** Present when the archive could be read far enough to have a binary. */
@@ -116,14 +93,6 @@ function entryInfo(entry: yauzl.Entry): ZipEntryInfo {
     encrypted: (entry.generalPurposeBitFlag & 0x41) !== 0,
     unixMode: entry.externalFileAttributes >>> 16,
   };
-}
-
-interface Unpacked {
-  size: number;
-  md5?: string;
-  sha256?: string;
-  /** The first `keep` bytes. */
-  head?: Buffer;
 }
 
 /**
@@ -349,96 +318,24 @@ export async function inspectPackageZip(
       archive = await open(path, "r");
       for (const i of check.unpack) {
         const info = infos[i]!;
-        const isBinary = info.name === layout?.binary?.entry;
-        const keep =
-          info.name === layout?.meta
-            ? limits.maxMetaXml
-            : info.name === layout?.icon
-              ? PNG_HEADER_BYTES
-              : isBinary
-                ? DOL_HEADER_BYTES
-                : 0;
-        const served = isBinary
-          ? `boot.${layout!.binary!.type}`
-          : info.name === layout?.meta
-            ? "meta.xml"
-            : info.name === layout?.icon
-              ? "icon.png"
-              : undefined;
-        const to = unpackTo !== undefined && served !== undefined ? join(unpackTo, served) : undefined;
-        const result = await unpackEntry(zipfile, archive, entries[i]!, info, { keep, hash: isBinary, to });
+        const role = servedRole(layout, info.name, limits);
+        const to = unpackTo !== undefined && role.served !== undefined ? join(unpackTo, role.served) : undefined;
+        const result = await unpackEntry(zipfile, archive, entries[i]!, info, { keep: role.keep, hash: role.hash, to });
         if (result.finding) findings.push(result.finding);
         if (result.unpacked) parts.set(i, result.unpacked);
       }
     }
-    const part = (entry: string | undefined): Unpacked | undefined => {
+    const part = (entry: string): Unpacked | undefined => {
       const i = infos.findIndex((info) => info.name === entry);
       return i < 0 ? undefined : parts.get(i);
     };
-
-    let meta: MetaXml | undefined;
-    const metaBytes = part(layout?.meta);
-    if (layout?.meta !== undefined && metaBytes !== undefined) {
-      if (metaBytes.size > limits.maxMetaXml) {
-        findings.push(
-          packageFinding("META_UNREADABLE", `${layout.meta} is larger than ${limits.maxMetaXml} bytes`, layout.meta),
-        );
-      } else {
-        const read = parseMetaXml(metaBytes.head!);
-        if (read.ok) {
-          meta = read.meta;
-          for (const w of read.warnings)
-            findings.push(packageFinding("META_BAD_DATE", `${layout.meta}: ${w}`, layout.meta, "warning"));
-        } else
-          findings.push(
-            packageFinding("META_UNREADABLE", `${layout.meta} cannot be read: ${read.reason}`, layout.meta),
-          );
-      }
-    }
-
-    let icon: DerivedFiles["icon"];
-    const iconBytes = part(layout?.icon);
-    if (layout?.icon !== undefined && iconBytes !== undefined) {
-      const dimensions = parsePngSize(iconBytes.head!);
-      if (dimensions === undefined) {
-        findings.push(packageFinding("ICON_NOT_PNG", `${layout.icon} is not a PNG image`, layout.icon));
-      } else {
-        icon = { entry: layout.icon, size: iconBytes.size, ...dimensions };
-        if (dimensions.width !== ICON_WIDTH || dimensions.height !== ICON_HEIGHT) {
-          findings.push(
-            packageFinding(
-              "ICON_WRONG_SIZE",
-              `${layout.icon} is ${dimensions.width}x${dimensions.height}, not ${ICON_WIDTH}x${ICON_HEIGHT}`,
-              layout.icon,
-              "warning",
-            ),
-          );
-        }
-      }
-    }
-
-    const binary = part(layout?.binary?.entry);
-    if (layout?.binary === undefined || binary === undefined) return { findings };
-    const unloadable = binaryProblem(binary.head!, binary.size, layout.binary.type);
-    if (unloadable !== undefined)
-      findings.push(packageFinding("PACKAGE_BAD_BINARY", `${layout.binary.entry} ${unloadable}`, layout.binary.entry));
+    const derived = layout && deriveFiles(layout, part, limits, findings);
+    if (!derived) return { findings };
     const zipHashes = hashes ?? (await hashFile(path));
-    const derived: DerivedFiles = {
-      zip_size: zipSize,
-      zip_md5: zipHashes.md5,
-      zip_sha256: zipHashes.sha256,
-      extracted: layout.extracted,
-      package_type: layout.binary.type,
-      binary: { entry: layout.binary.entry, size: binary.size, md5: binary.md5!, sha256: binary.sha256! },
-      subdirectories: layout.subdirectories,
-      root_folders: layout.rootFolders,
+    return {
+      derived: { zip_size: zipSize, zip_md5: zipHashes.md5, zip_sha256: zipHashes.sha256, ...derived },
+      findings,
     };
-    if (icon) derived.icon = icon;
-    if (meta) {
-      derived.meta = meta;
-      derived.metaEntry = layout.meta!;
-    }
-    return { derived, findings };
   } finally {
     zipfile.close();
     await archive?.close();

@@ -1,0 +1,127 @@
+// What a package's files say about it (DerivedFiles), from the parts of its archive the build
+// unpacked or, for a folder it zipped, read as it zipped them: meta.xml parsed, the icon's size, the
+// binary checked and hashed. The same derivation whichever way the parts came
+// (inspectPackageZip.ts, checkFolderZip.ts), so a folder and the zip of it derive the same.
+import { binaryProblem, DOL_HEADER_BYTES } from "./checkBinary.js";
+import { packageFinding, type PackageFinding, type PackageLayout } from "./checkZipEntries.js";
+import { parseMetaXml, type MetaXml } from "./parseMetaXml.js";
+import { ICON_HEIGHT, ICON_WIDTH, PNG_HEADER_BYTES, parsePngSize } from "./parsePngSize.js";
+import type { ZipLimits } from "./zipLimits.js";
+
+/** What a package's files say about it, as the Open Shop Channel's server derives it. */
+export interface DerivedFiles {
+  /** Bytes of the archive as served. */
+  zip_size: number;
+  zip_md5: string;
+  zip_sha256: string;
+  /** Bytes of the files under apps/<name>/ (the HBB list's "extracted"). */
+  extracted: number;
+  /** The binary's extension. */
+  package_type: "dol" | "elf";
+  binary: { entry: string; size: number; md5: string; sha256: string };
+  /** undefined when the package has no usable icon.png: the placeholder icon is served. */
+  icon?: { entry: string; size: number; width: number; height: number };
+  /** Every folder under apps/<name>/, written `/apps/<name>/<sub>`, sorted. */
+  subdirectories: string[];
+  /** Folders at the archive's root besides `apps`, sorted. */
+  root_folders: string[];
+  /** undefined when meta.xml could not be read. */
+  meta?: MetaXml;
+  /** meta.xml's entry in the archive, with meta. */
+  metaEntry?: string;
+}
+
+/** What the build kept of one entry as it read it. */
+export interface Unpacked {
+  size: number;
+  md5?: string;
+  sha256?: string;
+  /** The first `keep` bytes (servedRole's). */
+  head?: Buffer;
+}
+
+/** How an entry is read: how many of its first bytes to keep, whether to hash it, and its name when served beside the archive. */
+export interface ServedRole {
+  keep: number;
+  hash: boolean;
+  served?: string;
+}
+
+/** An entry's role in the package `layout`: meta.xml, the icon, the binary, or none. */
+export function servedRole(layout: PackageLayout | undefined, entry: string, limits: ZipLimits): ServedRole {
+  if (entry === layout?.binary?.entry)
+    return { keep: DOL_HEADER_BYTES, hash: true, served: `boot.${layout.binary.type}` };
+  if (entry === layout?.meta) return { keep: limits.maxMetaXml, hash: false, served: "meta.xml" };
+  if (entry === layout?.icon) return { keep: PNG_HEADER_BYTES, hash: false, served: "icon.png" };
+  return { keep: 0, hash: false };
+}
+
+/**
+ * Derives a package's values from its layout and the parts kept of its entries (`part`, by entry
+ * name), adding to `findings` what they show; undefined when there is no binary to derive from.
+ * The archive's own size and hashes are the caller's.
+ */
+export function deriveFiles(
+  layout: PackageLayout,
+  part: (entry: string) => Unpacked | undefined,
+  limits: ZipLimits,
+  findings: PackageFinding[],
+): Omit<DerivedFiles, "zip_size" | "zip_md5" | "zip_sha256"> | undefined {
+  let meta: MetaXml | undefined;
+  const metaBytes = layout.meta === undefined ? undefined : part(layout.meta);
+  if (layout.meta !== undefined && metaBytes !== undefined) {
+    if (metaBytes.size > limits.maxMetaXml) {
+      findings.push(
+        packageFinding("META_UNREADABLE", `${layout.meta} is larger than ${limits.maxMetaXml} bytes`, layout.meta),
+      );
+    } else {
+      const read = parseMetaXml(metaBytes.head!);
+      if (read.ok) {
+        meta = read.meta;
+        for (const w of read.warnings)
+          findings.push(packageFinding("META_BAD_DATE", `${layout.meta}: ${w}`, layout.meta, "warning"));
+      } else
+        findings.push(packageFinding("META_UNREADABLE", `${layout.meta} cannot be read: ${read.reason}`, layout.meta));
+    }
+  }
+
+  let icon: DerivedFiles["icon"];
+  const iconBytes = layout.icon === undefined ? undefined : part(layout.icon);
+  if (layout.icon !== undefined && iconBytes !== undefined) {
+    const dimensions = parsePngSize(iconBytes.head!);
+    if (dimensions === undefined) {
+      findings.push(packageFinding("ICON_NOT_PNG", `${layout.icon} is not a PNG image`, layout.icon));
+    } else {
+      icon = { entry: layout.icon, size: iconBytes.size, ...dimensions };
+      if (dimensions.width !== ICON_WIDTH || dimensions.height !== ICON_HEIGHT) {
+        findings.push(
+          packageFinding(
+            "ICON_WRONG_SIZE",
+            `${layout.icon} is ${dimensions.width}x${dimensions.height}, not ${ICON_WIDTH}x${ICON_HEIGHT}`,
+            layout.icon,
+            "warning",
+          ),
+        );
+      }
+    }
+  }
+
+  const binary = layout.binary === undefined ? undefined : part(layout.binary.entry);
+  if (layout.binary === undefined || binary === undefined) return undefined;
+  const unloadable = binaryProblem(binary.head!, binary.size, layout.binary.type);
+  if (unloadable !== undefined)
+    findings.push(packageFinding("PACKAGE_BAD_BINARY", `${layout.binary.entry} ${unloadable}`, layout.binary.entry));
+  const derived: Omit<DerivedFiles, "zip_size" | "zip_md5" | "zip_sha256"> = {
+    extracted: layout.extracted,
+    package_type: layout.binary.type,
+    binary: { entry: layout.binary.entry, size: binary.size, md5: binary.md5!, sha256: binary.sha256! },
+    subdirectories: layout.subdirectories,
+    root_folders: layout.rootFolders,
+  };
+  if (icon) derived.icon = icon;
+  if (meta) {
+    derived.meta = meta;
+    derived.metaEntry = layout.meta!;
+  }
+  return derived;
+}
