@@ -23,7 +23,8 @@ import type { PackageFinding } from "../packageFiles/checkZipEntries.js";
 import { guessReleaseDate } from "../packageFiles/guessReleaseDate.js";
 import { inspectPackageZip, type PackageZipReport } from "../packageFiles/inspectPackageZip.js";
 import { manifestFromFiles } from "../packageFiles/manifestFromFiles.js";
-import { zipPackageFolder } from "../packageFiles/zipPackageFolder.js";
+import { zipAndCheckFolder } from "../packageFiles/checkFolderZip.js";
+import { DEFAULT_ZIP_LIMITS } from "../packageFiles/zipLimits.js";
 import { readReleaseDates } from "../read/readReleaseDates.js";
 import { compareCodePoints } from "../util/codePoints.js";
 import { UsageError } from "../util/errors.js";
@@ -117,10 +118,9 @@ async function checkPackage(
   workZip: string,
 ): Promise<PackageZipReport> {
   if (kind === "zip") return inspectPackageZip(path, name);
-  const zipped = await zipPackageFolder(path, workZip);
-  if (zipped.findings.some(isError)) return { findings: zipped.findings };
-  const report = await inspectPackageZip(workZip, name);
-  return { ...report, findings: [...zipped.findings, ...report.findings] };
+  const zipped = await zipAndCheckFolder(path, workZip, name, { limits: DEFAULT_ZIP_LIMITS });
+  if (!zipped.report) return { findings: zipped.findings };
+  return { ...zipped.report, findings: [...zipped.findings, ...zipped.report.findings] };
 }
 
 /** Reads DIR's apps for `host`, staging each; see the module's comment. */

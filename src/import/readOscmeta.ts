@@ -13,8 +13,9 @@ import { isValidName, NAME_RULE } from "../catalogue/names.js";
 import { finding, inFile, isError, type Finding, type Problem } from "../catalogue/problems.js";
 import { schemaValidators } from "../catalogue/schemas.js";
 import type { PackageFinding } from "../packageFiles/checkZipEntries.js";
-import { inspectPackageZip, type DerivedFiles } from "../packageFiles/inspectPackageZip.js";
-import { zipPackageFolder } from "../packageFiles/zipPackageFolder.js";
+import { inspectPackageZip, type DerivedFiles, type PackageZipReport } from "../packageFiles/inspectPackageZip.js";
+import { zipAndCheckFolder } from "../packageFiles/checkFolderZip.js";
+import { DEFAULT_ZIP_LIMITS } from "../packageFiles/zipLimits.js";
 import { readSourceFile } from "../read/readCatalogue.js";
 import { compareCodePoints } from "../util/codePoints.js";
 import { UsageError } from "../util/errors.js";
@@ -76,17 +77,17 @@ export async function findOscmetaFiles(filesDir: string, name: string, workDir: 
   const places = candidates(filesDir, name);
   const found = places.find((c) => (c.kind === "zip" ? isFile(c.path) : isTree(c.path, name)));
   if (!found) return { missing: places.map((c) => (c.kind === "folder" ? join(c.path, "apps", name, sep) : c.path)) };
-  let archive = found.path;
+  let report: PackageZipReport;
   if (found.kind === "folder") {
     // The folder is copied as it is: a link would be copied as a link, pointing anywhere.
     if (lstatSync(found.path).isSymbolicLink())
       return { refused: [`${found.path} is a symbolic link (not followed: it could point outside)`] };
-    archive = join(workDir, `${name}.zip`);
-    const zipped = await zipPackageFolder(found.path, archive);
-    const refusals = zipped.findings.filter(isError);
-    if (refusals.length > 0) return { refused: refusals.map(describeFinding) };
-  }
-  const report = await inspectPackageZip(archive, name);
+    const zipped = await zipAndCheckFolder(found.path, join(workDir, `${name}.zip`), name, {
+      limits: DEFAULT_ZIP_LIMITS,
+    });
+    if (!zipped.report) return { refused: zipped.findings.filter(isError).map(describeFinding) };
+    report = zipped.report;
+  } else report = await inspectPackageZip(found.path, name);
   const errors = report.findings.filter(isError);
   if (errors.length > 0 || !report.derived) return { refused: errors.map(describeFinding) };
   return { kind: found.kind, path: found.path, derived: report.derived };

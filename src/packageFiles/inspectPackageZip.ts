@@ -254,8 +254,6 @@ function writeAll(fd: number, bytes: Uint8Array): void {
 /** How inspectPackageZip reads an archive, beside what it checks it against. */
 export interface InspectOptions {
   limits?: ZipLimits | undefined;
-  /** The archive's hashes, when they were taken as it was written: they spare reading it whole once more. */
-  hashes?: { md5: string; sha256: string } | undefined;
   /**
    * A folder that gets the entries served beside the archive as they are checked (the binary as
    * boot.dol or boot.elf, icon.png, meta.xml), so the archive is unpacked once: they are what a build
@@ -273,7 +271,7 @@ export async function inspectPackageZip(
   name: string,
   options: InspectOptions = {},
 ): Promise<PackageZipReport> {
-  const { limits = DEFAULT_ZIP_LIMITS, hashes, unpackTo } = options;
+  const { limits = DEFAULT_ZIP_LIMITS, unpackTo } = options;
   const { size: zipSize } = await stat(path);
   if (zipSize === 0) return { findings: [packageFinding("ZIP_INVALID", "the archive is an empty file")] };
   let zipfile: yauzl.ZipFile;
@@ -331,7 +329,7 @@ export async function inspectPackageZip(
     };
     const derived = layout && deriveFiles(layout, part, limits, findings);
     if (!derived) return { findings };
-    const zipHashes = hashes ?? (await hashFile(path));
+    const zipHashes = await hashFile(path);
     return {
       derived: { zip_size: zipSize, zip_md5: zipHashes.md5, zip_sha256: zipHashes.sha256, ...derived },
       findings,

@@ -2,11 +2,11 @@
 // will be served and derive its values. Problems name the catalogue's file: the archive (with the
 // entry in the message), or for a folder the file inside it.
 import { join } from "node:path";
-import { inFile, isError, type Problem } from "../catalogue/problems.js";
+import { inFile, type Problem } from "../catalogue/problems.js";
 import type { PackageFinding } from "./checkZipEntries.js";
 import { findPackageFiles, type PackageFiles } from "./findPackageFiles.js";
-import { inspectPackageZip, type DerivedFiles } from "./inspectPackageZip.js";
-import { zipPackageFolder } from "./zipPackageFolder.js";
+import { zipAndCheckFolder } from "./checkFolderZip.js";
+import { inspectPackageZip, type DerivedFiles, type PackageZipReport } from "./inspectPackageZip.js";
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from "./zipLimits.js";
 
 export interface PackageFilesResult {
@@ -57,18 +57,16 @@ export async function readPackageFiles(
 ): Promise<PackageFilesResult> {
   const { files, problems } = await findPackageFiles(catalogueDir, host, name);
   if (files.kind === "none") return { files, problems };
+  const limits = options.limits ?? DEFAULT_ZIP_LIMITS;
   let archive = files.path;
-  let zipped: Awaited<ReturnType<typeof zipPackageFolder>> | undefined;
+  let zipped: Awaited<ReturnType<typeof zipAndCheckFolder>> | undefined;
+  let report: PackageZipReport;
   if (files.kind === "folder") {
     archive = join(options.workDir, host, `${name}.zip`);
-    zipped = await zipPackageFolder(files.path, archive);
-    if (zipped.findings.some(isError)) return { files, problems: [...problems, ...toProblems(files, zipped.findings)] };
-  }
-  const report = await inspectPackageZip(archive, name, {
-    limits: options.limits ?? DEFAULT_ZIP_LIMITS,
-    hashes: zipped?.hashes,
-    unpackTo: options.unpackTo,
-  });
+    zipped = await zipAndCheckFolder(files.path, archive, name, { limits, unpackTo: options.unpackTo });
+    if (!zipped.report) return { files, problems: [...problems, ...toProblems(files, zipped.findings)] };
+    report = zipped.report;
+  } else report = await inspectPackageZip(archive, name, { limits, unpackTo: options.unpackTo });
   const result: PackageFilesResult = {
     files,
     archive,

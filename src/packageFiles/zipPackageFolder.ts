@@ -16,7 +16,7 @@ import { dirname, join } from "node:path";
 import * as zlib from "node:zlib";
 import { Zip, type AsyncFlateStreamHandler, type ZipInputFile } from "fflate";
 import { isError } from "../catalogue/problems.js";
-import { packageFinding, type PackageFinding } from "./checkZipEntries.js";
+import { packageFinding, type PackageFinding, type ZipEntryInfo } from "./checkZipEntries.js";
 import { crc32 } from "./crc32.js";
 import { CHUNK_BYTES, readInChunks } from "./readInChunks.js";
 
@@ -157,17 +157,22 @@ async function readChunks(
   }
 }
 
+/** Told an entry's name as stored and its size as it is read; what it returns sees each of its chunks. */
+export type EntryWatch = (name: string, size: number) => ((chunk: Buffer) => void) | undefined;
+
 /**
  * Writes the folder's listed entries as a zip through `write`, one chunk at a time: memory holds a
  * few chunks of one file, never the archive. `digest`, when given, is fed the folder's content as it
- * is read.
+ * is read, and `watch` each entry's bytes. Returns the central directory as written.
  */
 export async function writeFolderZip(
   dir: string,
   entries: readonly FolderEntry[],
   write: (chunk: Uint8Array) => Promise<void>,
   digest?: FolderDigest,
-): Promise<void> {
+  watch?: EntryWatch,
+): Promise<ZipEntryInfo[]> {
+  const written: ZipEntryInfo[] = [];
   const pending: Uint8Array[] = [];
   let failure: Error | null = null;
   const zip = new Zip((error, data) => {
@@ -181,6 +186,8 @@ export async function writeFolderZip(
   for (const entry of entries) {
     const file = fixedEntry(new NativeDeflate(entryName(entry)));
     zip.add(file);
+    let compressedSize = 0;
+    let seen: ((chunk: Buffer) => void) | undefined;
     const deflated: Buffer[] = [];
     let deflate: zlib.DeflateRaw | undefined;
     let ended: Promise<unknown> | undefined;
@@ -197,6 +204,7 @@ export async function writeFolderZip(
         entry.path,
         (size) => {
           digest?.entry(entry, size);
+          seen = watch?.(file.filename, size);
           // Made once the size is known: zlib's output buffers are no larger than the file
           // (deflate adds a few bytes a block to what it cannot shrink), not a chunk each for an icon.
           deflate = zlib.createDeflateRaw({
@@ -204,11 +212,15 @@ export async function writeFolderZip(
             memLevel: ZIP_SETTINGS.mem,
             chunkSize: Math.min(CHUNK_BYTES, Math.max(zlib.constants.Z_MIN_CHUNK, size + 1024)),
           });
-          deflate.on("data", (chunk: Buffer) => deflated.push(chunk));
+          deflate.on("data", (chunk: Buffer) => {
+            compressedSize += chunk.length;
+            deflated.push(chunk);
+          });
           ended = once(deflate, "end");
         },
         (chunk) => {
           digest?.update(chunk);
+          seen?.(chunk);
           file.crc = crc32(chunk, file.crc);
           file.size += chunk.length;
           // The chunk is read over once zlib has taken it in (the write's callback).
@@ -228,15 +240,31 @@ export async function writeFolderZip(
     await emit();
     file.ondata!(null, new Uint8Array(0), true);
     await flush();
+    written.push({
+      name: file.filename,
+      compressedSize,
+      uncompressedSize: file.size,
+      compressionMethod: file.compression,
+      encrypted: false,
+      unixMode: ZIP_SETTINGS.fileMode,
+    });
   }
   zip.end();
   await flush();
+  return written;
 }
 
 /** The archive's hashes, taken as it was written. */
 export interface ZipHashes {
   md5: string;
   sha256: string;
+}
+
+/** The archive a folder was zipped into, as it was written: its size, hashes and central directory. */
+export interface ZippedFolder {
+  size: number;
+  hashes: ZipHashes;
+  entries: ZipEntryInfo[];
 }
 
 /**
@@ -248,26 +276,32 @@ export interface ZipHashes {
 export async function zipPackageFolder(
   dir: string,
   outPath: string,
-): Promise<{ findings: PackageFinding[]; digest?: string; hashes?: ZipHashes }> {
+  options: { watch?: (names: readonly string[]) => EntryWatch } = {},
+): Promise<{ findings: PackageFinding[]; digest?: string; zip?: ZippedFolder }> {
   const { entries, findings } = await listPackageFolder(dir);
   if (findings.some(isError)) return { findings };
+  const watch = options.watch?.(entries.map(entryName));
+  let size = 0;
   await mkdir(dirname(outPath), { recursive: true });
   const temporary = `${outPath}.${process.pid}.tmp`;
   const handle = await open(temporary, "w");
   const digest = new FolderDigest();
   const md5 = createHash("md5");
   const sha256 = createHash("sha256");
+  let written: ZipEntryInfo[];
   try {
-    await writeFolderZip(
+    written = await writeFolderZip(
       dir,
       entries,
       async (chunk) => {
         md5.update(chunk);
         sha256.update(chunk);
-        let written = 0;
-        while (written < chunk.length) written += (await handle.write(chunk, written)).bytesWritten;
+        size += chunk.length;
+        let done = 0;
+        while (done < chunk.length) done += (await handle.write(chunk, done)).bytesWritten;
       },
       digest,
+      watch,
     );
     await handle.close();
     await rename(temporary, outPath);
@@ -276,7 +310,8 @@ export async function zipPackageFolder(
     await rm(temporary, { force: true });
     throw error;
   }
-  return { findings, digest: digest.digest(), hashes: { md5: md5.digest("hex"), sha256: sha256.digest("hex") } };
+  const hashes = { md5: md5.digest("hex"), sha256: sha256.digest("hex") };
+  return { findings, digest: digest.digest(), zip: { size, hashes, entries: written } };
 }
 
 /**

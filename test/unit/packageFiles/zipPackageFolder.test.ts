@@ -255,11 +255,34 @@ describe("zipPackageFolder", () => {
     expect(await digestPackageFolder(dir)).not.toBe(zipped.digest);
   });
 
-  it("gives the written archive's hashes", async () => {
+  it("gives the written archive's size, hashes and central directory", async () => {
     const out = join(temp(), "out.zip");
-    const { hashes } = await zipPackageFolder(SNAKE, out);
+    const { zip } = await zipPackageFolder(SNAKE, out);
     const bytes = readFileSync(out);
-    expect(hashes).toEqual({ md5: createHash("md5").update(bytes).digest("hex"), sha256: sha256(bytes) });
+    expect(zip!.size).toBe(bytes.length);
+    expect(zip!.hashes).toEqual({ md5: createHash("md5").update(bytes).digest("hex"), sha256: sha256(bytes) });
+    // As a reader finds it in the archive.
+    const archive = await yauzl.openPromise(out, { lazyEntries: true, decodeStrings: true });
+    const read: object[] = [];
+    await new Promise<void>((resolve, reject) => {
+      archive.on("entry", (e: yauzl.Entry) => {
+        read.push({
+          name: e.fileName,
+          compressedSize: e.compressedSize,
+          uncompressedSize: e.uncompressedSize,
+          compressionMethod: e.compressionMethod,
+          encrypted: false,
+          unixMode: e.externalFileAttributes >>> 16,
+        });
+        archive.readEntry();
+      });
+      archive.on("end", resolve);
+      archive.on("error", reject);
+      archive.readEntry();
+    });
+    archive.close();
+    expect(read.length).toBeGreaterThan(1);
+    expect(zip!.entries).toEqual(read);
   });
 
   it("lists hidden entries out", async () => {
