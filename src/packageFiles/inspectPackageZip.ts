@@ -214,7 +214,12 @@ async function unpackedBytes(
   const inflate = createInflateRaw({ chunkSize: outputChunk(entry.uncompressedSize + 1) });
   const inflated = new Promise<void>((resolve, reject) => {
     inflate.on("data", (bytes: Buffer) => {
-      if (!take(bytes)) inflate.destroy();
+      // What taking them throws (writing the served copy) ends the entry, as an inflate error does.
+      try {
+        if (!take(bytes)) inflate.destroy();
+      } catch (error) {
+        inflate.destroy(error as Error);
+      }
     });
     inflate.on("end", resolve);
     inflate.on("close", resolve);

@@ -193,6 +193,7 @@ export async function writeFolderZip(
     let ended: Promise<unknown> | undefined;
     // One at a time, in order: the archive is written at its end.
     let emitted = Promise.resolve();
+    let failed: { error: unknown } | undefined;
     const emit = (): Promise<void> =>
       (emitted = emitted.then(async () => {
         for (const chunk of deflated.splice(0)) file.ondata!(null, chunk as Uint8Array<ArrayBuffer>, false);
@@ -223,14 +224,21 @@ export async function writeFolderZip(
           seen?.(chunk);
           file.crc = crc32(chunk, file.crc);
           file.size += chunk.length;
-          // The chunk is read over once zlib has taken it in (the write's callback).
+          // The chunk is read over once zlib has taken it in (the write's callback). The promise
+          // never rejects: a failure to write the archive stops the reads and is thrown below.
           const taken = new Promise<boolean>((resolve) => deflate!.write(chunk, (error) => resolve(!error)));
-          return taken.then(async (ok) => {
-            await emit();
-            return ok;
-          });
+          return taken
+            .then(async (ok) => {
+              await emit();
+              return ok;
+            })
+            .catch((error: unknown) => {
+              failed ??= { error };
+              return false;
+            });
         },
       );
+      if (failed) throw failed.error;
     } catch (error) {
       deflate?.destroy();
       throw error;

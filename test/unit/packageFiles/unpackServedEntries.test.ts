@@ -1,7 +1,7 @@
 // The entries served beside a package's archive (the binary, icon.png, meta.xml) are unpacked as the
 // archive is checked, once (inspectPackageZip's unpackTo): byte for byte the package's own files.
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -102,5 +102,25 @@ describe("entries larger than a read", () => {
     }
     expect(seen.length).toBe(4);
     expect(Buffer.concat(seen).equals(binary)).toBe(true);
+  });
+});
+
+describe("a served copy that cannot be written", () => {
+  it("ends the entry with what writing threw, never as an uncaught error", async () => {
+    const path = join(work, "snake.zip");
+    writeFileSync(
+      path,
+      rawZip([
+        { name: "apps/snake/boot.dol", data: dol(3 * CHUNK_BYTES, 2), method: 8 },
+        { name: "apps/snake/meta.xml", data: Buffer.from("<app><name>Snake</name></app>") },
+      ]),
+    );
+    const out = join(work, "served");
+    mkdirSync(out);
+    // Opens, and then every write fails: a full disk.
+    symlinkSync("/dev/full", join(out, "boot.dol"));
+    const { derived, findings } = await inspectPackageZip(path, "snake", { unpackTo: out });
+    expect(derived).toBeUndefined();
+    expect(findings.find((f) => f.entry === "apps/snake/boot.dol")?.message).toMatch(/ENOSPC/);
   });
 });

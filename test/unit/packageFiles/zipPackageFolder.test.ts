@@ -21,6 +21,7 @@ import {
   compareCodePoints,
   digestPackageFolder,
   listPackageFolder,
+  writeFolderZip,
   zipPackageFolder,
   ZIP_WRITER,
 } from "../../../src/packageFiles/zipPackageFolder.js";
@@ -105,6 +106,20 @@ async function zipOf(dir: string): Promise<Buffer> {
 }
 
 describe("zipPackageFolder", () => {
+  it("throws what writing the archive throws, with reads still in flight, and nothing goes unhandled", async () => {
+    const dir = temp();
+    // Several reads long, so that the failed write has the next chunk's read beside it.
+    writeFileSync(join(dir, "big.bin"), createHash("sha512").update("x").digest().toString("hex").repeat(80_000));
+    let writes = 0;
+    const failing = async () => {
+      if (++writes > 1) throw new Error("the disk is full");
+    };
+    const { entries } = await listPackageFolder(dir);
+    await expect(writeFolderZip(dir, entries, failing)).rejects.toThrow("the disk is full");
+    // An unhandled rejection would have been reported by now, failing the run.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  });
+
   it("gives the same bytes for the same tree, whatever its times, modes, directory order and hidden files", async () => {
     const a = join(temp(), "snake");
     cpSync(SNAKE, a, { recursive: true });
