@@ -2,6 +2,8 @@
 // unpacked or, for a folder it zipped, read as it zipped them: meta.xml parsed, the icon's size, the
 // binary checked and hashed. The same derivation whichever way the parts came
 // (inspectPackageZip.ts, checkFolderZip.ts), so a folder and the zip of it derive the same.
+import { createHash, type Hash } from "node:crypto";
+import { closeSync, openSync, rmSync, writeSync } from "node:fs";
 import { binaryProblem, DOL_HEADER_BYTES } from "./checkBinary.js";
 import { packageFinding, type PackageFinding, type PackageLayout } from "./checkZipEntries.js";
 import { parseMetaXml, type MetaXml } from "./parseMetaXml.js";
@@ -38,6 +40,65 @@ export interface Unpacked {
   sha256?: string;
   /** The first `keep` bytes (servedRole's). */
   head?: Buffer;
+}
+
+/**
+ * One entry's part kept as its bytes pass (servedRole's): its size, first bytes and hashes, and its
+ * copy served beside the archive written at `to`.
+ */
+export class EntryTap {
+  size = 0;
+  readonly #keep: number;
+  readonly #kept: Buffer[] = [];
+  #keptBytes = 0;
+  readonly #md5: Hash | undefined;
+  readonly #sha256: Hash | undefined;
+  #out: number | undefined;
+  readonly #to: string | undefined;
+  #unpacked: Unpacked | undefined;
+
+  constructor(role: ServedRole, to: string | undefined) {
+    this.#keep = role.keep;
+    this.#md5 = role.hash ? createHash("md5") : undefined;
+    this.#sha256 = role.hash ? createHash("sha256") : undefined;
+    this.#to = to;
+    this.#out = to === undefined ? undefined : openSync(to, "w");
+  }
+
+  see(chunk: Buffer): void {
+    this.size += chunk.length;
+    this.#md5?.update(chunk);
+    this.#sha256?.update(chunk);
+    if (this.#out !== undefined) for (let done = 0; done < chunk.length;) done += writeSync(this.#out, chunk, done);
+    if (this.#keptBytes < this.#keep) {
+      // Copied: the chunk's buffer is read over next.
+      const part = Buffer.from(chunk.subarray(0, this.#keep - this.#keptBytes));
+      this.#kept.push(part);
+      this.#keptBytes += part.length;
+    }
+  }
+
+  close(): void {
+    if (this.#out !== undefined) closeSync(this.#out);
+    this.#out = undefined;
+  }
+
+  /** Removes the served copy (closed first). */
+  remove(): void {
+    this.close();
+    if (this.#to !== undefined) rmSync(this.#to, { force: true });
+  }
+
+  /** What was kept, once the entry was read whole. */
+  unpacked(): Unpacked {
+    if (this.#unpacked) return this.#unpacked;
+    const unpacked: Unpacked = { size: this.size, head: Buffer.concat(this.#kept) };
+    if (this.#md5 && this.#sha256) {
+      unpacked.md5 = this.#md5.digest("hex");
+      unpacked.sha256 = this.#sha256.digest("hex");
+    }
+    return (this.#unpacked = unpacked);
+  }
 }
 
 /** How an entry is read: how many of its first bytes to keep, whether to hash it, and its name when served beside the archive. */

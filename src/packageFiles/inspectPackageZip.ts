@@ -6,14 +6,13 @@
 // counted against its declared size, and the parts the package needs are kept: the binary's hashes,
 // meta.xml's bytes, the icon's first bytes.
 import { createHash } from "node:crypto";
-import { closeSync, openSync, writeSync } from "node:fs";
 import { mkdir, open, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { constants as zlibConstants, createInflateRaw } from "node:zlib";
 import yauzl from "yauzl";
 import { crc32 } from "./crc32.js";
 import { checkZipEntries, packageFinding, type PackageFinding, type ZipEntryInfo } from "./checkZipEntries.js";
-import { deriveFiles, servedRole, type DerivedFiles, type Unpacked } from "./deriveFiles.js";
+import { deriveFiles, EntryTap, servedRole, type DerivedFiles, type ServedRole, type Unpacked } from "./deriveFiles.js";
 import { CHUNK_BYTES, readInChunks } from "./readInChunks.js";
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from "./zipLimits.js";
 
@@ -104,16 +103,13 @@ async function unpackEntry(
   archive: FileHandle,
   entry: yauzl.Entry,
   info: ZipEntryInfo,
-  options: { keep: number; hash: boolean; to?: string | undefined },
+  role: ServedRole,
+  to: string | undefined,
 ): Promise<{ unpacked?: Unpacked; finding?: PackageFinding }> {
-  const md5 = options.hash ? createHash("md5") : undefined;
-  const sha256 = options.hash ? createHash("sha256") : undefined;
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
   let size = 0;
   let crc = 0;
   // The entry as served beside the archive, written as it is checked: an archive with a problem is not stored.
-  const out = options.to === undefined ? undefined : openSync(options.to, "w");
+  const tap = new EntryTap(role, to);
   try {
     // An archiver that extracts by the local headers would write another file than the one checked.
     const local = await zipfile.readLocalFileHeaderPromise(entry);
@@ -137,15 +133,7 @@ async function unpackEntry(
         return false;
       }
       crc = crc32(bytes, crc);
-      md5?.update(bytes);
-      sha256?.update(bytes);
-      if (out !== undefined) writeAll(out, bytes);
-      if (keptBytes < options.keep) {
-        // Copied: the chunk's buffer is read over next.
-        const part = Buffer.from(bytes.subarray(0, options.keep - keptBytes));
-        kept.push(part);
-        keptBytes += part.length;
-      }
+      tap.see(bytes);
       return true;
     });
     if (bomb) {
@@ -164,7 +152,7 @@ async function unpackEntry(
       finding: packageFinding(code, `${info.name} cannot be unpacked (${(error as Error).message})`, info.name),
     };
   } finally {
-    if (out !== undefined) closeSync(out);
+    tap.close();
   }
   if (size < info.uncompressedSize) {
     return {
@@ -185,11 +173,7 @@ async function unpackEntry(
       ),
     };
   }
-  const unpacked: Unpacked = { size, head: Buffer.concat(kept) };
-  if (md5 && sha256) {
-    unpacked.md5 = md5.digest("hex");
-    unpacked.sha256 = sha256.digest("hex");
-  }
+  const unpacked = tap.unpacked();
   return { unpacked };
 }
 
@@ -249,11 +233,6 @@ async function unpackedBytes(
 /** zlib's output buffer for `bytes` of output: CHUNK_BYTES at most, zlib's least at fewest. */
 function outputChunk(bytes: number): number {
   return Math.min(CHUNK_BYTES, Math.max(zlibConstants.Z_MIN_CHUNK, bytes));
-}
-
-/** All of `bytes` to an open file. */
-function writeAll(fd: number, bytes: Uint8Array): void {
-  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done);
 }
 
 /** How inspectPackageZip reads an archive, beside what it checks it against. */
@@ -323,7 +302,7 @@ export async function inspectPackageZip(
         const info = infos[i]!;
         const role = servedRole(layout, info.name, limits);
         const to = unpackTo !== undefined && role.served !== undefined ? join(unpackTo, role.served) : undefined;
-        const result = await unpackEntry(zipfile, archive, entries[i]!, info, { keep: role.keep, hash: role.hash, to });
+        const result = await unpackEntry(zipfile, archive, entries[i]!, info, role, to);
         if (result.finding) findings.push(result.finding);
         if (result.unpacked) parts.set(i, result.unpacked);
       }
