@@ -1,7 +1,8 @@
 // What a package's files say about it (DerivedFiles), from the parts of its archive the build
 // unpacked or, for a folder it zipped, read as it zipped them: meta.xml parsed, the icon's size, the
-// binary checked and hashed. The same derivation whichever way the parts came
-// (inspectPackageZip.ts, checkFolderZip.ts), so a folder and the zip of it derive the same.
+// binary checked and hashed. The same parts (EntryTap, as an entry's bytes pass) and the same
+// derivation whichever way they came (inspectPackageZip.ts, checkFolderZip.ts), so a folder and the
+// zip of it derive the same.
 import { createHash, type Hash } from "node:crypto";
 import { closeSync, openSync, rmSync, writeSync } from "node:fs";
 import { binaryProblem, DOL_HEADER_BYTES } from "./checkBinary.js";
