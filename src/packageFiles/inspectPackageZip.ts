@@ -8,12 +8,12 @@
 import { createHash } from "node:crypto";
 import { mkdir, open, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import { constants as zlibConstants, createInflateRaw } from "node:zlib";
+import { createInflateRaw } from "node:zlib";
 import yauzl from "yauzl";
 import { crc32 } from "./crc32.js";
 import { checkZipEntries, packageFinding, type PackageFinding, type ZipEntryInfo } from "./checkZipEntries.js";
 import { deriveFiles, EntryTap, servedRole, type DerivedFiles, type ServedRole, type Unpacked } from "./deriveFiles.js";
-import { CHUNK_BYTES, readInChunks } from "./readInChunks.js";
+import { outputChunk, readInChunks } from "./readInChunks.js";
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from "./zipLimits.js";
 
 export type { DerivedFiles } from "./deriveFiles.js";
@@ -228,11 +228,6 @@ async function unpackedBytes(
     inflate.destroy();
     await fed;
   }
-}
-
-/** zlib's output buffer for `bytes` of output: CHUNK_BYTES at most, zlib's least at fewest. */
-function outputChunk(bytes: number): number {
-  return Math.min(CHUNK_BYTES, Math.max(zlibConstants.Z_MIN_CHUNK, bytes));
 }
 
 /** How inspectPackageZip reads an archive, beside what it checks it against. */

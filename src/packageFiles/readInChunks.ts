@@ -5,9 +5,18 @@
 // the whole heap for each few dozen megabytes of it; a fresh buffer a chunk made the collector run
 // every few dozen milliseconds through a build.
 import type { FileHandle } from "node:fs/promises";
+import { constants as zlibConstants } from "node:zlib";
 
 /** The largest read, and the largest chunk handed on. */
 export const CHUNK_BYTES = 1 << 20;
+
+/**
+ * zlib's output buffer for at most `bytes` of output: CHUNK_BYTES at most, zlib's least at fewest.
+ * A buffer of CHUNK_BYTES for a 2 kB icon was a megabyte of garbage an entry.
+ */
+export function outputChunk(bytes: number): number {
+  return Math.min(CHUNK_BYTES, Math.max(zlibConstants.Z_MIN_CHUNK, bytes));
+}
 
 /** Buffers let go by a finished read, for the next: enough for the few packages read at once. */
 const spare: Buffer[] = [];

@@ -18,7 +18,7 @@ import { Zip, type AsyncFlateStreamHandler, type ZipInputFile } from "fflate";
 import { isError } from "../catalogue/problems.js";
 import { packageFinding, type PackageFinding, type ZipEntryInfo } from "./checkZipEntries.js";
 import { crc32 } from "./crc32.js";
-import { CHUNK_BYTES, readInChunks } from "./readInChunks.js";
+import { outputChunk, readInChunks } from "./readInChunks.js";
 
 /** One file of a package folder: a `/`-separated path relative to it. */
 export interface FolderEntry {
@@ -211,7 +211,7 @@ export async function writeFolderZip(
           deflate = zlib.createDeflateRaw({
             level: ZIP_SETTINGS.level,
             memLevel: ZIP_SETTINGS.mem,
-            chunkSize: Math.min(CHUNK_BYTES, Math.max(zlib.constants.Z_MIN_CHUNK, size + 1024)),
+            chunkSize: outputChunk(size + 1024),
           });
           deflate.on("data", (chunk: Buffer) => {
             compressedSize += chunk.length;
