@@ -6,7 +6,7 @@ import { join, sep } from "node:path";
 import type { Problem } from "../catalogue/problems.js";
 import { folderSignatures, listCatalogue, listedFolders, readSourceFile } from "../read/readCatalogue.js";
 import { gitDigests } from "../read/gitDigests.js";
-import { signatureOf, type Signature } from "../read/signature.js";
+import { signatureOf, withDigest, type Signature } from "../read/signature.js";
 import type { PackageFilesMemo } from "../render/renderApi.js";
 import { isSystemError } from "../util/errors.js";
 import { MANIFEST_EXTENSION, MAX_SOURCE_BYTES, type ManifestRef } from "../validate/catalogueRules.js";
@@ -97,8 +97,12 @@ interface SurveyRun {
   /** The last build's warnings, by file. */
   warnings: Map<string, Problem[]>;
   moved: StatsMoved;
-  /** Known manifests whose signature, or whose files' signatures, moved: settled once all are surveyed. */
-  pending: { ref: ManifestRef; index: number; stats: Stats }[];
+  /**
+   * Known manifests whose signature, or whose files' signatures, moved: settled once all are
+   * surveyed. After a clone or a checkout that is every manifest: each keeps its signature, not its
+   * Stats (a third of the size).
+   */
+  pending: { ref: ManifestRef; index: number; signature: Signature }[];
 }
 
 /**
@@ -118,7 +122,7 @@ function surveyOne(run: SurveyRun, ref: ManifestRef, index: number | undefined, 
     keep(run, ref, index);
     return;
   }
-  if (known && stats.isFile()) run.pending.push({ ref, index, stats });
+  if (known && stats.isFile()) run.pending.push({ ref, index, signature: signatureOf(stats) });
   else survey.toRead.push({ ref, index });
 }
 
@@ -144,14 +148,14 @@ function settlePending(run: SurveyRun): void {
   const { dir, survey, state } = run;
   const digests = run.pending.length >= ASK_GIT_AT ? gitDigests(dir) : undefined;
   if (digests) survey.digests = digests;
-  for (const { ref, index, stats } of run.pending) {
+  for (const { ref, index, signature: now } of run.pending) {
     const host = state.packages[ref.host]!;
     let signature: Signature | undefined;
-    let same = isUnchanged(stats, host, index, state.snapshotMs);
+    let same = isUnchanged(now, host, index, state.snapshotMs);
     const digest = same ? undefined : digests?.get(ref.file);
     if (digest !== undefined && digestIs(host, index, digest)) {
       same = true;
-      signature = { ...signatureOf(stats), digest };
+      signature = withDigest(now, digest);
     }
     const withFiles = ref.files !== undefined || hadFiles(state, ref);
     if (!same && !withFiles) {

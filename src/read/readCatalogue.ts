@@ -3,7 +3,7 @@
 import { closeSync, fstatSync, opendirSync, openSync, readSync, statSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../util/errors.js";
-import { digestOf, signatureOf, type Signature } from "./signature.js";
+import { digestOf, signatureOf, withDigest, type Signature } from "./signature.js";
 import { STATS_FOLDER } from "../catalogue/statsFile.js";
 
 export type EntryKind = "file" | "directory" | "symlink" | "other";
@@ -115,7 +115,7 @@ export function readSourceFile(path: string, maxBytes: number): SourceBytes {
       read += n;
     }
     const held = bytes.subarray(0, read);
-    return { bytes: held, signature: { ...signature, digest: digestOf(held) } };
+    return { bytes: held, signature: withDigest(signature, digestOf(held)) };
   } catch (e) {
     return { error: (e as Error).message };
   } finally {
