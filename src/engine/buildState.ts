@@ -167,6 +167,19 @@ export function lengthAt(host: HostState, i: number, list: ListKind = "v1"): num
   return host.columns[i * COLUMNS + LENGTH_COLUMN[list]]!;
 }
 
+/**
+ * Where each package starts in a host-wide list of the host: after "[" and after the comma that
+ * follows each package before it, by the lengths the index keeps.
+ */
+export function listOffsets(host: HostState, list: ListKind = "v1"): Float64Array {
+  const offsets = new Float64Array(host.names.length);
+  for (let i = 0, at = 1; i < host.names.length; i++) {
+    offsets[i] = at;
+    at += lengthAt(host, i, list) + 1;
+  }
+  return offsets;
+}
+
 /** Whether package i may be the featured app (renderToday.ts's rule, recorded when it was rendered). */
 export function featuredAt(host: HostState, i: number): boolean {
   return host.columns[i * COLUMNS + FEATURED] === 1;

@@ -143,6 +143,7 @@ export async function buildFully(run: FullBuild): Promise<{ problems: Problem[];
           }
           s.packageFiles!.add(host, pkg);
         }
+        writer.write({ path: fileFor("package", { host, name: pkg.name }), content: pkg.json });
         streamOf(s, host).add(pkg, signature);
       },
     });

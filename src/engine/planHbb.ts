@@ -27,7 +27,8 @@ import { HBB_REPO_LIST } from "../routes/hbbRoutes.js";
 import { fileFor } from "../routes/routeTable.js";
 import { filtersAt, statsAt, type BuildState } from "./buildState.js";
 import type { KeptManifest } from "./keptPackages.js";
-import type { LiveFiles, RebuildPlan, RereadPackage } from "./planRebuild.js";
+import type { RebuildPlan, RereadPackage } from "./planRebuild.js";
+import type { LiveFiles } from "./liveFiles.js";
 
 /** A package's icon as served once the plan is carried out: its own or the placeholder. */
 export type IconSource = (host: string, name: string, storedAt: string) => Uint8Array;

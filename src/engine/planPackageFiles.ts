@@ -10,7 +10,8 @@ import { packageFilePaths } from "../routes/packageFileLayout.js";
 import { aliasFilesOf } from "../routes/routeTable.js";
 import type { FilesSource } from "../site/siteAssets.js";
 import { signatureUnchanged, type BuildState } from "./buildState.js";
-import type { LiveFiles, RebuildPlan, RereadPackage } from "./planRebuild.js";
+import type { RebuildPlan, RereadPackage } from "./planRebuild.js";
+import type { LiveFiles } from "./liveFiles.js";
 
 /**
  * The last build's package files, to reuse where they kept their signatures: `liveDir` is the live

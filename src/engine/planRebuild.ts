@@ -1,8 +1,11 @@
-// Over 300 lines: the rebuild's pure plan, per host and per list, whose steps share the plan's changes as they go.
-// The pure middle of a rebuild. From the last build's state, the survey and the manifests read again
-// it decides which packages were removed, changed or added, which output files to write or delete,
-// and what to remember for the next build. It sees the live output only through the LiveFiles it is
-// given, read when a file may have changed; a kept package is never read, only cut from its list.
+// Over 300 lines: the rebuild's plan, per host and per list, whose steps share the plan's changes as they go.
+// The middle of a rebuild. From the last build's state, the survey and the manifests read again it
+// decides which packages were removed, changed or added, which output files to write or delete, and
+// what to remember for the next build. It sees the live output only through the LiveFiles it is
+// given, read when a file may have changed; a kept package is never read, only copied from its
+// lists by ranges. A host whose packages moved has its lists written by the one pass that writes a
+// full build's (streamHost.ts), into a stage folder: the live output is not touched until the plan
+// is carried out (rebuildCatalogue.ts), every write at once in the deploy's order.
 import { checkMemory } from "../util/memory.js";
 import type { LoadedPackage } from "../load/loadCatalogue.js";
 import { namesOf } from "../render/catalogueNames.js";
@@ -14,19 +17,20 @@ import { contentText, filterKeys, renderHosts, type OutputFile } from "../render
 import { fileFor } from "../routes/routeTable.js";
 import type { TargetId } from "../targets/target.js";
 import {
-  copyPackage,
   filtersAt,
-  newHostState,
-  setPackage,
+  lengthAt,
+  listOffsets,
   setSignature,
   statsAt,
   type BuildState,
   type HostState,
   type PackageFilters,
 } from "./buildState.js";
-import { listOffsets, spliceList, type LiveRanges } from "./spliceList.js";
-import { dayMoved, planTodayHost, type TodayList } from "./planToday.js";
-import { renderTodayFragments, type TodayFragments, type TodayUrls } from "../render/renderToday.js";
+import { dayMoved, planTodayHost, type TodayHostContext, type TodayWrites } from "./planToday.js";
+import { renderTodayFragments, todayFiles, type TodayFragments, type TodayUrls } from "../render/renderToday.js";
+import type { LiveFiles, LiveRanges } from "./liveFiles.js";
+import { HostStream } from "./streamHost.js";
+import type { StagedFiles } from "../write/stagedFiles.js";
 import type { RereadStats, Survey } from "./surveyCatalogue.js";
 import type { HostStats } from "../catalogue/statsFile.js";
 import { unknownStatsProblems } from "../validate/catalogueRules.js";
@@ -61,16 +65,6 @@ export interface RebuildInputs {
   targets: readonly TargetId[];
   /** Where today's URLs point now (the hosts as they are now), and the time whose day picks the featured app. */
   today: { urls: TodayUrls; featuredMs: number };
-}
-
-/** The live slot's files, read on demand: a list may be large and is read only when it changes. */
-export interface LiveFiles {
-  /** A file's bytes as latin1 text (outputs are ASCII), or undefined when it cannot be read. */
-  text(path: string): string | undefined;
-  exists(path: string): boolean;
-  bytes(path: string): Uint8Array;
-  /** A large file (a host's list, today's contents) read by ranges, never whole. */
-  ranges(path: string): LiveRanges;
 }
 
 export interface PackageRef {
@@ -136,12 +130,17 @@ export interface RebuildPlan extends Changes {
   summary: RebuildSummary;
 }
 
-/** Decides what the build after a build writes and remembers, from what the survey kept and what was read again. */
+/**
+ * Decides what the build after a build writes and remembers, from what the survey kept and what was
+ * read again. A host with a package removed, added or read again has its lists written by the full
+ * build's pass (streamHost.ts) into `stage`, from which they are moved in with the other writes.
+ */
 export function planRebuild(
   state: BuildState,
   survey: Pick<Survey, "kept" | "folders" | "resigned">,
   inputs: RebuildInputs,
   live: LiveFiles,
+  stage: StagedFiles,
 ): RebuildPlan {
   const changes: Changes = { removed: [], changed: [], added: [], writes: new Map(), filesRemoved: 0 };
   const reread = new Map(
@@ -158,27 +157,26 @@ export function planRebuild(
   for (const [k, host] of state.hosts.entries()) {
     const { again, added } = reread.get(host)!;
     const old = state.packages[host]!;
+    const context: TodayHostContext = {
+      hostBefore: state.hostInfos[k]!,
+      hostNow: hostsNow[k]!,
+      defaultHost: state.hostsDefault,
+      featuredMsBefore: state.featuredMs,
+      featuredMsNow: inputs.today.featuredMs,
+    };
     const hostPlan = planHost(
       changes,
       { host, old, kept: { flags: survey.kept.get(host)!, resigned: survey.resigned.get(host) }, again, added },
-      live,
-      inputs.today.urls,
+      { live, stage, urls: inputs.today.urls, today: context },
     );
     const planned = hostPlan.next;
-    const today = planTodayHost(
-      {
-        hostBefore: state.hostInfos[k]!,
-        hostNow: hostsNow[k]!,
-        defaultHost: state.hostsDefault,
-        featuredMsBefore: state.featuredMs,
-        featuredMsNow: inputs.today.featuredMs,
-      },
-      old,
-      planned,
-      hostPlan.list,
-      hostPlan.membersChanged,
-      live,
-    );
+    // A host none of whose packages moved has the same lists: only the day or its name moves today's files.
+    const today =
+      hostPlan.today ??
+      planTodayHost(context, old, planned, false, {
+        before: (kind) => live.ranges(todayFiles(host, state.hostsDefault)[kind].contents),
+        now: (kind) => live.ranges(todayFiles(host, state.hostsDefault)[kind].contents),
+      });
     for (const [path, content] of today.writes) changes.writes.set(path, content);
     changes.filesRemoved -= today.added;
     const orphans = orphansOf(changes, host, old, planned, inputs.stats.get(host));
@@ -293,12 +291,10 @@ function byEntryName(a: [string, unknown], b: [string, unknown]): number {
   return compareCodePoints(a[0], b[0]);
 }
 
-/** A host's plan: its index after the rebuild, and its new list when a package of it was removed, added or read again. */
+/** A host's plan: its index after the rebuild, and its today files when its pass wrote its lists. */
 interface HostPlan {
   next: HostState;
-  list?: NewList;
-  /** Whether the list's members changed (a package removed or added): every list of the host is written. */
-  membersChanged: boolean;
+  today?: TodayWrites;
 }
 
 /** A host as a rebuild finds it: its last state, which packages the survey kept, read again or found new. */
@@ -311,11 +307,19 @@ interface HostMoves {
   added: readonly RereadPackage[];
 }
 
+/** What a host's pass is given beside its packages: the live slot, where it writes, today's URLs and context. */
+interface HostPass {
+  live: LiveFiles;
+  stage: StagedFiles;
+  urls: TodayUrls;
+  today: TodayHostContext;
+}
+
 /**
  * A host's new list as two columns, never an object a package: position i is a package kept from
  * the old list (its index there), or read again or added (its place among `fresh`), or both.
  */
-class NewList implements TodayList {
+class NewList {
   readonly length: number;
   /** Each position's index in the old list, or -1 for a package added. */
   readonly #old: Int32Array;
@@ -372,32 +376,18 @@ class NewList implements TodayList {
     const k = this.#fresh[i]!;
     return k < 0 ? undefined : this.#packages[k];
   }
-
-  nameAt(old: HostState, i: number): string {
-    const k = this.#fresh[i]!;
-    return k < 0 ? old.names[this.#old[i]!]! : this.#packages[k]!.pkg.name;
-  }
-
-  /** Package i in a v1 list: its JSON when it was read again, else its index in the old list. */
-  elementAt(i: number): string | number {
-    const k = this.#fresh[i]!;
-    return k < 0 ? this.#old[i]! : this.#packages[k]!.pkg.json;
-  }
-
-  /** Every package in a v1 list, in order (spliceList's elements). */
-  *elements(): Generator<string | number> {
-    for (let i = 0; i < this.length; i++) yield this.elementAt(i);
-  }
 }
 
 /**
- * Plans one host: its package files to delete or write, its list and filtered lists when their
- * content changed, and its new state. A host with no package removed, added or read again keeps its
- * state as it is. A filtered list is touched when a package in it before or after changed; one left
- * with no package is deleted (a coder's last package removed removes its list).
+ * Plans one host: its package files to delete or write, which of its lists can have moved, and its
+ * new state, which its pass (streamHost.ts, the full build's) makes as it writes those lists. A host
+ * with no package removed, added or read again keeps its state as it is. A filtered list is written
+ * when a package in it before or after changed; one left with no package is deleted (a coder's last
+ * package removed removes its list).
  */
-function planHost(changes: Changes, moves: HostMoves, live: LiveFiles, urls: TodayUrls): HostPlan {
+function planHost(changes: Changes, moves: HostMoves, pass: HostPass): HostPlan {
   const { host, old, kept, again, added } = moves;
+  const { live, stage } = pass;
   const path = (name: string) => fileFor("package", { host, name });
   const touched = touchedLists(host);
   const touch = touched.touch;
@@ -426,47 +416,69 @@ function planHost(changes: Changes, moves: HostMoves, live: LiveFiles, urls: Tod
     listChanged = true;
   }
   if (!listChanged && again.size === 0) {
-    if (!kept.resigned) return { next: old, membersChanged: false };
+    if (!kept.resigned) return { next: old };
     const next = { ...old, columns: old.columns.slice() };
     for (const [i, signature] of kept.resigned) setSignature(next, i, signature);
-    return { next, membersChanged: false };
+    return { next };
   }
 
-  const list = new NewList(moves, urls);
-  if (listChanged) {
-    const listFile = fileFor("packages", { host });
-    const oldList = live.ranges(listFile);
-    const offsets = listOffsets(old);
-    changes.writes.set(listFile, { jsonArray: spliceList(oldList, old, list.elements(), offsets) });
-    const filtered = new Map(touched.files().map((f) => [f, [] as (string | number)[]]));
-    for (let i = 0; i < list.length; i++) {
-      checkMemory("planning the rebuild");
-      const files = touched.filesOf(list.freshAt(i)?.pkg ?? filtersAt(old, list.oldAt(i)));
-      for (const f of files) filtered.get(f)!.push(list.elementAt(i));
-    }
-    for (const [file, elements] of filtered) {
-      const existed = live.exists(file);
-      if (elements.length === 0 && existed) changes.filesRemoved++;
-      if (elements.length > 0 && !existed) changes.filesRemoved--;
-      changes.writes.set(
-        file,
-        elements.length === 0 ? null : { jsonArray: spliceList(oldList, old, elements, offsets) },
-      );
-    }
-  }
-  const names = new Array<string>(list.length);
-  for (let i = 0; i < list.length; i++) names[i] = list.nameAt(old, i);
-  const next = newHostState(names, old.orphans);
+  const list = new NewList(moves, pass.urls);
+  // A package read again may have changed only its files (a hash, not a size), which v1 does not
+  // show; its downloads move its v4 object and not its v3 one. Each contents file is written when
+  // one of its objects moved, or its members did.
+  const membersChanged = added.length > 0 || removedAny;
+  const contents = todayFiles(host, pass.today.defaultHost);
+  const moved = (kind: "v4" | "v3") =>
+    membersChanged || objectMoved(list, old, kind, live.ranges(contents[kind].contents));
+  const filtered = new Set(touched.files());
+  const stream = new HostStream({
+    writer: stage.writer,
+    host: pass.today.hostNow,
+    hostsDefault: pass.today.defaultHost,
+    urls: pass.urls,
+    featuredMs: pass.today.featuredMsNow,
+    expected: list.length,
+    last: {
+      state: old,
+      host: pass.today.hostBefore,
+      featuredMs: pass.today.featuredMsBefore,
+      live,
+      lists: { v1: listChanged, v4: moved("v4"), v3: moved("v3") },
+      filtered: (file) => filtered.has(file),
+    },
+  });
   for (let i = 0; i < list.length; i++) {
     checkMemory("planning the rebuild");
     const fresh = list.freshAt(i);
-    if (fresh)
-      setPackage(next, i, fresh.signature, fresh.pkg.json.length, { ...fresh.pkg, fragments: list.fragmentsAt(i)! });
-    else copyPackage(next, i, old, list.oldAt(i));
-    const signature = fresh ? undefined : kept.resigned?.get(list.oldAt(i));
-    if (signature) setSignature(next, i, signature);
+    if (fresh) stream.add(fresh.pkg, fresh.signature, list.fragmentsAt(i));
+    else stream.keep(list.oldAt(i), kept.resigned?.get(list.oldAt(i)));
   }
-  return { next, list, membersChanged: added.length > 0 || removedAny };
+  const finished = stream.finish();
+  for (const file of finished.written) {
+    if (filtered.delete(file) && !live.exists(file)) changes.filesRemoved--;
+    changes.writes.set(file, stage.content(file));
+  }
+  // The filtered lists left with no package.
+  for (const file of filtered) {
+    if (!live.exists(file)) continue;
+    changes.writes.set(file, null);
+    changes.filesRemoved++;
+  }
+  return { next: finished.state, today: finished.today! };
+}
+
+/** Whether a package read again has another object in a contents file (`file`, the live one) than the old one. */
+function objectMoved(list: NewList, old: HostState, kind: "v4" | "v3", file: LiveRanges): boolean {
+  let offsets: Float64Array | undefined;
+  for (let i = 0; i < list.length; i++) {
+    const fragments = list.fragmentsAt(i);
+    const was = list.oldAt(i);
+    if (fragments === undefined || was < 0) continue;
+    offsets ??= listOffsets(old, kind);
+    const start = offsets[was]!;
+    if (file.read(start, start + lengthAt(old, was, kind)).toString("latin1") !== fragments[kind]) return true;
+  }
+  return false;
 }
 
 /**

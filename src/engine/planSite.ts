@@ -11,7 +11,8 @@ import { assembleSite } from "../site/assembleSite.js";
 import type { SitePackage } from "../site/renderPages.js";
 import { siteHosts, type FilesSource } from "../site/siteAssets.js";
 import { sitePackage } from "../site/sitePackage.js";
-import type { LiveFiles, RebuildPlan } from "./planRebuild.js";
+import type { RebuildPlan } from "./planRebuild.js";
+import type { LiveFiles } from "./liveFiles.js";
 
 /** What the site's part of a rebuild is given beside the plan. */
 export interface SiteChangesInput {

@@ -1,27 +1,19 @@
-// The rebuild's part for today's API (v3 and v4) of one host, from the index alone: a kept package's
-// objects are copied out of the live contents by the offsets the index's length columns give, a
-// package read again brings its fragments rendered by the full build's function, the information
-// is worked out from the index's count and categories, and the featured app is picked among the
-// index's candidates and copied from its contents. Nothing of the live output is parsed; the
-// hosts and the default host come from the state.
+// Today's API (v3 and v4) files of one host that depend on all of it, from the index alone, for a
+// full build and a rebuild alike (engine/streamHost.ts's pass calls it once a host's contents are
+// written): the information is worked out from the index's count and categories, and the featured
+// app is picked among the index's candidates and cut from the contents by the offsets the index's
+// length columns give. Nothing of an output is parsed; the hosts come from hosts.json or the state.
 import type { HostInfo } from "../catalogue/fields.js";
-import { dayOf, featuredPick, renderInformation, todayFiles, type TodayFragments } from "../render/renderToday.js";
-import { featuredAt, filtersAt, lengthAt, type HostState, type ListKind } from "./buildState.js";
-import { listOffsets, spliceList, type LiveRanges } from "./spliceList.js";
-import type { OutputFile } from "../render/renderApi.js";
+import { dayOf, featuredPick, renderInformation, todayFiles } from "../render/renderToday.js";
+import { featuredAt, filtersAt, lengthAt, type HostState } from "./buildState.js";
+import type { LiveRanges } from "./liveFiles.js";
 
-/** A host's new list: each package kept from the old list (its index there), read again, or both. */
-export interface TodayList {
-  readonly length: number;
-  /** Package i's index in the old list, or -1 when it was added. */
-  oldAt(i: number): number;
-  /** Package i's fragments rendered again, when it was read again or added. */
-  fragmentsAt(i: number): TodayFragments | undefined;
-}
-
-/** The live slot as this step reads it: a list whose fragments it copies, by ranges. */
-export interface LiveLists {
-  ranges(path: string): LiveRanges;
+/** A host's v4 and v3 contents, before this build and once it has written its lists. */
+export interface TodayContents {
+  /** As the last build left them. */
+  before(kind: "v4" | "v3"): LiveRanges;
+  /** As they are once this build's lists are written: the new file, or the live one when it was not written again. */
+  now(kind: "v4" | "v3"): LiveRanges;
 }
 
 /** What a host's today files depend on beyond its packages, before and after. */
@@ -36,7 +28,7 @@ export interface TodayHostContext {
 
 /** The writes of one host's today files: path -> content, or null to delete; and the files added (negative: removed). */
 export interface TodayWrites {
-  writes: Map<string, OutputFile["content"] | null>;
+  writes: Map<string, string | null>;
   added: number;
 }
 
@@ -56,72 +48,35 @@ function featuredIndex(host: HostState, nowMs: number): number | undefined {
 }
 
 /**
- * Plans one host's today files. `list` is the host's new list when any of its packages was removed,
- * added or read again (undefined when none was: then only the day or the host's name can move its
- * files); `next` is the host's index after the rebuild, `old` before it.
+ * One host's today information and featured app, the files that depend on all of it: `next` is its
+ * index after this build, `old` before it (none for a full build: every file is written), and
+ * `listMoved` whether any of its packages was removed, added or read again (when none was, only
+ * the day or the host's name can move them). A file is written only when its bytes move.
  */
 export function planTodayHost(
   context: TodayHostContext,
-  old: HostState,
+  old: HostState | undefined,
   next: HostState,
-  list: TodayList | undefined,
-  membersChanged: boolean,
-  live: LiveLists,
+  listMoved: boolean,
+  contents: TodayContents,
 ): TodayWrites {
   const files = todayFiles(context.hostNow.id, context.defaultHost);
-  const writes = new Map<string, OutputFile["content"] | null>();
+  const writes = new Map<string, string | null>();
   let added = 0;
 
-  const liveLists = new Map<ListKind, LiveRanges>();
-  const liveList = (kind: "v4" | "v3") => {
-    let list = liveLists.get(kind);
-    if (!list) liveLists.set(kind, (list = live.ranges(files[kind].contents)));
-    return list;
-  };
-  const oldOffsets = new Map<ListKind, Float64Array>();
-  const offsetsOf = (kind: "v4" | "v3") => {
-    let offsets = oldOffsets.get(kind);
-    if (!offsets) oldOffsets.set(kind, (offsets = listOffsets(old, kind)));
-    return offsets;
-  };
-  /** Package i of the old list's object in a live contents file. */
-  const oldObject = (kind: "v4" | "v3", i: number) => {
-    const start = offsetsOf(kind)[i]!;
-    return liveList(kind)
-      .read(start, start + lengthAt(old, i, kind))
-      .toString("latin1");
-  };
-
-  // A package read again may have changed only its files (a hash, not a size), which v1 does not
-  // show; its downloads move its v4 object and not its v3 one. Each contents file is written when
-  // one of its objects moved.
-  if (list) {
-    for (const kind of ["v4", "v3"] as const) {
-      if (!membersChanged && !objectMoved(list, kind, oldObject)) continue;
-      writes.set(files[kind].contents, {
-        jsonArray: spliceList(liveList(kind), old, elementsOf(list, kind), offsetsOf(kind), kind),
-      });
-    }
-  }
-
-  const before = renderInformation(context.hostBefore, old.names.length, hasThemes(old));
+  const before = old && renderInformation(context.hostBefore, old.names.length, hasThemes(old));
   const now = renderInformation(context.hostNow, next.names.length, hasThemes(next));
   if (before !== now) {
     writes.set(files.v4.information, now);
     writes.set(files.v3.information, now);
   }
 
-  if (list === undefined && !dayMoved(context.featuredMsBefore, context.featuredMsNow)) return { writes, added };
-  const pickedBefore = featuredIndex(old, context.featuredMsBefore);
+  if (old && !listMoved && !dayMoved(context.featuredMsBefore, context.featuredMsNow)) return { writes, added };
+  const pickedBefore = old && featuredIndex(old, context.featuredMsBefore);
   const pickedNow = featuredIndex(next, context.featuredMsNow);
-  const featuredNow = (kind: "v4" | "v3"): string => {
-    if (!list) return oldObject(kind, pickedNow!);
-    const fragments = list.fragmentsAt(pickedNow!);
-    return fragments ? fragments[kind] : oldObject(kind, list.oldAt(pickedNow!));
-  };
   for (const kind of ["v4", "v3"] as const) {
-    const before = pickedBefore === undefined ? undefined : oldObject(kind, pickedBefore);
-    const now = pickedNow === undefined ? undefined : featuredNow(kind);
+    const before = pickedBefore === undefined ? undefined : objectAt(old!, pickedBefore, kind, contents.before(kind));
+    const now = pickedNow === undefined ? undefined : objectAt(next, pickedNow, kind, contents.now(kind));
     if (before === now) continue;
     if (before === undefined) added++;
     if (now === undefined) added--;
@@ -130,22 +85,11 @@ export function planTodayHost(
   return { writes, added };
 }
 
-/** Whether a package read again has another object in a contents file than the old one. */
-function objectMoved(list: TodayList, kind: "v4" | "v3", oldObject: (kind: "v4" | "v3", i: number) => string): boolean {
-  for (let i = 0; i < list.length; i++) {
-    const fragments = list.fragmentsAt(i);
-    const was = list.oldAt(i);
-    if (fragments !== undefined && was >= 0 && fragments[kind] !== oldObject(kind, was)) return true;
-  }
-  return false;
-}
-
-/** A contents file's elements in order: a fresh object, or the index of one kept from the old file. */
-function* elementsOf(list: TodayList, kind: "v4" | "v3"): Generator<string | number> {
-  for (let i = 0; i < list.length; i++) {
-    const fragments = list.fragmentsAt(i);
-    yield fragments ? fragments[kind] : list.oldAt(i);
-  }
+/** Package i's object in a contents file of its host, by the lengths the index keeps of those before it. */
+function objectAt(host: HostState, i: number, kind: "v4" | "v3", file: LiveRanges): string {
+  let start = 1;
+  for (let k = 0; k < i; k++) start += lengthAt(host, k, kind) + 1;
+  return file.read(start, start + lengthAt(host, i, kind)).toString("latin1");
 }
 
 /** Whether the featured app's day moved between two builds. */

@@ -2,7 +2,7 @@
 // kept packages it reads again), one function each.
 // The build after a build: the I/O around a pure plan. Survey which inputs moved, read those again,
 // plan, then write the plan into the live output in place and remember the new state.
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadManifest, loadPackageFiles, type PackageFilesReuse } from "../load/loadCatalogue.js";
 import type { HostInfo, PackageStats } from "../catalogue/fields.js";
@@ -24,7 +24,9 @@ import { withSiteChanges } from "./planSite.js";
 import { withHbbChanges } from "./planHbb.js";
 import { applyInPlace, slotDir, workFolder, type LockedOutput, type WrittenDigests } from "../write/writeOutput.js";
 import { forgetState, signatureUnchanged, statsAt, writeState, type BuildState } from "./buildState.js";
-import { planRebuild, type LiveFiles, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
+import { planRebuild, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
+import { liveFiles, sameBytes } from "./liveFiles.js";
+import { StagedFiles } from "../write/stagedFiles.js";
 import { todayUrlsOf } from "../render/renderToday.js";
 import { statOrNothing, surveyCatalogue, type RereadStats, type Survey } from "./surveyCatalogue.js";
 import { filesSource, packageFilesReuse, withPackageFiles } from "./planPackageFiles.js";
@@ -134,9 +136,12 @@ async function rebuildFrom(
     },
   };
   const live = liveFiles(liveDir);
+  // A host's lists are written here by its pass, and moved into the live slot with the other writes.
+  mkdirSync(workDir, { recursive: true });
+  const stage = new StagedFiles(join(workDir, "lists"), options.index !== undefined);
   try {
     const api = withPackageFiles(
-      planRebuild(state, survey, inputs, live),
+      planRebuild(state, survey, inputs, live, stage),
       state,
       manifests.packages,
       live,
@@ -357,90 +362,4 @@ async function rereadManifests(
 function digestsOf(files: PackageFilesRead): (() => ReadonlyMap<string, number>) | undefined {
   const digests = files.digests;
   return digests && (() => digests);
-}
-
-/** Live ranges are read in blocks of this many bytes as they are written. */
-const RANGE_BLOCK = 1 << 20;
-
-/** The block every live range is read into as it is written (ByteRange: each block is used before the next). */
-const BLOCK = Buffer.allocUnsafe(RANGE_BLOCK);
-
-/** Bytes [start, end) of an open file, into `into` when given (at least as long), else a buffer of their own. */
-function readRange(fd: number, start: number, end: number, into?: Buffer): Buffer {
-  const bytes = into ? into.subarray(0, end - start) : Buffer.allocUnsafe(end - start);
-  for (let done = 0; done < bytes.length;) {
-    const read = readSync(fd, bytes, done, bytes.length - done, start + done);
-    if (read === 0) throw new Error(`internal: a live range ends past its file (${start + done} of ${end})`);
-    done += read;
-  }
-  return bytes;
-}
-
-/**
- * Whether the live file at `path` and the file `file` hold the same bytes, compared a block at a time
- * (an icon, meta.xml, a host's icon archive, which may be large).
- */
-function sameBytes(path: string, file: string): boolean {
-  let live: number | undefined;
-  let made: number | undefined;
-  try {
-    live = openSync(path, "r");
-    made = openSync(file, "r");
-    const size = fstatSync(live).size;
-    if (fstatSync(made).size !== size) return false;
-    for (let at = 0; at < size; at += RANGE_BLOCK) {
-      const end = Math.min(size, at + RANGE_BLOCK);
-      if (!readRange(live, at, end).equals(readRange(made, at, end))) return false;
-    }
-    return true;
-  } catch {
-    // A file that cannot be read is not the same file: the caller writes it anew.
-    return false;
-  } finally {
-    if (live !== undefined) closeSync(live);
-    if (made !== undefined) closeSync(made);
-  }
-}
-
-/**
- * The live slot's files, as the plan reads them; a file that cannot be read counts as changed. A
- * file read by ranges stays open until close(), after the plan is written: its old bytes are read
- * through the descriptor even once the new file is renamed over it.
- */
-function liveFiles(dir: string): LiveFiles & { close(): void } {
-  const open = new Map<string, number>();
-  const fdOf = (path: string) => {
-    let fd = open.get(path);
-    if (fd === undefined) open.set(path, (fd = openSync(join(dir, path), "r")));
-    return fd;
-  };
-  return {
-    ranges(path) {
-      const read = (start: number, end: number) => readRange(fdOf(path), start, end);
-      return {
-        read,
-        range: (start, end) => ({
-          byteLength: end - start,
-          *read() {
-            for (let at = start; at < end; at += RANGE_BLOCK)
-              yield readRange(fdOf(path), at, Math.min(end, at + RANGE_BLOCK), BLOCK);
-          },
-        }),
-      };
-    },
-    close() {
-      for (const fd of open.values()) closeSync(fd);
-      open.clear();
-    },
-    text(path) {
-      try {
-        return readFileSync(join(dir, path), "latin1");
-      } catch {
-        // Missing or unreadable, the live file counts as changed: the plan writes it (LiveFiles).
-        return undefined;
-      }
-    },
-    bytes: (path) => readFileSync(join(dir, path)),
-    exists: (path) => existsSync(join(dir, path)),
-  };
 }

@@ -1,24 +1,22 @@
-// One host of a full build, its packages streamed in name order: each package is rendered once, as
-// it is loaded, and every fragment it has in a name-order file goes straight there (its package
-// object, its element of the host's list and of today's v4 and v3 contents, its page of the browse
-// site); its row and search record go to spill files in the work folder; the index records its
-// numbers. Nothing of a package is kept once it has passed but the index's columns. When the host
-// is done, the files that depend on all of it are made from the index alone: the filtered lists
-// as byte ranges of the new list (a counting sort of positions by category and coder), today's
-// information from the count and categories, the featured app as ranges of the new contents.
+// One host's pass, the one writer of the files a host's packages are listed in, for a full build
+// and a rebuild alike. Its packages pass in name order, each either fresh (rendered as it is loaded,
+// or read again) or kept from the last build (a rebuild's: its fragments copied from the live lists
+// by the ranges the old index gives, never parsed); every fragment a package has in a name-order
+// file goes straight there (its element of the host's list and of today's v4 and v3 contents, and
+// in a full build its page of the browse site), its row and search record to spill files in the
+// work folder, and the index records its numbers. Nothing of a package is kept once it has passed
+// but the index's columns. When the host is done, the files that depend on all of it are made from
+// the index alone: the filtered lists as byte ranges of the new list (a counting sort of positions
+// by category and coder), today's information and featured app (engine/planToday.ts). A full build
+// writes every file into the spare slot; a rebuild writes the lists that can have moved aside
+// (write/stagedFiles.ts) and compares today's files with the last build's.
 import { closeSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { HostInfo, Package } from "../catalogue/fields.js";
 import type { Signature } from "../read/signature.js";
 import { fallbackFor, fileFor } from "../routes/routeTable.js";
 import { filterKeys, type RenderedPackage } from "../render/renderApi.js";
-import {
-  featuredPick,
-  renderInformation,
-  renderTodayFragments,
-  todayFiles,
-  type TodayUrls,
-} from "../render/renderToday.js";
+import { renderTodayFragments, todayFiles, type TodayFragments, type TodayUrls } from "../render/renderToday.js";
 import { searchRecord, type SpilledHost } from "../site/assembleSite.js";
 import { renderCard, renderPackagePage, type SiteHost } from "../site/renderPages.js";
 import { sitePackage, type FilesSource } from "../site/sitePackage.js";
@@ -26,17 +24,22 @@ import { packagePage } from "../site/sitePaths.js";
 import { checkMemory } from "../util/memory.js";
 import type { AppendedFile, RangeSource, SlotWriter } from "../write/slotWriter.js";
 import {
-  featuredAt,
+  copyPackage,
   filterIndexesAt,
   filtersAt,
   INDEX_COLUMNS,
   lengthAt,
+  listOffsets,
   newHostState,
   setPackage,
+  setSignature,
   type HostState,
+  type ListKind,
 } from "./buildState.js";
+import { liveFiles, type LiveFiles, type LiveRanges } from "./liveFiles.js";
+import { planTodayHost, type TodayWrites } from "./planToday.js";
 
-/** What a host's stream needs beyond its packages. */
+/** What a host's pass needs beyond its packages. */
 export interface HostStreamContext {
   writer: SlotWriter;
   host: HostInfo;
@@ -45,62 +48,84 @@ export interface HostStreamContext {
   urls: TodayUrls;
   /** The time whose UTC day picks the featured app. */
   featuredMs: number;
-  /** With the browse site: the host as the site names it, where its spills go, and which packages have files. */
+  /** With the browse site (a full build): the host as the site names it, where its spills go, and which packages have files. */
   site?: { host: SiteHost; workDir: string; files: FilesSource } | undefined;
   /** How many packages the host will have at most (its manifests): its columns are made that long at once. */
   expected: number;
+  /** A rebuild: the host as the last build left it, whose kept packages are copied from its live lists. */
+  last?: LastHost | undefined;
+}
+
+/** A rebuild's host as the last build left it, and which of its files this pass writes again. */
+export interface LastHost {
+  state: HostState;
+  /** The host as hosts.json declared it then, and the time whose UTC day picked its featured app. */
+  host: HostInfo;
+  featuredMs: number;
+  /** The live slot, whose lists hold the kept packages' fragments. */
+  live: LiveFiles;
+  /** The host-wide lists whose bytes can have moved: the others are left as they are. */
+  lists: Readonly<Record<ListKind, boolean>>;
+  /** The filtered lists to write (those a package removed, changed or added was in, or is), when the list is. */
+  filtered: (path: string) => boolean;
+}
+
+/** What a host's pass leaves once it is finished. */
+export interface FinishedHost {
+  state: HostState;
+  /** The host-wide files written (its lists, and the filtered lists that have a package), by path. */
+  written: string[];
+  /** A rebuild's today files that moved, to be written (or deleted) with its other changes. */
+  today?: TodayWrites;
+  /** With the site: the host's spill, as the site's assembler reads it (spilled.close() after). */
+  spilled?: SpilledHost & { close(): void };
 }
 
 /** Site numbers kept per package beside the host's index, in name order: release, updated, row length, record length. */
 const SITE_NUMBERS = 4;
 
+const LIST_KINDS = ["v1", "v4", "v3"] as const;
+
 export class HostStream {
   readonly #context: HostStreamContext;
   readonly #state: HostState;
   #count = 0;
-  readonly #v1: AppendedFile;
-  readonly #v4: AppendedFile;
-  readonly #v3: AppendedFile;
+  readonly #paths: Record<ListKind, string>;
+  readonly #lists: Partial<Record<ListKind, HostList>> = {};
   readonly #site: SiteSpill | undefined;
-  #hasThemes = false;
 
   constructor(context: HostStreamContext) {
     this.#context = context;
-    // The stats entries of names the host has no package of are known once it is read: finish's caller sets them.
-    this.#state = newHostState([], []);
+    const { writer, host, hostsDefault, last } = context;
+    // A full build's stats entries of names the host has no package of are known once it is read: finish's caller sets them.
+    this.#state = newHostState([], last ? last.state.orphans : []);
     this.#state.columns = new Float64Array(context.expected * INDEX_COLUMNS);
-    const { writer, host, hostsDefault } = context;
     const today = todayFiles(host.id, hostsDefault);
-    this.#v1 = writer.append(fileFor("packages", { host: host.id }));
-    this.#v4 = writer.append(today.v4.contents);
-    this.#v3 = writer.append(today.v3.contents);
-    for (const list of [this.#v1, this.#v4, this.#v3]) list.add("[");
+    this.#paths = { v1: fileFor("packages", { host: host.id }), v4: today.v4.contents, v3: today.v3.contents };
+    for (const kind of LIST_KINDS) {
+      if (last && !last.lists[kind]) continue;
+      const kept = last && { file: last.live.ranges(this.#paths[kind]), offsets: listOffsets(last.state, kind) };
+      this.#lists[kind] = new HostList(writer.append(this.#paths[kind]), kept);
+    }
     if (context.site) this.#site = new SiteSpill(context.site.workDir, context.host.id, context.expected);
   }
 
-  /** Writes one package, the next in name order. */
-  add(pkg: RenderedPackage, signature: Signature): void {
+  /** A fresh package, the next in name order (its today fragments when they are rendered already). */
+  add(pkg: RenderedPackage, signature: Signature, fragments?: TodayFragments): void {
     checkMemory("writing the packages");
     const { writer, host, urls } = this.#context;
     const i = this.#count++;
-    writer.write({ path: fileFor("package", { host: host.id, name: pkg.name }), content: pkg.json });
-    const fragments = renderTodayFragments(pkg.today, host.id, urls);
-    const comma = i === 0 ? "" : ",";
-    this.#v1.add(comma + pkg.json);
-    this.#v4.add(comma + fragments.v4);
-    this.#v3.add(comma + fragments.v3);
-    this.#hasThemes ||= pkg.category === "themes";
+    const today = fragments ?? renderTodayFragments(pkg.today, host.id, urls);
+    this.#lists.v1?.add(pkg.json);
+    this.#lists.v4?.add(today.v4);
+    this.#lists.v3?.add(today.v3);
     this.#grow(i + 1);
     this.#state.names.push(pkg.name);
     setPackage(this.#state, i, signature, pkg.json.length, {
       category: pkg.category,
       coder: pkg.coder,
       stats: pkg.stats,
-      fragments: {
-        v4: { length: fragments.v4.length },
-        v3: { length: fragments.v3.length },
-        featured: fragments.featured,
-      },
+      fragments: { v4: { length: today.v4.length }, v3: { length: today.v3.length }, featured: today.featured },
     });
     const site = this.#context.site;
     if (site && this.#site) {
@@ -110,55 +135,69 @@ export class HostStream {
     }
   }
 
-  /**
-   * Ends the host's lists and writes the files that depend on all its packages. Returns its index
-   * and, with the site, its spill as the site's assembler reads it (spill.close() after).
-   */
-  finish(): { state: HostState; spilled?: SpilledHost & { close(): void } } {
-    const { writer, host, hostsDefault } = this.#context;
-    for (const list of [this.#v1, this.#v4, this.#v3]) {
-      list.add("]");
+  /** A rebuild's package kept as it was, the next in name order: `j` is its index in the last build; its signature when it moved. */
+  keep(j: number, signature?: Signature): void {
+    checkMemory("writing the packages");
+    const old = this.#context.last!.state;
+    const i = this.#count++;
+    for (const kind of LIST_KINDS) this.#lists[kind]?.keep(j, lengthAt(old, j, kind));
+    this.#grow(i + 1);
+    this.#state.names.push(old.names[j]!);
+    copyPackage(this.#state, i, old, j);
+    if (signature) setSignature(this.#state, i, signature);
+  }
+
+  /** Ends the host's lists and writes the files that depend on all its packages. */
+  finish(): FinishedHost {
+    const { writer, host, hostsDefault, last, featuredMs } = this.#context;
+    const written: string[] = [];
+    for (const kind of LIST_KINDS) {
+      const list = this.#lists[kind];
+      if (!list) continue;
       list.close();
+      written.push(this.#paths[kind]);
     }
     const state = this.#state;
     // Cut to the packages there are (a manifest that failed has none); no copy when every one is there.
     if (state.columns.length !== this.#count * INDEX_COLUMNS)
       state.columns = state.columns.slice(0, this.#count * INDEX_COLUMNS);
-    writer.write({ path: fallbackFor("category", { host: host.id }), content: "[]" });
-    this.#filteredLists(state);
-    const today = todayFiles(host.id, hostsDefault);
-    const information = renderInformation(host, state.names.length, this.#hasThemes);
-    writer.write({ path: today.v4.information, content: information });
-    writer.write({ path: today.v3.information, content: information });
-    const candidates: number[] = [];
-    for (let i = 0; i < state.names.length; i++) if (featuredAt(state, i)) candidates.push(i);
-    const pick = featuredPick(candidates.length, this.#context.featuredMs);
-    if (pick !== undefined) {
-      const at = candidates[pick]!;
-      for (const kind of ["v4", "v3"] as const) {
-        const offsets = [1, 0];
-        for (let i = 0; i < at; i++) offsets[0]! += lengthAt(state, i, kind) + 1;
-        offsets[1] = offsets[0]! + lengthAt(state, at, kind);
-        writer.writeRanges(today[kind].featured, join(writer.root, today[kind].contents), [[offsets[0]!, offsets[1]]]);
-      }
+    if (!last) writer.write({ path: fallbackFor("category", { host: host.id }), content: "[]" });
+    if (this.#lists.v1) written.push(...this.#filteredLists(state, last?.filtered));
+    const slot = liveFiles(writer.root);
+    try {
+      const contents = (kind: "v4" | "v3"): LiveRanges =>
+        (this.#lists[kind] ? slot : last!.live).ranges(this.#paths[kind]);
+      const today = planTodayHost(
+        {
+          hostBefore: last?.host ?? host,
+          hostNow: host,
+          defaultHost: hostsDefault,
+          featuredMsBefore: last?.featuredMs ?? featuredMs,
+          featuredMsNow: featuredMs,
+        },
+        last?.state,
+        state,
+        true,
+        { before: (kind) => last!.live.ranges(this.#paths[kind]), now: contents },
+      );
+      const spilled = this.#site?.finish(state);
+      if (last) return { state, written, today, ...(spilled ? { spilled } : {}) };
+      for (const [path, content] of today.writes) if (content !== null) writer.write({ path, content });
+      return { state, written, ...(spilled ? { spilled } : {}) };
+    } finally {
+      slot.close();
     }
-    if (!this.#site) return { state };
-    return { state, spilled: this.#site.finish(state) };
   }
 
   /**
-   * The category, coder and category-coder lists: positions grouped by a counting sort over the
-   * index's columns, each list then written as ranges of the host's new list (a run of neighbours,
-   * commas and all, read as one range).
+   * The category, coder and category-coder lists (those `only` names, when given): positions grouped
+   * by a counting sort over the index's columns, each list then written as ranges of the host's new
+   * list (a run of neighbours, commas and all, read as one range). Returns the paths written.
    */
-  #filteredLists(state: HostState): void {
+  #filteredLists(state: HostState, only?: (path: string) => boolean): string[] {
     const { writer, host } = this.#context;
     const count = state.names.length;
-    const starts = new Float64Array(count);
-    for (let i = 0, at = 1; i < count; i++) {
-      starts[i] = at;
-      at += lengthAt(state, i) + 1;
-    }
+    const starts = listOffsets(state);
     const files = filterKeys(host.id);
     // Each list by the key of its file, the pair's too: a counting sort of the positions by key.
     const keyOf = new Map<string, number>();
@@ -186,10 +225,14 @@ export class HostStream {
     const fill = sizes.slice(0, paths.length);
     const members = new Int32Array(keys.length);
     for (let i = 0; i < count; i++) for (let k = 0; k < 3; k++) members[fill[keys[i * 3 + k]!]!++] = i;
-    const list = join(writer.root, fileFor("packages", { host: host.id }));
+    const list = join(writer.root, this.#paths.v1);
+    const written: string[] = [];
     paths.forEach((path, key) => {
+      if (only && !only(path)) return;
       writer.writeRanges(path, list, listSources(members.subarray(sizes[key]!, sizes[key + 1]!), starts, state));
+      written.push(path);
     });
+    return written;
   }
 
   #grow(count: number): void {
@@ -198,6 +241,54 @@ export class HostStream {
     const grown = new Float64Array(Math.max(need, this.#state.columns.length * 2));
     grown.set(this.#state.columns);
     this.#state.columns = grown;
+  }
+}
+
+/**
+ * One host-wide list as the pass writes it: "[", each package's fragment, fresh or copied from the
+ * live list (kept neighbours as one run, the commas between them included), "]".
+ */
+class HostList {
+  readonly #out: AppendedFile;
+  /** The live list and where each old package starts in it (a rebuild's). */
+  readonly #kept: { file: LiveRanges; offsets: Float64Array } | undefined;
+  #started = false;
+  #run: [number, number] | undefined;
+
+  constructor(out: AppendedFile, kept: { file: LiveRanges; offsets: Float64Array } | undefined) {
+    this.#out = out;
+    this.#kept = kept;
+    out.add("[");
+  }
+
+  add(fragment: string): void {
+    this.#drain();
+    this.#out.add(this.#started ? `,${fragment}` : fragment);
+    this.#started = true;
+  }
+
+  /** The old list's package j, `length` bytes long. */
+  keep(j: number, length: number): void {
+    const start = this.#kept!.offsets[j]!;
+    if (this.#run && this.#run[1] + 1 === start) this.#run[1] = start + length;
+    else {
+      this.#drain();
+      this.#run = [start, start + length];
+    }
+  }
+
+  close(): void {
+    this.#drain();
+    this.#out.add("]");
+    this.#out.close();
+  }
+
+  #drain(): void {
+    if (!this.#run) return;
+    if (this.#started) this.#out.add(",");
+    for (const block of this.#kept!.file.blocks(this.#run[0], this.#run[1])) this.#out.addBytes(block);
+    this.#started = true;
+    this.#run = undefined;
   }
 }
 

@@ -15,11 +15,7 @@ import { describeRoute, fileFor, PREFLIGHT_HEADERS, ROUTES } from "../routes/rou
 import { compareCodePoints } from "../util/codePoints.js";
 import type { TodayPackage } from "./renderToday.js";
 
-/**
- * A file of the output. A JSON array is kept as its rendered elements, so a list of any length is
- * written in chunks; an element may also be bytes holding several elements already joined by commas
- * (a rebuild copies unchanged runs of a list that way).
- */
+/** A file of the output. (A host-wide list is never one: streamHost.ts's pass writes it as its packages pass.) */
 export interface OutputFile {
   path: string;
   /**
@@ -30,17 +26,7 @@ export interface OutputFile {
    * archive: never read into memory): copied, or moved in when `move` (a file the build made for
    * this output).
    */
-  content: string | { jsonArray: readonly (string | Uint8Array | ByteRange)[] } | FileContent | SameAs;
-}
-
-/**
- * Bytes of a file of the live output, read only as they are written (a rebuild's run of kept
- * packages in a host's list, several elements joined by commas already): a list is never held whole.
- */
-export interface ByteRange {
-  byteLength: number;
-  /** The bytes, a block at a time; a block is good until the next is asked for (one buffer serves them all). */
-  read(): Iterable<Uint8Array>;
+  content: string | FileContent | SameAs;
 }
 
 /**
@@ -195,18 +181,7 @@ export function filterKeys(host: string): (pkg: Pick<RenderedPackage, "category"
 /** A file's bytes as one string (tests and small files; large lists are written in chunks). */
 export function contentText(content: OutputFile["content"]): string {
   if (typeof content === "string") return content;
-  if ("file" in content) return readFileSync(content.file, "latin1");
   // Only the package files have aliases, and no caller reads a package file as text.
   if ("sameAs" in content) throw new Error(`internal: the text of a link to ${content.sameAs} was asked for`);
-  const items = content.jsonArray.map((item) =>
-    typeof item === "string"
-      ? item
-      : "read" in item
-        ? // Each block as it comes: the next may be read into the same buffer (ByteRange).
-          Array.from(item.read(), (block) =>
-            Buffer.from(block.buffer, block.byteOffset, block.byteLength).toString("latin1"),
-          ).join("")
-        : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1"),
-  );
-  return `[${items.join(",")}]`;
+  return readFileSync(content.file, "latin1");
 }

@@ -22,6 +22,8 @@ export interface AppendedFile {
   /** Bytes written so far: where the next piece starts. */
   readonly size: number;
   add(piece: string): void;
+  /** Appends bytes as they are (a run copied from another file), after the text added before them. */
+  addBytes(bytes: Uint8Array): void;
   /** Ends the file; its digest is recorded. Returns its size. */
   close(): number;
 }
@@ -96,6 +98,12 @@ export class SlotWriter {
         pending += piece;
         size += piece.length;
         if (pending.length >= CHUNK_CHARS) flush();
+      },
+      addBytes(bytes: Uint8Array) {
+        flush();
+        writeSync(fd, bytes);
+        hash?.update(bytes);
+        size += bytes.byteLength;
       },
       close: () => {
         flush();
@@ -185,7 +193,7 @@ function copyRange(fd: number, start: number, end: number, out: AppendedFile): v
   for (let at = start; at < end;) {
     const read = readSync(fd, COPY, 0, Math.min(COPY.length, end - at), at);
     if (read === 0) throw new Error(`internal: a range ends past its file (${at} of ${end})`);
-    out.add(COPY.toString("latin1", 0, read));
+    out.addBytes(COPY.subarray(0, read));
     at += read;
   }
 }

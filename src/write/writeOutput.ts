@@ -31,7 +31,7 @@ import { createHash } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
 import { UsageError } from "../util/errors.js";
 import { acquireLock } from "../util/fileLock.js";
-import type { ByteRange, OutputFile } from "../render/renderApi.js";
+import type { OutputFile } from "../render/renderApi.js";
 import { checkMemory } from "../util/memory.js";
 import { removeInBackground } from "./removeTree.js";
 import { phaseOf } from "../routes/publishOrder.js";
@@ -223,11 +223,6 @@ function removeEmptyFolders(root: string, folder: string): void {
   }
 }
 
-/** Up to this many characters of a JSON array are joined before one write. */
-const CHUNK_CHARS = 1 << 20;
-/** Byte runs shorter than this (a package or two kept from an old list) join the text; longer ones are written as they are. */
-const SMALL_BYTES = 1 << 16;
-
 /**
  * The size and SHA-256 of the files a build wrote from bytes it held (not the package files it
  * copied, moved or linked, nor the links at aliases' paths), by path: taken while writing, so the
@@ -251,73 +246,25 @@ export function writeContent(
     return;
   }
   if (typeof content !== "string" && "file" in content) {
-    // A package's stored file: linked when it is the live slot's own (unchanged since the last build),
-    // moved in when the build made it, else copied (the kernel copies it, never through memory; a
-    // catalogue's file is never linked, so an edited source cannot change a published file).
+    // A file on disk: linked when it is the live slot's own (a package's stored file unchanged since
+    // the last build), moved in when the build made it (an archive it zipped, a list a rebuild's pass
+    // wrote aside), else copied (the kernel copies it, never through memory; a catalogue's file is
+    // never linked, so an edited source cannot change a published file).
     if (content.link === true) linkSync(content.file, path);
     else if (content.move === true) renameSync(content.file, path);
     else copyFileSync(content.file, path);
     if (digests && key !== undefined && content.digest) digests.set(key, content.digest);
     return;
   }
-  const hash = digests && createHash("sha256");
-  let size = 0;
+  // Outputs are ASCII but the Homebrew Browser's list, whose string is its UTF-8 bytes as latin1.
   const fd = openSync(path, "w");
   try {
-    for (const part of contentChunks(content)) {
-      // Outputs are ASCII but the Homebrew Browser's list, whose string is its UTF-8 bytes as latin1.
-      if (typeof part === "string") {
-        writeSync(fd, part, null, "latin1");
-        hash?.update(part, "latin1");
-        size += part.length;
-      } else {
-        writeSync(fd, part);
-        hash?.update(part);
-        size += part.byteLength;
-      }
-    }
+    writeSync(fd, content, null, "latin1");
   } finally {
     closeSync(fd);
   }
-  if (hash && key !== undefined) digests!.set(key, { size, sha256: hash.digest("hex") });
-}
-
-/**
- * The bytes of a file's content in the pieces it is written in: a string is the file's bytes as
- * latin1 (renderApi.ts's OutputFile), as diffOutput reads it; a JSON array is joined into chunks of
- * up to CHUNK_CHARS, long byte runs (kept packages of an old list) passed on as they are.
- */
-export function* contentChunks(
-  content: string | { jsonArray: readonly (string | Uint8Array | ByteRange)[] },
-): Generator<string | Uint8Array> {
-  if (typeof content === "string") {
-    yield content;
-    return;
-  }
-  let chunk = "[";
-  for (const [i, item] of content.jsonArray.entries()) {
-    if (i > 0) chunk += ",";
-    if (typeof item !== "string" && "read" in item) {
-      // A range of a live file, read a block at a time as it is written.
-      yield chunk;
-      chunk = "";
-      yield* item.read();
-      continue;
-    }
-    if (typeof item !== "string" && item.byteLength >= SMALL_BYTES) {
-      yield chunk;
-      yield item;
-      chunk = "";
-      continue;
-    }
-    chunk +=
-      typeof item === "string" ? item : Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString("latin1");
-    if (chunk.length >= CHUNK_CHARS) {
-      yield chunk;
-      chunk = "";
-    }
-  }
-  yield `${chunk}]`;
+  if (digests && key !== undefined)
+    digests.set(key, { size: content.length, sha256: createHash("sha256").update(content, "latin1").digest("hex") });
 }
 
 /**
