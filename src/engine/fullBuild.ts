@@ -164,6 +164,8 @@ export async function buildFully(run: FullBuild): Promise<{ problems: Problem[];
       for (const host of hosts) host.spilled?.close();
     }
   } finally {
+    // Published or not, nothing is written once the build has returned.
+    writer.abandon();
     index?.close();
     rmSync(workDir, { recursive: true, force: true });
     await removed;
@@ -171,6 +173,7 @@ export async function buildFully(run: FullBuild): Promise<{ problems: Problem[];
 
   function failed(problems: Problem[]) {
     // What was written before the error is not published: the spare slot is emptied again.
+    writer.abandon();
     rmSync(spare, { recursive: true, force: true });
     return { problems };
   }
@@ -211,6 +214,8 @@ async function finish(f: Finishing): Promise<{ problems: Problem[]; built?: Full
   const spareDir = slotDir(output, output.spare);
   // The Homebrew Browser's lists once the whole catalogue is known: what they leave out or cut.
   const packageFiles = streaming.packageFiles;
+  // The icon archive is made from the icons in the slot: on disk first.
+  writer.drain();
   const surface = packageFiles?.finish(streaming.hosts, spareDir, workDir);
   const problems = applyStrict(
     sortProblems([...f.loaded.problems, ...(packageFiles?.problems ?? []), ...(surface?.problems ?? [])]),

@@ -208,6 +208,7 @@ async function rebuildFrom(
   } finally {
     // The lists' old bytes are read through it until the plan is written.
     live.close();
+    stage.writer.abandon();
   }
 }
 

@@ -163,6 +163,8 @@ export class HostStream {
       state.columns = state.columns.slice(0, this.#count * INDEX_COLUMNS);
     if (!last) writer.write({ path: fallbackFor("category", { host: host.id }), content: "[]" });
     if (this.#lists.v1) written.push(...this.#filteredLists(state, last?.filtered));
+    // The featured app is cut from the contents just written: on disk first.
+    writer.drain();
     const slot = liveFiles(writer.root);
     try {
       const contents = (kind: "v4" | "v3"): LiveRanges =>

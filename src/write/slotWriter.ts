@@ -6,10 +6,11 @@
 // held; it makes each folder once, and never holds more than one chunk of a list.
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, writeSync } from "node:fs";
 import { removeInBackground } from "./removeTree.js";
-import { createHash, type Hash } from "node:crypto";
+import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 import type { OutputFile } from "../render/renderApi.js";
 import { writeContent, type WrittenDigests } from "./writeOutput.js";
+import { WriteThread } from "./writeThread.js";
 
 /** How many folders the writer remembers having made (RECENT_FOLDERS of the latest, at most). */
 const RECENT_FOLDERS = 4096;
@@ -24,6 +25,8 @@ export interface AppendedFile {
   add(piece: string): void;
   /** Appends bytes as they are (a run copied from another file), after the text added before them. */
   addBytes(bytes: Uint8Array): void;
+  /** Appends bytes [start, end) of the file `from`, closed before (a run of another list); only on the thread. */
+  addRange?(from: string, start: number, end: number): void;
   /** Ends the file; its digest is recorded. Returns its size. */
   close(): number;
 }
@@ -51,27 +54,51 @@ export class SlotWriter {
   #made = new Set<string>(["."]);
   readonly #links: OutputFile[] = [];
   readonly #onFile: ((count: number) => void) | undefined;
+  /** The thread that writes once the build is past THREAD_AFTER files (writeThread.ts). */
+  #thread: WriteThread | undefined;
 
-  /** Writes into `root`, a folder made anew (set aside first: setAside); with `index`, tells it every file written. */
-  constructor(root: string, options: { index?: WrittenFiles | undefined; onFile?: (count: number) => void } = {}) {
+  readonly #threadAfter: number;
+
+  /**
+   * Writes into `root`, a folder made anew (set aside first: setAside); with `index`, tells it every
+   * file written. Past `threadAfter` files (THREAD_AFTER unless a test says) it writes on a thread.
+   */
+  constructor(
+    root: string,
+    options: { index?: WrittenFiles | undefined; onFile?: (count: number) => void; threadAfter?: number } = {},
+  ) {
     this.root = root;
     this.#index = options.index;
     this.#onFile = options.onFile;
+    this.#threadAfter = options.threadAfter ?? THREAD_AFTER;
     mkdirSync(root);
   }
 
   /** Writes a whole file; a link to another file of the output (SameAs) waits until close, so what it names is there. */
   write(file: OutputFile): void {
-    if (typeof file.content === "object" && "sameAs" in file.content) {
+    const content = file.content;
+    if (typeof content === "object" && "sameAs" in content) {
       this.#links.push(file);
       this.#count();
       return;
     }
     this.#folder(file.path);
-    writeContent(join(this.root, file.path), file.content, this.root, this.#index && this.#digests, file.path);
-    if (this.#index) {
-      this.#index.add(file.path, this.#digests.get(file.path));
-      this.#digests.delete(file.path);
+    const thread = this.#threadNow();
+    const target = join(this.root, file.path);
+    if (!thread) {
+      writeContent(target, content, this.root, this.#index && this.#digests, file.path);
+      if (this.#index) {
+        this.#index.add(file.path, this.#digests.get(file.path));
+        this.#digests.delete(file.path);
+      }
+    } else if (typeof content === "string") {
+      thread.file(target, content, this.#index && file.path);
+    } else {
+      // As writeContent does it: linked when the live slot's own, moved in when the build made it, else copied.
+      if (content.link === true) thread.link(content.file, target);
+      else if (content.move === true) thread.move(content.file, target);
+      else thread.copy(content.file, target);
+      this.#index?.add(file.path, content.digest);
     }
     this.#count();
   }
@@ -79,7 +106,89 @@ export class SlotWriter {
   /** Opens a file to be written piece by piece. */
   append(path: string): AppendedFile {
     this.#folder(path);
-    const fd = openSync(join(this.root, path), "w");
+    const target = join(this.root, path);
+    this.#count();
+    const thread = this.#threadNow();
+    return thread ? this.#appendThere(thread, path, target) : this.#appendHere(path, target);
+  }
+
+  /**
+   * Writes `path` from `sources`: fresh text, or byte ranges of the file `from` (a closed one),
+   * read at their offsets a chunk at a time. Neighbouring ranges are read as one.
+   */
+  writeRanges(path: string, from: string, sources: Iterable<RangeSource>): void {
+    const out = this.append(path);
+    const thread = this.#thread;
+    // Once there is a thread, it reads the ranges itself, after what it was asked to write before.
+    const fd = thread ? undefined : openSync(from, "r");
+    try {
+      let run: [number, number] | undefined;
+      const drain = () => {
+        if (!run) return;
+        if (fd === undefined) out.addRange!(from, run[0], run[1]);
+        else copyRange(fd, run[0], run[1], out);
+        run = undefined;
+      };
+      for (const source of sources) {
+        if (typeof source === "string") {
+          drain();
+          out.add(source);
+        } else if (run && run[1] === source[0]) run[1] = source[1];
+        else {
+          drain();
+          run = [source[0], source[1]];
+        }
+      }
+      drain();
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+      out.close();
+    }
+  }
+
+  /** Waits until every file asked for is on disk, before the slot is read (a list's ranges, an icon). */
+  drain(): void {
+    this.#thread?.drain();
+  }
+
+  /** Writes the links to other files of the output, now that every file they name is there; ends the thread. */
+  close(): void {
+    for (const file of this.#links) {
+      this.#folder(file.path);
+      const sameAs = (file.content as { sameAs: string }).sameAs;
+      if (this.#thread) this.#thread.link(join(this.root, sameAs), join(this.root, file.path));
+      else writeContent(join(this.root, file.path), file.content, this.root);
+      this.#index?.add(file.path);
+    }
+    this.#links.length = 0;
+    this.stop();
+  }
+
+  /** Ends the thread once what it was asked is done; throws what failed. A build that fails stops it before it removes the slot. */
+  stop(): void {
+    const thread = this.#thread;
+    this.#thread = undefined;
+    thread?.stop();
+  }
+
+  /** Stops the thread once it is idle, whatever failed: before a failed build's slot is removed. */
+  abandon(): void {
+    try {
+      this.stop();
+    } catch {
+      // The build has failed already, or is failing: what the thread could not write does not matter.
+    }
+  }
+
+  /** The thread, started once the build is past THREAD_AFTER files; none before (a small build never starts one). */
+  #threadNow(): WriteThread | undefined {
+    if (!this.#thread && this.files >= this.#threadAfter)
+      this.#thread = new WriteThread((key, digest) => this.#index!.add(key, digest));
+    return this.#thread;
+  }
+
+  #appendHere(path: string, target: string): AppendedFile {
+    const fd = openSync(target, "w");
     const hash = this.#index && createHash("sha256");
     let size = 0;
     let pending = "";
@@ -89,7 +198,6 @@ export class SlotWriter {
       hash?.update(pending, "latin1");
       pending = "";
     };
-    this.#count();
     return {
       get size() {
         return size;
@@ -108,57 +216,55 @@ export class SlotWriter {
       close: () => {
         flush();
         closeSync(fd);
-        this.#digest(path, size, hash);
+        if (hash) this.#index!.add(path, { size, sha256: hash.digest("hex") });
         return size;
       },
     };
   }
 
-  /**
-   * Writes `path` from `sources`: fresh text, or byte ranges of the file `from` (a closed one),
-   * read at their offsets a chunk at a time. Neighbouring ranges are read as one.
-   */
-  writeRanges(path: string, from: string, sources: Iterable<RangeSource>): void {
-    const out = this.append(path);
-    const fd = openSync(from, "r");
-    try {
-      let run: [number, number] | undefined;
-      const drain = () => {
-        if (!run) return;
-        copyRange(fd, run[0], run[1], out);
-        run = undefined;
-      };
-      for (const source of sources) {
-        if (typeof source === "string") {
-          drain();
-          out.add(source);
-        } else if (run && run[1] === source[0]) run[1] = source[1];
-        else {
-          drain();
-          run = [source[0], source[1]];
-        }
-      }
-      drain();
-    } finally {
-      closeSync(fd);
-      out.close();
-    }
-  }
-
-  /** Writes the links to other files of the output, now that every file they name is there. */
-  close(): void {
-    for (const file of this.#links) {
-      this.#folder(file.path);
-      writeContent(join(this.root, file.path), file.content, this.root);
-      this.#index?.add(file.path);
-    }
-    this.#links.length = 0;
+  #appendThere(thread: WriteThread, path: string, target: string): AppendedFile {
+    const id = thread.open(target, this.#index && path);
+    let size = 0;
+    let pending = "";
+    const flush = () => {
+      if (pending.length === 0) return;
+      thread.append(id, pending);
+      pending = "";
+    };
+    return {
+      get size() {
+        return size;
+      },
+      add(piece: string) {
+        pending += piece;
+        size += piece.length;
+        if (pending.length >= CHUNK_CHARS) flush();
+      },
+      addBytes(bytes: Uint8Array) {
+        flush();
+        // The caller may use its buffer again: the thread is given a copy.
+        thread.append(id, Uint8Array.prototype.slice.call(bytes));
+        size += bytes.byteLength;
+      },
+      addRange(from: string, start: number, end: number) {
+        flush();
+        thread.appendRange(id, from, start, end);
+        size += end - start;
+      },
+      close: () => {
+        flush();
+        thread.close(id);
+        return size;
+      },
+    };
   }
 
   #folder(path: string): void {
     const folder = dirname(path);
     if (this.#made.has(folder)) return;
-    mkdirSync(join(this.root, folder), { recursive: true });
+    const thread = this.#threadNow();
+    if (thread) thread.mkdir(join(this.root, folder));
+    else mkdirSync(join(this.root, folder), { recursive: true });
     // A folder forgotten is made again, at the cost of an mkdir that finds it there.
     if (this.#made.size >= RECENT_FOLDERS) this.#made = new Set(["."]);
     for (let at = folder; at !== "." && !this.#made.has(at); at = dirname(at)) this.#made.add(at);
@@ -168,11 +274,13 @@ export class SlotWriter {
     this.files++;
     this.#onFile?.(this.files);
   }
-
-  #digest(path: string, size: number, hash: Hash | undefined): void {
-    if (hash) this.#index!.add(path, { size, sha256: hash.digest("hex") });
-  }
 }
+
+/**
+ * Past this many files a build writes on a second thread (writeThread.ts), beside its rendering; a
+ * small build (a test's, an edit's stage) is written on the main thread, without starting one.
+ */
+const THREAD_AFTER = 2000;
 
 /**
  * Moves `folder` (a slot of a previous build) out of the way in one rename, to `trash`, and removes

@@ -21,6 +21,7 @@ export class StagedFiles implements WrittenFiles {
 
   /** The file written at `path`, as a write of the plan: moved into the live slot, its digest known. */
   content(path: string): FileContent {
+    this.writer.drain();
     const digest = this.#digests.get(path);
     return { file: join(this.writer.root, path), move: true, ...(digest ? { digest } : {}) };
   }
