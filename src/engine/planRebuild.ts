@@ -444,7 +444,7 @@ function planHost(changes: Changes, moves: HostMoves, pass: HostPass): HostPlan 
       featuredMs: pass.today.featuredMsBefore,
       live,
       lists: { v1: listChanged, v4: moved("v4"), v3: moved("v3") },
-      filtered: (file) => filtered.has(file),
+      filtered: touched.filesOf,
     },
   });
   for (let i = 0; i < list.length; i++) {

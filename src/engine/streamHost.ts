@@ -35,6 +35,7 @@ import {
   setSignature,
   type HostState,
   type ListKind,
+  type PackageFilters,
 } from "./buildState.js";
 import { liveFiles, type LiveFiles, type LiveRanges } from "./liveFiles.js";
 import { planTodayHost, type TodayWrites } from "./planToday.js";
@@ -66,8 +67,11 @@ export interface LastHost {
   live: LiveFiles;
   /** The host-wide lists whose bytes can have moved: the others are left as they are. */
   lists: Readonly<Record<ListKind, boolean>>;
-  /** The filtered lists to write (those a package removed, changed or added was in, or is), when the list is. */
-  filtered: (path: string) => boolean;
+  /**
+   * Which of a package's filtered lists to write (those a package removed, changed or added was in,
+   * or is), when the list is: asked once a category and coder, so a list no edit touched costs no path.
+   */
+  filtered: (filters: PackageFilters) => readonly string[];
 }
 
 /** What a host's pass leaves once it is finished. */
@@ -192,19 +196,20 @@ export class HostStream {
   }
 
   /**
-   * The category, coder and category-coder lists (those `only` names, when given): positions grouped
-   * by a counting sort over the index's columns, each list then written as ranges of the host's new
-   * list (a run of neighbours, commas and all, read as one range). Returns the paths written.
+   * The category, coder and category-coder lists (of those `only` gives, in a rebuild): positions
+   * grouped by a counting sort over the index's columns, each list then written as ranges of the
+   * host's new list (a run of neighbours, commas and all, read as one range). Returns the paths written.
    */
-  #filteredLists(state: HostState, only?: (path: string) => boolean): string[] {
+  #filteredLists(state: HostState, only?: (filters: PackageFilters) => readonly string[]): string[] {
     const { writer, host } = this.#context;
     const count = state.names.length;
     const starts = listOffsets(state);
-    const files = filterKeys(host.id);
-    // Each list by the key of its file, the pair's too: a counting sort of the positions by key.
+    const files = only ?? filterKeys(host.id);
+    // Each list by the key of its file, the pair's too: a counting sort of the positions by key
+    // (up to three a package; -1 where a list is not written).
     const keyOf = new Map<string, number>();
     const paths: string[] = [];
-    const keys = new Int32Array(count * 3);
+    const keys = new Int32Array(count * 3).fill(-1);
     // A package's three keys follow from its category and coder: worked out once for each pair.
     const byPair = new Map<number, readonly number[]>();
     const values = state.values.length;
@@ -222,19 +227,20 @@ export class HostStream {
       keys.set(three, i * 3);
     }
     const sizes = new Int32Array(paths.length + 1);
-    for (const key of keys) sizes[key + 1]!++;
+    for (const key of keys) if (key >= 0) sizes[key + 1]!++;
     for (let k = 1; k <= paths.length; k++) sizes[k]! += sizes[k - 1]!;
     const fill = sizes.slice(0, paths.length);
-    const members = new Int32Array(keys.length);
-    for (let i = 0; i < count; i++) for (let k = 0; k < 3; k++) members[fill[keys[i * 3 + k]!]!++] = i;
+    const members = new Int32Array(sizes[paths.length]!);
+    for (let i = 0; i < count; i++)
+      for (let k = 0; k < 3; k++) {
+        const key = keys[i * 3 + k]!;
+        if (key >= 0) members[fill[key]!++] = i;
+      }
     const list = join(writer.root, this.#paths.v1);
-    const written: string[] = [];
     paths.forEach((path, key) => {
-      if (only && !only(path)) return;
       writer.writeRanges(path, list, listSources(members.subarray(sizes[key]!, sizes[key + 1]!), starts, state));
-      written.push(path);
     });
-    return written;
+    return paths;
   }
 
   #grow(count: number): void {
