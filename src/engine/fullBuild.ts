@@ -218,7 +218,7 @@ async function finish(f: Finishing): Promise<{ problems: Problem[]; built?: Full
   writer.drain();
   const surface = packageFiles?.finish(streaming.hosts, spareDir, workDir);
   const problems = applyStrict(
-    sortProblems([...f.loaded.problems, ...(packageFiles?.problems ?? []), ...(surface?.problems ?? [])]),
+    sortProblems([...f.loaded.problems, ...(surface?.problems ?? [])]),
     options.strict,
   );
   if (problems.some(isError)) return f.failed(problems);

@@ -11,7 +11,7 @@ import type { HostInfo } from "../catalogue/fields.js";
 import type { Problem } from "../catalogue/problems.js";
 import { needsAliasFiles } from "../output/storedPackageFiles.js";
 import type { OutputFile, PackageFilesMemo, RenderedPackage } from "../render/renderApi.js";
-import { HbbLists, hbbSourceOf, hbbStubFiles, renderHbbHost, renderRepoList } from "../render/renderHbb.js";
+import { HbbLists, hbbSourceOf, hbbStubFiles, renderHbbHost } from "../render/renderHbb.js";
 import { HBB_REPO_LIST } from "../routes/hbbRoutes.js";
 import { aliasFilesOf } from "../routes/routeTable.js";
 import type { TargetId } from "../targets/target.js";
@@ -34,11 +34,6 @@ export class PackageFilesStream {
     this.#writer = writer;
     this.#defaultHost = defaultHost;
     this.#aliases = needsAliasFiles(targets);
-  }
-
-  /** The packages' own warnings in the Homebrew Browser's lists. */
-  get problems(): readonly Problem[] {
-    return this.#lists.problems;
   }
 
   /** Writes a package's stored files and takes what its host's list needs of it. */
@@ -69,30 +64,19 @@ export class PackageFilesStream {
   /**
    * The surface's files once every package has passed: the repository list, each host's list and
    * icon archive (its icons read from the slot `slotDir`, the archive written into `workDir` to be
-   * moved in) and the stubs; with the warnings of the lists (a category that lost apps, a host the
-   * repository list leaves out).
+   * moved in) and the stubs; with every warning of the lists (HbbLists.finish: the packages' own, a
+   * category that lost apps, a host the repository list leaves out).
    */
   finish(hosts: readonly HostInfo[], slotDir: string, workDir: string): { files: OutputFile[]; problems: Problem[] } {
-    const repoList = renderRepoList(hosts, this.#defaultHost);
-    const files: OutputFile[] = [{ path: HBB_REPO_LIST, content: repoList.text }];
-    const problems = [...repoList.problems];
-    for (const { id } of hosts) {
-      const list = this.#lists.result(id);
-      problems.push(...list.problems);
+    const lists = this.#lists.finish(hosts, this.#defaultHost);
+    const files: OutputFile[] = [{ path: HBB_REPO_LIST, content: lists.repoList }];
+    for (const { id, entries } of lists.hosts) {
       const icon = (name: string) => {
         const memo = this.memos[`${id}/${name}`];
         return memo && readFileSync(join(slotDir, memo.paths.icon));
       };
-      files.push(
-        ...renderHbbHost(
-          id,
-          this.#defaultHost,
-          { entries: list.entries, icons: this.#icons.get(id) ?? [] },
-          icon,
-          workDir,
-        ),
-      );
+      files.push(...renderHbbHost(id, this.#defaultHost, { entries, icons: this.#icons.get(id) ?? [] }, icon, workDir));
     }
-    return { files: [...files, ...hbbStubFiles()], problems };
+    return { files: [...files, ...hbbStubFiles()], problems: lists.problems };
   }
 }

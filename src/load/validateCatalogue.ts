@@ -3,7 +3,7 @@
 // so that validate reports what build reports and never holds the catalogue.
 import type { HostsFile } from "../catalogue/fields.js";
 import { applyStrict, isError, sortProblems, type Problem } from "../catalogue/problems.js";
-import { HbbLists, hbbSourceOf, renderRepoList } from "../render/renderHbb.js";
+import { HbbLists, hbbSourceOf } from "../render/renderHbb.js";
 import { loadCatalogue } from "./loadCatalogue.js";
 
 export interface ValidationResult {
@@ -35,13 +35,7 @@ export async function validateCatalogue(
   // What the Homebrew Browser's lists leave out or cut, once every package has passed: as the full
   // build's engine/streamPackageFiles.ts reports them.
   const hosts = hostsFile.hosts;
-  const surface = lists
-    ? [
-        ...lists.problems,
-        ...renderRepoList(hosts, hostsFile.default).problems,
-        ...hosts.flatMap((h) => lists!.result(h.id).problems),
-      ]
-    : [];
+  const surface = lists ? lists.finish(hosts, hostsFile.default).problems : [];
   const problems = applyStrict(sortProblems([...loaded.problems, ...surface]), options.strict);
   if (problems.some(isError)) return { problems };
   return { problems, valid: { hosts: hosts.length, packages } };

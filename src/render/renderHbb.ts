@@ -386,6 +386,25 @@ export class HbbLists {
     });
   }
 
+  /**
+   * Every list once every package has passed: the repository list's text, each host's entries, and
+   * every warning of them (the packages' own, the repository list's, each category that lost apps),
+   * as `build` and `validate` both report them.
+   */
+  finish(
+    hosts: readonly HostInfo[],
+    defaultHost: string,
+  ): { repoList: string; hosts: { id: string; entries: HbbEntry[] }[]; problems: Problem[] } {
+    const repoList = renderRepoList(hosts, defaultHost);
+    const problems = [...this.problems, ...repoList.problems];
+    const lists = hosts.map(({ id }) => {
+      const list = this.result(id);
+      problems.push(...list.problems);
+      return { id, entries: list.entries };
+    });
+    return { repoList: repoList.text, hosts: lists, problems };
+  }
+
   /** A host's picks, made on first use (a host without packages has an empty list). */
   #picksOf(host: string): HbbPicks {
     let picks = this.#picks.get(host);
