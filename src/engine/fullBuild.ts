@@ -217,10 +217,7 @@ async function finish(f: Finishing): Promise<{ problems: Problem[]; built?: Full
   // The icon archive is made from the icons in the slot: on disk first.
   writer.drain();
   const surface = packageFiles?.finish(streaming.hosts, spareDir, workDir);
-  const problems = applyStrict(
-    sortProblems([...f.loaded.problems, ...(surface?.problems ?? [])]),
-    options.strict,
-  );
+  const problems = applyStrict(sortProblems([...f.loaded.problems, ...(surface?.problems ?? [])]), options.strict);
   if (problems.some(isError)) return f.failed(problems);
 
   writer.write({ path: fileFor("hosts"), content: renderHosts(streaming.hosts) });
