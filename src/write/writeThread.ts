@@ -41,6 +41,20 @@ const results = workerData.results;
 const open = new Map();
 const buffer = Buffer.allocUnsafe(1 << 20);
 let failed = false;
+// The file the last ranges were read from, open until the batch ends (a list's many ranges, one open).
+let source;
+
+function sourceFd(path) {
+  if (source && source.path === path) return source.fd;
+  releaseSource();
+  source = { path, fd: fs.openSync(path, "r") };
+  return source.fd;
+}
+
+function releaseSource() {
+  if (source) fs.closeSync(source.fd);
+  source = undefined;
+}
 
 function writeAll(fd, bytes) {
   if (typeof bytes === "string") fs.writeSync(fd, bytes, null, "latin1");
@@ -66,15 +80,13 @@ function run(op, digests) {
     case "append": append(open.get(op[1]), op[2]); break;
     case "appendRange": {
       const file = open.get(op[1]);
-      const from = fs.openSync(op[2], "r");
-      try {
-        for (let at = op[3]; at < op[4]; ) {
-          const read = fs.readSync(from, buffer, 0, Math.min(buffer.length, op[4] - at), at);
-          if (read === 0) throw new Error("internal: a range ends past its file (" + at + " of " + op[4] + ")");
-          append(file, buffer.subarray(0, read));
-          at += read;
-        }
-      } finally { fs.closeSync(from); }
+      const from = sourceFd(op[2]);
+      for (let at = op[3]; at < op[4]; ) {
+        const read = fs.readSync(from, buffer, 0, Math.min(buffer.length, op[4] - at), at);
+        if (read === 0) throw new Error("internal: a range ends past its file (" + at + " of " + op[4] + ")");
+        append(file, buffer.subarray(0, read));
+        at += read;
+      }
       break;
     }
     case "close": {
@@ -95,10 +107,12 @@ parentPort.on("message", (ops) => {
   if (!failed) {
     try {
       for (const op of ops) run(op, digests);
+      releaseSource();
     } catch (e) {
       failed = true;
       for (const file of open.values()) fs.closeSync(file.fd);
       open.clear();
+      try { releaseSource(); } catch {}
       results.postMessage({ error: { message: e.message, code: e.code, syscall: e.syscall, path: e.path, errno: e.errno } });
     }
   }
