@@ -190,73 +190,31 @@ export class SlotWriter {
   #appendHere(path: string, target: string): AppendedFile {
     const fd = openSync(target, "w");
     const hash = this.#index && createHash("sha256");
-    let size = 0;
-    let pending = "";
-    const flush = () => {
-      if (pending.length === 0) return;
-      writeSync(fd, pending, null, "latin1");
-      hash?.update(pending, "latin1");
-      pending = "";
-    };
-    return {
-      get size() {
-        return size;
+    return appendedFile({
+      text: (piece) => {
+        writeSync(fd, piece, null, "latin1");
+        hash?.update(piece, "latin1");
       },
-      add(piece: string) {
-        pending += piece;
-        size += piece.length;
-        if (pending.length >= CHUNK_CHARS) flush();
-      },
-      addBytes(bytes: Uint8Array) {
-        flush();
+      bytes: (bytes) => {
         writeSync(fd, bytes);
         hash?.update(bytes);
-        size += bytes.byteLength;
       },
-      close: () => {
-        flush();
+      end: (size) => {
         closeSync(fd);
         if (hash) this.#index!.add(path, { size, sha256: hash.digest("hex") });
-        return size;
       },
-    };
+    });
   }
 
   #appendThere(thread: WriteThread, path: string, target: string): AppendedFile {
     const id = thread.open(target, this.#index && path);
-    let size = 0;
-    let pending = "";
-    const flush = () => {
-      if (pending.length === 0) return;
-      thread.append(id, pending);
-      pending = "";
-    };
-    return {
-      get size() {
-        return size;
-      },
-      add(piece: string) {
-        pending += piece;
-        size += piece.length;
-        if (pending.length >= CHUNK_CHARS) flush();
-      },
-      addBytes(bytes: Uint8Array) {
-        flush();
-        // The caller may use its buffer again: the thread is given a copy.
-        thread.append(id, Uint8Array.prototype.slice.call(bytes));
-        size += bytes.byteLength;
-      },
-      addRange(from: string, start: number, end: number) {
-        flush();
-        thread.appendRange(id, from, start, end);
-        size += end - start;
-      },
-      close: () => {
-        flush();
-        thread.close(id);
-        return size;
-      },
-    };
+    return appendedFile({
+      text: (piece) => thread.append(id, piece),
+      // The caller may use its buffer again: the thread is given a copy.
+      bytes: (bytes) => thread.append(id, Uint8Array.prototype.slice.call(bytes)),
+      range: (from, start, end) => thread.appendRange(id, from, start, end),
+      end: () => thread.close(id),
+    });
   }
 
   #folder(path: string): void {
@@ -274,6 +232,53 @@ export class SlotWriter {
     this.files++;
     this.#onFile?.(this.files);
   }
+}
+
+/** Where an appended file's pieces go, in order; `range` only where the reading is done there (the thread). */
+interface AppendSink {
+  text(piece: string): void;
+  bytes(bytes: Uint8Array): void;
+  range?(from: string, start: number, end: number): void;
+  end(size: number): void;
+}
+
+/** A file appended to: text gathered up to CHUNK_CHARS before it goes to the sink, bytes and ranges after the text before them. */
+function appendedFile(sink: AppendSink): AppendedFile {
+  let size = 0;
+  let pending = "";
+  const flush = () => {
+    if (pending.length === 0) return;
+    sink.text(pending);
+    pending = "";
+  };
+  const file: AppendedFile = {
+    get size() {
+      return size;
+    },
+    add(piece: string) {
+      pending += piece;
+      size += piece.length;
+      if (pending.length >= CHUNK_CHARS) flush();
+    },
+    addBytes(bytes: Uint8Array) {
+      flush();
+      sink.bytes(bytes);
+      size += bytes.byteLength;
+    },
+    close() {
+      flush();
+      sink.end(size);
+      return size;
+    },
+  };
+  const range = sink.range;
+  if (range)
+    file.addRange = (from, start, end) => {
+      flush();
+      range(from, start, end);
+      size += end - start;
+    };
+  return file;
 }
 
 /**
