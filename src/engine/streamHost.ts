@@ -1,3 +1,4 @@
+// Over 400 lines: one host's pass and what it is made of (its lists, its filtered lists, its site spill), which share its index as it grows.
 // One host's pass, the one writer of the files a host's packages are listed in, for a full build
 // and a rebuild alike. Its packages pass in name order, each either fresh (rendered as it is loaded,
 // or read again) or kept from the last build (a rebuild's: its fragments copied from the live lists
