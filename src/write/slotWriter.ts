@@ -9,7 +9,7 @@ import { removeInBackground } from "./removeTree.js";
 import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 import type { OutputFile } from "../render/renderApi.js";
-import { writeContent, type WrittenDigests } from "./writeOutput.js";
+import { fileOperation, writeContent, type WrittenDigests } from "./writeOutput.js";
 import { WriteThread } from "./writeThread.js";
 
 /** How many folders the writer remembers having made (RECENT_FOLDERS of the latest, at most). */
@@ -94,10 +94,7 @@ export class SlotWriter {
     } else if (typeof content === "string") {
       thread.file(target, content, this.#index && file.path);
     } else {
-      // As writeContent does it: linked when the live slot's own, moved in when the build made it, else copied.
-      if (content.link === true) thread.link(content.file, target);
-      else if (content.move === true) thread.move(content.file, target);
-      else thread.copy(content.file, target);
+      thread[fileOperation(content)](content.file, target);
       this.#index?.add(file.path, content.digest);
     }
     this.#count();

@@ -31,7 +31,7 @@ import { createHash } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
 import { UsageError } from "../util/errors.js";
 import { acquireLock } from "../util/fileLock.js";
-import type { OutputFile } from "../render/renderApi.js";
+import type { FileContent, OutputFile } from "../render/renderApi.js";
 import { checkMemory } from "../util/memory.js";
 import { removeInBackground } from "./removeTree.js";
 import { phaseOf } from "../routes/publishOrder.js";
@@ -231,6 +231,14 @@ function removeEmptyFolders(root: string, folder: string): void {
 export type WrittenDigests = Map<string, { size: number; sha256: string }>;
 
 /**
+ * How a file on disk becomes a file of the output: linked when it is the live slot's own (a
+ * package's stored file unchanged since the last build), moved in when the build made it, else copied.
+ */
+export function fileOperation(content: FileContent): "link" | "move" | "copy" {
+  return content.link === true ? "link" : content.move === true ? "move" : "copy";
+}
+
+/**
  * Writes `content` at `path` for the slot `slot`, whose files a link to another file of the output
  * (SameAs) names; records its digest under `key` in `digests` when it is bytes the build held.
  */
@@ -250,9 +258,8 @@ export function writeContent(
     // the last build), moved in when the build made it (an archive it zipped, a list a rebuild's pass
     // wrote aside), else copied (the kernel copies it, never through memory; a catalogue's file is
     // never linked, so an edited source cannot change a published file).
-    if (content.link === true) linkSync(content.file, path);
-    else if (content.move === true) renameSync(content.file, path);
-    else copyFileSync(content.file, path);
+    const put = { link: linkSync, move: renameSync, copy: copyFileSync }[fileOperation(content)];
+    put(content.file, path);
     if (digests && key !== undefined && content.digest) digests.set(key, content.digest);
     return;
   }

@@ -112,6 +112,7 @@ parentPort.on("message", (ops) => {
       failed = true;
       for (const file of open.values()) fs.closeSync(file.fd);
       open.clear();
+      // Failing already: a source that will not close is not the error to report.
       try { releaseSource(); } catch {}
       results.postMessage({ error: { message: e.message, code: e.code, syscall: e.syscall, path: e.path, errno: e.errno } });
     }
