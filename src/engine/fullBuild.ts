@@ -17,7 +17,8 @@ import { renderOpenApi } from "../openapi/renderOpenApi.js";
 import { needsAliasFiles } from "../output/storedPackageFiles.js";
 import { targetFiles } from "../output/targetFiles.js";
 import { namesOf } from "../render/catalogueNames.js";
-import { renderHosts, renderNotFound, type PackageFilesInfo } from "../render/renderApi.js";
+import { renderHosts, renderNotFound } from "../render/renderApi.js";
+import { hbbStubFiles } from "../render/renderHbb.js";
 import { todayUrlsOf } from "../render/renderToday.js";
 import { aliasFilesOf, fileFor, NOT_FOUND_FILE, OPENAPI_FILE } from "../routes/routeTable.js";
 import { assembleFeeds } from "../site/assembleFeeds.js";
@@ -121,28 +122,22 @@ export async function buildFully(run: FullBuild): Promise<{ problems: Problem[];
       // `previous` names the live slot (buildCatalogue checked it), which holds their stored files.
       ...(previous?.packageFilesMemo ? { reuse: packageFilesReuse(slotDir(output, output.live!), previous) } : {}),
       onHosts: (hostsFile, withFiles, manifests) => {
-        const files = new Map<string, Map<string, PackageFilesInfo>>();
+        const packageFiles = withFiles
+          ? new PackageFilesStream({ writer }, hostsFile.default, options.targets)
+          : undefined;
         streaming = {
           hosts: hostsFile.hosts,
           hostsDefault: hostsFile.default,
           withFiles,
           streams: new Map(),
-          packageFiles: withFiles ? new PackageFilesStream(writer, hostsFile.default, options.targets) : undefined,
-          files,
-          filesSource: { defaultHost: hostsFile.default, of: (host, name) => files.get(host)?.get(name) },
+          packageFiles,
+          filesSource: packageFiles?.filesSource ?? { defaultHost: hostsFile.default, of: () => undefined },
           manifests,
         };
       },
       onPackage: (host, { pkg, signature }) => {
         const s = streaming!;
-        if (s.withFiles) {
-          if (pkg.files) {
-            let files = s.files.get(host);
-            if (!files) s.files.set(host, (files = new Map()));
-            files.set(pkg.name, pkg.files);
-          }
-          s.packageFiles!.add(host, pkg);
-        }
+        s.packageFiles?.add(host, pkg);
         writer.write({ path: fileFor("package", { host, name: pkg.name }), content: pkg.json });
         streamOf(s, host).add(pkg, signature);
       },
@@ -187,8 +182,7 @@ interface Streaming {
   streams: Map<string, HostStream>;
   /** With package files: their stored files and the Homebrew Browser's surface, as the packages pass. */
   packageFiles: PackageFilesStream | undefined;
-  /** With package files: what the site shows of each package's files. */
-  files: Map<string, Map<string, PackageFilesInfo>>;
+  /** What the site shows of each package's files (the memos, with package files). */
   filesSource: FilesSource;
   /** How many manifests each host has: its index is made room for them at once. */
   manifests: ReadonlyMap<string, number>;
@@ -216,13 +210,13 @@ async function finish(f: Finishing): Promise<{ problems: Problem[]; built?: Full
   const packageFiles = streaming.packageFiles;
   // The icon archive is made from the icons in the slot: on disk first.
   writer.drain();
-  const surface = packageFiles?.finish(streaming.hosts, spareDir, workDir);
+  const surface = packageFiles?.surface(streaming.hosts, { repoList: streaming.hosts, workDir });
   const problems = applyStrict(sortProblems([...f.loaded.problems, ...(surface?.problems ?? [])]), options.strict);
   if (problems.some(isError)) return f.failed(problems);
 
   writer.write({ path: fileFor("hosts"), content: renderHosts(streaming.hosts) });
   writer.write({ path: NOT_FOUND_FILE, content: renderNotFound() });
-  for (const file of surface?.files ?? []) writer.write(file);
+  for (const file of surface ? [...surface.files, ...hbbStubFiles()] : []) writer.write(file);
   writer.write({ path: OPENAPI_FILE, content: renderOpenApi() });
   const memos = packageFiles?.memos ?? {};
   const withFiles = Object.keys(memos).length > 0;

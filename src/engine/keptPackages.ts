@@ -1,7 +1,7 @@
 // A package the build did not render, rendered again from its manifest when the build needs its API
 // object: a host's feeds pick it (the full build, which rendered every package once as it streamed by
 // and kept none, and the rebuild, for a kept package that joins a host's newest), or the Homebrew
-// Browser's list of a host that moved keeps it (engine/planHbb.ts).
+// Browser's list of a host that moved keeps it (engine/planPackageFiles.ts).
 import { join } from "node:path";
 import type { Manifest, Package } from "../catalogue/fields.js";
 import type { Validators } from "../catalogue/schemas.js";

@@ -1,17 +1,20 @@
-// The package files' part of a rebuild plan: the stored files (archive, icon, binary, meta.xml) of the
-// packages read again, written where they differ from the live slot's, and deleted for packages that
-// went or lost files; the state's memo of every package's files, brought up to date. A package that
-// was not read again is not here at all: its stored files stay the live slot's, and enter the new
-// slot as hard links (writeChanges links every path it does not write).
-import type { PackageFilesReuse } from "../load/loadCatalogue.js";
-import type { FileContent, OutputFile, PackageFilesMemo, RenderedPackage } from "../render/renderApi.js";
-import { needsAliasFiles } from "../output/storedPackageFiles.js";
-import { packageFilePaths } from "../routes/packageFileLayout.js";
-import { aliasFilesOf } from "../routes/routeTable.js";
-import type { FilesSource } from "../site/siteAssets.js";
+// The package files' part of a rebuild plan: what their part of the hosts' passes gathered
+// (engine/streamPackageFiles.ts, the full build's too: the stored files of the packages read again
+// where they differ from the live slot's, those of packages that went or lost files deleted, every
+// memo brought up to date, the picks of each host's Homebrew Browser list) added to the plan, with
+// the lists and icon archives of the hosts that moved made again and told from the live ones, and
+// their warnings in place of the last build's. A package that was not read again keeps its stored
+// files where the live slot has them.
+import type { HostInfo } from "../catalogue/fields.js";
+import { sortProblems, type Problem } from "../catalogue/problems.js";
+import { filesInfoOf, type PackageFilesReuse } from "../load/loadCatalogue.js";
+import { contentText, type OutputFile, type PackageFilesMemo } from "../render/renderApi.js";
+import { hbbEntry } from "../render/renderHbb.js";
 import { signatureUnchanged, type BuildState } from "./buildState.js";
-import type { RebuildPlan, RereadPackage } from "./planRebuild.js";
+import type { KeptManifest } from "./keptPackages.js";
+import type { RebuildPlan } from "./planRebuild.js";
 import type { LiveFiles } from "./liveFiles.js";
+import type { PackageFilesStream } from "./streamPackageFiles.js";
 
 /**
  * The last build's package files, to reuse where they kept their signatures: `liveDir` is the live
@@ -26,173 +29,100 @@ export function packageFilesReuse(liveDir: string, state: BuildState): PackageFi
   };
 }
 
-/** What the state remembers of a package's files: its memo, with where its stored files are. */
-export function memoOf(host: string, defaultHost: string, pkg: RenderedPackage): PackageFilesMemo | undefined {
-  const stored = pkg.stored;
-  if (!stored) return undefined;
-  const paths = packageFilePaths(host, defaultHost, pkg.name, stored.binary.name);
-  return {
-    ...stored.memo,
-    paths: {
-      archive: paths.archive,
-      icon: paths.icon,
-      binary: paths.binary,
-      ...(stored.meta !== undefined ? { meta: paths.meta } : {}),
-    },
-  };
+/** A host's own warnings in the Homebrew Browser's list (a category that lost apps), by the host they are about. */
+function hostWarningOf(problem: Problem, hosts: readonly string[]): string | undefined {
+  return problem.code === "HBB_LEFT_OUT" && hosts.includes(problem.file) ? problem.file : undefined;
 }
 
-/** Where the site learns of each package's files, after the plan: from the state's memo. */
-export function filesSource(state: BuildState): FilesSource | undefined {
-  const memos = state.packageFilesMemo;
-  if (state.defaultHost === undefined || !memos) return undefined;
-  return {
-    defaultHost: state.defaultHost,
-    of(host, name) {
-      const memo = memos[`${host}/${name}`];
-      return memo && { zipSize: memo.derived.zip_size, icon: memo.derived.icon !== undefined };
-    },
-  };
+/** The repository list's warnings (a host it leaves out, a name it cuts), made again when hosts.json was read again. */
+function isRepoListProblem(problem: Problem): boolean {
+  return (problem.code === "HBB_LEFT_OUT" || problem.code === "HBB_VALUE_CUT") && problem.file === "hosts.json";
 }
 
-/** The stored files of a memo, by kind. */
-type Kind = keyof PackageFilesMemo["paths"];
-const KINDS: readonly Kind[] = ["archive", "icon", "binary", "meta"];
-
-/**
- * Whether a stored file read again holds what the live slot has at the same path: the archive and the
- * binary by the hash and size the files derived (the live one's are in the old memo), the icon and
- * meta.xml, small files, by `sameBytes`.
- */
-function sameAsLive(
-  kind: Kind,
-  old: PackageFilesMemo,
-  now: PackageFilesMemo,
-  content: FileContent,
-  path: string,
-  sameBytes: (path: string, file: string) => boolean,
-): boolean {
-  if (kind === "archive")
-    return old.derived.zip_sha256 === now.derived.zip_sha256 && old.derived.zip_size === now.derived.zip_size;
-  if (kind === "binary")
-    return (
-      old.derived.binary.sha256 === now.derived.binary.sha256 && old.derived.binary.size === now.derived.binary.size
-    );
-  return sameBytes(path, content.file);
+/** How a rebuild makes its Homebrew Browser's files again and tells them from the live ones. */
+export interface HbbRemake {
+  /** hosts.json's hosts, when it was read again: the repository list is made again. */
+  hosts: readonly HostInfo[] | undefined;
+  live: Pick<LiveFiles, "text">;
+  /** Where the icon archives are written, to be moved in. */
+  workDir: string;
+  /** Whether the live file at `path` holds the bytes of the file `file` (an archive of many icons is large). */
+  sameAsLive: (path: string, file: string) => boolean;
+  /** A kept package's manifest and API object, for the entry of a kept app a list holds. */
+  kept: KeptManifest;
 }
 
 /**
- * The plan with the stored files of the packages read again (`reread`) and of those removed. A file
- * whose bytes are the live one's is not written; a live file the package no longer has is deleted.
- * A package whose files changed counts as changed even when its package object did not. The kept
- * packages whose files moved with their content (`resigned`, the survey's) get their new signatures.
+ * The plan with what the package files' part gathered in the hosts' passes (`files`): its writes and
+ * memos, the aliases' links when the targets moved, and the Homebrew Browser's files and warnings of
+ * the hosts a package passed in (those of the others stay the last build's). A package read again
+ * whose files changed counts as changed even when its package object did not. The kept packages
+ * whose files moved with their content (`resigned`, the survey's) have their new signatures already.
  */
 export function withPackageFiles(
   plan: RebuildPlan,
   state: BuildState,
-  reread: readonly RereadPackage[],
-  live: Pick<LiveFiles, "exists">,
-  sameBytes: (path: string, file: string) => boolean,
-  resigned: ReadonlyMap<string, PackageFilesMemo["signatures"]> = new Map(),
+  files: PackageFilesStream,
+  hbb: HbbRemake,
+  resigned: boolean,
 ): RebuildPlan {
-  if (state.packageFiles !== true || state.defaultHost === undefined) return plan;
-  const memos: Record<string, PackageFilesMemo> = { ...state.packageFilesMemo };
-  // Kept packages whose files moved with their content: the next build knows them by these signatures.
-  for (const [key, signatures] of resigned) memos[key] = { ...memos[key]!, signatures };
-  const writes = new Map(plan.writes);
-  let added = 0;
-  let read = 0;
-  const moved = new Set<string>();
-  const put = (path: string, content: OutputFile["content"] | null) => {
-    if (writes.get(path) === null && content === null) return;
-    const existed = writes.has(path) ? writes.get(path) !== null : live.exists(path);
-    writes.set(path, content);
-    if (content === null && existed) added--;
-    if (content !== null && !existed) added++;
-  };
-  // A stored file and, for a target that serves the aliases from copies, its links at the aliases'
-  // paths: written again (after it) whenever it is, gone with it. The plan's targets are this build's.
-  const aliases = needsAliasFiles(plan.state.targets);
-  const aliasesBefore = needsAliasFiles(state.targets);
-  const putStored = (path: string, content: FileContent | null) => {
-    put(path, content);
-    if (aliases || (aliasesBefore && content === null))
-      for (const alias of aliasFilesOf(path)) put(alias, content === null ? null : { sameAs: path });
-  };
-  const drop = (key: string, keep: ReadonlySet<string> = new Set()) => {
-    const old = memos[key];
-    if (!old) return;
-    for (const kind of KINDS) {
-      const path = old.paths[kind];
-      if (path !== undefined && !keep.has(path)) putStored(path, null);
-    }
-    delete memos[key];
-  };
-  for (const { host, name } of plan.removed) drop(`${host}/${name}`);
-  for (const { host, pkg } of reread) {
-    const key = `${host}/${pkg.name}`;
-    const old = memos[key];
-    const now = memoOf(host, state.defaultHost, pkg);
-    if (!now) {
-      if (old) moved.add(key);
-      drop(key);
-      continue;
-    }
-    const stored = pkg.stored!;
-    if (stored.archive.link !== true) read++;
-    const contents: Record<Kind, FileContent | undefined> = {
-      archive: stored.archive,
-      icon: stored.icon,
-      binary: stored.binary.content,
-      meta: stored.meta,
+  const aliasesGone = files.aliasesMoved();
+  const memos = files.memos;
+  const kept = (host: string, name: string) => {
+    const { manifest, pkg } = hbb.kept(host, name);
+    const source = {
+      name,
+      pkg,
+      files: filesInfoOf(memos[`${host}/${name}`]!.derived),
+      writesToNand: manifest.flags?.includes("writes_to_nand") === true,
     };
-    const paths = new Set(KINDS.map((kind) => now.paths[kind]).filter((p): p is string => p !== undefined));
-    drop(key, paths);
-    memos[key] = now;
-    for (const kind of KINDS) {
-      const path = now.paths[kind];
-      const content = contents[kind];
-      if (path === undefined || content === undefined) continue;
-      const unchanged =
-        old?.paths[kind] === path &&
-        live.exists(path) &&
-        (content.link === true || sameAsLive(kind, old, now, content, path, sameBytes));
-      if (unchanged) continue;
-      putStored(path, content);
-      moved.add(key);
-    }
-  }
-  // The first target that serves the aliases from copies links every stored file at them; the last one's going removes them.
-  let aliasesGone = 0;
-  if (aliases !== aliasesBefore) {
-    for (const memo of Object.values(memos)) {
-      for (const kind of KINDS) {
-        const path = memo.paths[kind];
-        if (path === undefined) continue;
-        for (const alias of aliasFilesOf(path)) {
-          if (writes.has(alias)) continue;
-          put(alias, aliases ? { sameAs: path } : null);
-          if (!aliases) aliasesGone++;
-        }
-      }
-    }
-  }
+    return hbbEntry(host, source, pkg).entry;
+  };
+  const hosts = plan.state.hostInfos.filter((h) => files.passed(h.id));
+  const surface = files.surface(hosts, { repoList: hbb.hosts, workDir: hbb.workDir, entryOf: kept });
+  const writes = new Map([...plan.writes, ...files.writes]);
+  const unchanged = ({ path, content }: OutputFile): boolean =>
+    typeof content === "object" && "file" in content
+      ? hbb.sameAsLive(path, content.file)
+      : hbb.live.text(path) === contentText(content);
+  for (const file of surface.files) if (!unchanged(file)) writes.set(file.path, file.content);
+
+  // The hosts' own warnings: made again for the hosts whose lists were, the last build's for the others.
+  const remade = (problem: Problem): boolean =>
+    hostWarningOf(problem, state.hosts) !== undefined || (hbb.hosts !== undefined && isRepoListProblem(problem));
+  const stayed = state.warnings.filter((w) => {
+    const host = hostWarningOf(w, state.hosts);
+    return host !== undefined && !files.passed(host);
+  });
+  const problems = sortProblems([...plan.problems.filter((p) => !remade(p)), ...stayed, ...surface.problems]);
+
   const dropped = plan.summary.dropped;
   const counted = new Set([...plan.removed, ...plan.changed, ...plan.added].map((p) => `${p.host}/${p.name}`));
-  const changedFiles = [...moved].filter((key) => !counted.has(key)).length;
+  const changedFiles = [...files.moved].filter((key) => !counted.has(key)).length;
   return {
     ...plan,
     writes,
-    stateMoved: plan.stateMoved || resigned.size > 0,
-    state: { ...plan.state, files: plan.state.files + added, packageFilesMemo: memos },
+    problems,
+    stateMoved: plan.stateMoved || resigned,
+    state: { ...plan.state, files: plan.state.files + files.added, packageFilesMemo: memos, warnings: problems },
     summary: {
       ...plan.summary,
-      files: plan.summary.files + added,
+      files: plan.summary.files + files.added,
       changedPackages: plan.summary.changedPackages + changedFiles,
       filesWritten: writes.size,
       mode: { kind: writes.size === 0 ? "unchanged" : "incremental" },
-      packageFilesRead: read,
+      packageFilesRead: files.read,
       ...(dropped ? { dropped: { ...dropped, aliasFiles: aliasesGone } } : {}),
     },
   };
+}
+
+/** The last build's memos, those of kept packages whose files moved with their content (`resigned`) with their signatures now. */
+export function lastMemos(
+  state: BuildState,
+  resigned: ReadonlyMap<string, PackageFilesMemo["signatures"]>,
+): Record<string, PackageFilesMemo> {
+  const memos: Record<string, PackageFilesMemo> = { ...state.packageFilesMemo };
+  for (const [key, signatures] of resigned) memos[key] = { ...memos[key]!, signatures };
+  return memos;
 }

@@ -31,6 +31,7 @@ import { renderTodayFragments, todayFiles, type TodayFragments, type TodayUrls }
 import type { LiveFiles, LiveRanges } from "./liveFiles.js";
 import { HostStream } from "./streamHost.js";
 import type { StagedFiles } from "../write/stagedFiles.js";
+import type { PackageFilesStream } from "./streamPackageFiles.js";
 import type { RereadStats, Survey } from "./surveyCatalogue.js";
 import type { HostStats } from "../catalogue/statsFile.js";
 import { unknownStatsProblems } from "../validate/catalogueRules.js";
@@ -134,6 +135,8 @@ export interface RebuildPlan extends Changes {
  * Decides what the build after a build writes and remembers, from what the survey kept and what was
  * read again. A host with a package removed, added or read again has its lists written by the full
  * build's pass (streamHost.ts) into `stage`, from which they are moved in with the other writes.
+ * With package files, their part (`packageFiles`, streamPackageFiles.ts) is told each package of such a
+ * host as it passes, as in a full build; what it gathers is added to the plan by withPackageFiles.
  */
 export function planRebuild(
   state: BuildState,
@@ -141,6 +144,7 @@ export function planRebuild(
   inputs: RebuildInputs,
   live: LiveFiles,
   stage: StagedFiles,
+  packageFiles?: PackageFilesStream,
 ): RebuildPlan {
   const changes: Changes = { removed: [], changed: [], added: [], writes: new Map(), filesRemoved: 0 };
   const reread = new Map(
@@ -167,7 +171,7 @@ export function planRebuild(
     const hostPlan = planHost(
       changes,
       { host, old, kept: { flags: survey.kept.get(host)!, resigned: survey.resigned.get(host) }, again, added },
-      { live, stage, urls: inputs.today.urls, today: context },
+      { live, stage, urls: inputs.today.urls, today: context, files: packageFiles },
     );
     const planned = hostPlan.next;
     // A host none of whose packages moved has the same lists: only the day or its name moves today's files.
@@ -307,12 +311,16 @@ interface HostMoves {
   added: readonly RereadPackage[];
 }
 
-/** What a host's pass is given beside its packages: the live slot, where it writes, today's URLs and context. */
+/**
+ * What a host's pass is given beside its packages: the live slot, where it writes, today's URLs and
+ * context, and with package files their part, told each package as the lists are.
+ */
 interface HostPass {
   live: LiveFiles;
   stage: StagedFiles;
   urls: TodayUrls;
   today: TodayHostContext;
+  files: PackageFilesStream | undefined;
 }
 
 /**
@@ -397,6 +405,7 @@ function planHost(changes: Changes, moves: HostMoves, pass: HostPass): HostPlan 
     if (kept.flags[i] || again.has(i)) continue;
     changes.writes.set(path(old.names[i]!), null);
     changes.removed.push({ host, name: old.names[i]!, stats: statsAt(old, i) });
+    pass.files?.remove(host, old.names[i]!);
     touch(filtersAt(old, i));
     listChanged = true;
     removedAny = true;
@@ -450,8 +459,14 @@ function planHost(changes: Changes, moves: HostMoves, pass: HostPass): HostPlan 
   for (let i = 0; i < list.length; i++) {
     checkMemory("planning the rebuild");
     const fresh = list.freshAt(i);
-    if (fresh) stream.add(fresh.pkg, fresh.signature, list.fragmentsAt(i));
-    else stream.keep(list.oldAt(i), kept.resigned?.get(list.oldAt(i)));
+    if (fresh) {
+      stream.add(fresh.pkg, fresh.signature, list.fragmentsAt(i));
+      pass.files?.add(host, fresh.pkg);
+      continue;
+    }
+    const j = list.oldAt(i);
+    stream.keep(j, kept.resigned?.get(j));
+    pass.files?.keep(host, old.names[j]!, filtersAt(old, j).category, statsAt(old, j)?.downloads ?? 0);
   }
   const finished = stream.finish();
   for (const file of finished.written) {

@@ -2,7 +2,7 @@
 // kept packages it reads again), one function each.
 // The build after a build: the I/O around a pure plan. Survey which inputs moved, read those again,
 // plan, then write the plan into the live output in place and remember the new state.
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadManifest, loadPackageFiles, type PackageFilesReuse } from "../load/loadCatalogue.js";
 import type { HostInfo, PackageStats } from "../catalogue/fields.js";
@@ -21,7 +21,6 @@ import {
 } from "../validate/catalogueRules.js";
 import { hostStatsOf, statsFileOf, type HostStats } from "../catalogue/statsFile.js";
 import { withSiteChanges } from "./planSite.js";
-import { withHbbChanges } from "./planHbb.js";
 import { applyInPlace, slotDir, workFolder, type LockedOutput, type WrittenDigests } from "../write/writeOutput.js";
 import { forgetState, signatureUnchanged, statsAt, writeState, type BuildState } from "./buildState.js";
 import { planRebuild, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
@@ -29,7 +28,8 @@ import { liveFiles, sameBytes } from "./liveFiles.js";
 import { StagedFiles } from "../write/stagedFiles.js";
 import { todayUrlsOf } from "../render/renderToday.js";
 import { statOrNothing, surveyCatalogue, type RereadStats, type Survey } from "./surveyCatalogue.js";
-import { filesSource, packageFilesReuse, withPackageFiles } from "./planPackageFiles.js";
+import { lastMemos, packageFilesReuse, withPackageFiles } from "./planPackageFiles.js";
+import { PackageFilesStream } from "./streamPackageFiles.js";
 import { keptManifests, keptPackages, KeptManifestMoved } from "./keptPackages.js";
 import { fileIndexOutdated, writeFileIndex, type FileIndexOptions } from "../trust/writeFileIndex.js";
 
@@ -139,16 +139,26 @@ async function rebuildFrom(
   // A host's lists are written here by its pass, and moved into the live slot with the other writes.
   mkdirSync(workDir, { recursive: true });
   const stage = new StagedFiles(join(workDir, "lists"), options.index !== undefined);
+  const sameAsLive = (path: string, file: string) => sameBytes(join(liveDir, path), file);
+  // With package files, their part of the hosts' passes: the full build's, writing what differs from the live slot.
+  const files =
+    state.packageFiles === true && state.defaultHost !== undefined
+      ? new PackageFilesStream(
+          {
+            readFrom: liveDir,
+            last: {
+              memos: lastMemos(state, survey.resignedFiles),
+              targets: state.targets,
+              live,
+              sameBytes: sameAsLive,
+            },
+          },
+          state.defaultHost,
+          options.targets,
+        )
+      : undefined;
   try {
-    const api = withPackageFiles(
-      planRebuild(state, survey, inputs, live, stage),
-      state,
-      manifests.packages,
-      live,
-      (path, file) => sameBytes(join(liveDir, path), file),
-      survey.resignedFiles,
-    );
-    const stored = new Map(manifests.packages.map((p) => [`${p.host}/${p.pkg.name}`, p.pkg.stored]));
+    const api = planRebuild(state, survey, inputs, live, stage, files);
     // Only a rebuild that moved a package reads a kept one's manifest: a no-op loads no validators.
     const validators =
       manifests.packages.length + api.removed.length + api.changed.length + api.added.length > 0
@@ -156,24 +166,26 @@ async function rebuildFrom(
         : undefined;
     let plan: ReturnType<typeof withSiteChanges>;
     try {
-      const hbb = withHbbChanges(
-        api,
-        state,
-        { packages: manifests.packages, hosts: hostsFile.hosts },
-        live,
-        (host, name, at) => {
-          // A package read again has its icon where it was made (or linked from); a kept one in the live slot.
-          const files = stored.get(`${host}/${name}`);
-          return files ? readFileSync(files.icon.file) : live.bytes(at);
-        },
-        { workDir, sameAsLive: (path, file) => sameBytes(join(liveDir, path), file) },
-        keptManifests(options.catalogueDir, api.state, validators),
-      );
+      const hbb = files
+        ? withPackageFiles(
+            api,
+            state,
+            files,
+            {
+              hosts: hostsFile.hosts,
+              live,
+              workDir,
+              sameAsLive,
+              kept: keptManifests(options.catalogueDir, { ...api.state, packageFilesMemo: files.memos }, validators),
+            },
+            survey.resignedFiles.size > 0,
+          )
+        : api;
       plan = withSiteChanges(hbb, {
         live,
         site: options.site,
         hosts: hostsFile.hosts,
-        files: filesSource(hbb.state),
+        files: files?.filesSource,
         baseUrl: inputs.today.urls.baseUrl,
         keptPackage: keptPackages(options.catalogueDir, hbb.state, validators),
       });

@@ -379,11 +379,26 @@ export class HbbLists {
     if (own.candidate) this.#picksOf(host).add(own.candidate);
   }
 
-  /** A host's list: its entries by category, and a warning for each category that lost apps. */
-  result(host: string): { entries: HbbEntry[]; problems: Problem[] } {
-    return this.#picksOf(host).result(host, (name) => {
-      throw new Error(`internal: ${host}/${name} has no entry`);
-    });
+  /**
+   * A rebuild's kept package, by what the index records of it (its name, category and downloads):
+   * a candidate whose entry is made only if the list keeps it; its own warnings are the last build's.
+   */
+  keep(host: string, candidate: HbbCandidate): void {
+    this.#picksOf(host).add(candidate);
+  }
+
+  /**
+   * A host's list: its entries by category (a kept candidate's made by `entryOf`), and a warning for
+   * each category that lost apps.
+   */
+  result(host: string, entryOf?: (name: string) => HbbEntry): { entries: HbbEntry[]; problems: Problem[] } {
+    return this.#picksOf(host).result(
+      host,
+      entryOf ??
+        ((name) => {
+          throw new Error(`internal: ${host}/${name} has no entry`);
+        }),
+    );
   }
 
   /**
@@ -491,7 +506,7 @@ function writeIconsZip(path: string, names: readonly string[], iconOf: IconBytes
 
 /**
  * A host's list (both its paths) of `entries` (HbbLists', or HbbPicks'), and its icon archive of
- * the packages `icons` names: the same whether a full build or a rebuild (engine/planHbb.ts) makes
+ * the packages `icons` names: the same whether a full build or a rebuild (engine/streamPackageFiles.ts's surface) makes
  * them. The archive is written into `workDir` (on the output's file system) and moved into the
  * output from there.
  */
