@@ -7,6 +7,7 @@
 // stops the deploy with a FailureError naming what failed, and running the same command again
 // finishes it.
 import { spawn } from "node:child_process";
+import { appendAll } from "../util/appendAll.js";
 import { FailureError } from "../util/errors.js";
 import { RESPONSE_HEADERS } from "../routes/routeTable.js";
 import { checkCacheControl } from "./checkCacheControl.js";
@@ -286,7 +287,7 @@ export async function deployToRclone(options: RcloneDeployOptions): Promise<Rclo
       plan.deletions.join("\n"),
     );
     const deleted = eventsOf(run);
-    result.log.push(...deleted);
+    appendAll(result.log, deleted);
     result.deleted = deleted.length;
     const missed = plan.deletions.filter((path) => !deleted.some((e) => e.path === path));
     if (missed.length > 0)

@@ -22,6 +22,7 @@ import {
 import { hostStatsOf, statsFileOf, type HostStats } from "../catalogue/statsFile.js";
 import { withSiteChanges } from "./planSite.js";
 import { applyInPlace, slotDir, workFolder, type LockedOutput, type WrittenDigests } from "../write/writeOutput.js";
+import { appendAll } from "../util/appendAll.js";
 import { forgetState, signatureUnchanged, statsAt, writeState, type BuildState } from "./buildState.js";
 import { planRebuild, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
 import { liveFiles, sameBytes } from "./liveFiles.js";
@@ -259,7 +260,10 @@ async function rereadStats(dir: string, state: BuildState): Promise<StatsNow | u
       now.signatures.push(stats ? then : null);
       if (!stats && then) now.entries.set(host, new Map());
       if (stats)
-        now.problems.push(...state.warnings.filter((w) => w.file === file && w.code !== "STATS_UNKNOWN_PACKAGE"));
+        appendAll(
+          now.problems,
+          state.warnings.filter((w) => w.file === file && w.code !== "STATS_UNKNOWN_PACKAGE"),
+        );
       continue;
     }
     const source = readSourceFile(join(dir, file), MAX_STATS_BYTES);

@@ -22,6 +22,7 @@ import { searchRecord, type SpilledHost } from "../site/assembleSite.js";
 import { renderCard, renderPackagePage, type SiteHost } from "../site/renderPages.js";
 import { sitePackage, type FilesSource } from "../site/sitePackage.js";
 import { packagePage } from "../site/sitePaths.js";
+import { appendAll } from "../util/appendAll.js";
 import { checkMemory } from "../util/memory.js";
 import type { AppendedFile, RangeSource, SlotWriter } from "../write/slotWriter.js";
 import {
@@ -167,7 +168,7 @@ export class HostStream {
     if (state.columns.length !== this.#count * INDEX_COLUMNS)
       state.columns = state.columns.slice(0, this.#count * INDEX_COLUMNS);
     if (!last) writer.write({ path: fallbackFor("category", { host: host.id }), content: "[]" });
-    if (this.#lists.v1) written.push(...this.#filteredLists(state, last?.filtered));
+    if (this.#lists.v1) appendAll(written, this.#filteredLists(state, last?.filtered));
     // The featured app is cut from the contents just written: on disk first.
     writer.drain();
     const slot = liveFiles(writer.root);

@@ -8,6 +8,7 @@ import { folderSignatures, listCatalogue, listedFolders, readSourceFile } from "
 import { gitDigests } from "../read/gitDigests.js";
 import { signatureOf, withDigest, type Signature } from "../read/signature.js";
 import type { PackageFilesMemo } from "../render/renderApi.js";
+import { appendAll } from "../util/appendAll.js";
 import { isSystemError } from "../util/errors.js";
 import { MANIFEST_EXTENSION, MAX_SOURCE_BYTES, type ManifestRef } from "../validate/catalogueRules.js";
 import { validateLayout } from "../validate/layoutRules.js";
@@ -209,7 +210,10 @@ export function surveyKnown(dir: string, state: BuildState, moved: StatsMoved = 
   const survey = emptySurvey(state, folders);
   survey.packageFiles = state.packageFiles === true;
   // The folders kept their entries, so the files the layout ignored are the same: warn again.
-  survey.problems.push(...state.warnings.filter((w) => w.code === "IGNORED_FILE"));
+  appendAll(
+    survey.problems,
+    state.warnings.filter((w) => w.code === "IGNORED_FILE"),
+  );
   const run: SurveyRun = { dir, survey, state, warnings: warningsByFile(state), moved, pending: [] };
   const prefix = `${dir}${sep}`;
   for (const host of state.hosts) {
@@ -233,7 +237,7 @@ function surveyListing(dir: string, state: BuildState, moved: StatsMoved): Surve
   const layout = validateLayout(listing, state.hosts, indexes);
   const survey = emptySurvey(state, folderSignatures(listing, state.hosts));
   survey.packageFiles = layout.manifests.hasPackageFiles();
-  survey.problems.push(...layout.problems);
+  appendAll(survey.problems, layout.problems);
   const run: SurveyRun = { dir, survey, state, warnings: warningsByFile(state), moved, pending: [] };
   const prefix = `${dir}${sep}`;
   for (const ref of layout.manifests) {
