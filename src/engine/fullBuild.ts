@@ -276,7 +276,6 @@ async function writeSite(f: Finishing, state: BuildState): Promise<SiteIndex> {
   const spilled = new Map(hosts.flatMap((h) => (h.spilled ? [[h.id, h.spilled] as const] : [])));
   const site = assembleSite({
     hosts: siteHosts(streaming.hosts),
-    fresh: new Map(),
     gone: new Map(),
     files: streaming.filesSource,
     hbb: streaming.withFiles,
@@ -288,7 +287,6 @@ async function writeSite(f: Finishing, state: BuildState): Promise<SiteIndex> {
   const feeds = assembleFeeds({
     hosts: siteHosts(streaming.hosts),
     index: site.index,
-    fresh: new Map(),
     baseUrl: todayUrlsOf(streaming.hosts, streaming.hostsDefault, options.baseUrl).baseUrl,
     packageOf: (host, name) => sitePackage(host, kept(host, name), streaming.filesSource),
   });

@@ -32,6 +32,9 @@ import type { LiveFiles, LiveRanges } from "./liveFiles.js";
 import { HostStream } from "./streamHost.js";
 import type { StagedFiles } from "../write/stagedFiles.js";
 import type { PackageFilesStream } from "./streamPackageFiles.js";
+import type { SpilledHost } from "../site/assembleSite.js";
+import { siteHosts, type FilesSource } from "../site/siteAssets.js";
+import { packagePage } from "../site/sitePaths.js";
 import type { RereadStats, Survey } from "./surveyCatalogue.js";
 import type { HostStats } from "../catalogue/statsFile.js";
 import { unknownStatsProblems } from "../validate/catalogueRules.js";
@@ -122,6 +125,8 @@ interface Changes {
 }
 
 export interface RebuildPlan extends Changes {
+  /** With the site, per host whose pass ran: its fresh packages' rows and records (spilled.close() after). */
+  spilled: ReadonlyMap<string, SpilledHost & { close(): void }>;
   /** Every problem of the catalogue now, sorted. */
   problems: Problem[];
   /** What the next build starts from, but for the slots, which are set when the writes are published. */
@@ -135,8 +140,9 @@ export interface RebuildPlan extends Changes {
  * Decides what the build after a build writes and remembers, from what the survey kept and what was
  * read again. A host with a package removed, added or read again has its lists written by the full
  * build's pass (streamHost.ts) into `stage`, from which they are moved in with the other writes.
- * With package files, their part (`packageFiles`, streamPackageFiles.ts) is told each package of such a
- * host as it passes, as in a full build; what it gathers is added to the plan by withPackageFiles.
+ * Its parts (`parts`: the package files', the site's) are told each package of such a host as it
+ * passes, as in a full build; what they gather is added to the plan by withPackageFiles and
+ * withSiteChanges.
  */
 export function planRebuild(
   state: BuildState,
@@ -144,7 +150,7 @@ export function planRebuild(
   inputs: RebuildInputs,
   live: LiveFiles,
   stage: StagedFiles,
-  packageFiles?: PackageFilesStream,
+  parts: PassParts = {},
 ): RebuildPlan {
   const changes: Changes = { removed: [], changed: [], added: [], writes: new Map(), filesRemoved: 0 };
   const reread = new Map(
@@ -156,6 +162,7 @@ export function planRebuild(
     else host.again.set(p.index, p);
   }
   const packages: Record<string, HostState> = {};
+  const spilled = new Map<string, SpilledHost & { close(): void }>();
   const problems = [...inputs.problems];
   const hostsNow = inputs.hosts ?? state.hostInfos;
   for (const [k, host] of state.hosts.entries()) {
@@ -171,9 +178,10 @@ export function planRebuild(
     const hostPlan = planHost(
       changes,
       { host, old, kept: { flags: survey.kept.get(host)!, resigned: survey.resigned.get(host) }, again, added },
-      { live, stage, urls: inputs.today.urls, today: context, files: packageFiles },
+      { live, stage, urls: inputs.today.urls, today: context, ...parts },
     );
     const planned = hostPlan.next;
+    if (hostPlan.spilled) spilled.set(host, hostPlan.spilled);
     // A host none of whose packages moved has the same lists: only the day or its name moves today's files.
     const today =
       hostPlan.today ??
@@ -232,6 +240,7 @@ export function planRebuild(
   const sorted = sortProblems(problems);
   return {
     ...changes,
+    spilled,
     problems: sorted,
     state: {
       ...state,
@@ -295,10 +304,11 @@ function byEntryName(a: [string, unknown], b: [string, unknown]): number {
   return compareCodePoints(a[0], b[0]);
 }
 
-/** A host's plan: its index after the rebuild, and its today files when its pass wrote its lists. */
+/** A host's plan: its index after the rebuild, and its today files and site spill when its pass ran. */
 interface HostPlan {
   next: HostState;
   today?: TodayWrites;
+  spilled?: (SpilledHost & { close(): void }) | undefined;
 }
 
 /** A host as a rebuild finds it: its last state, which packages the survey kept, read again or found new. */
@@ -312,15 +322,21 @@ interface HostMoves {
 }
 
 /**
- * What a host's pass is given beside its packages: the live slot, where it writes, today's URLs and
- * context, and with package files their part, told each package as the lists are.
+ * The parts of a host's pass beside its lists, each told every package as the lists are: with
+ * package files, theirs (streamPackageFiles.ts); with the browse site, where its fresh packages'
+ * rows are spilled and which packages have files.
  */
-interface HostPass {
+export interface PassParts {
+  files?: PackageFilesStream | undefined;
+  site?: { workDir: string; files: FilesSource } | undefined;
+}
+
+/** What a host's pass is given beside its packages: the live slot, where it writes, today's URLs and context, its parts. */
+interface HostPass extends PassParts {
   live: LiveFiles;
   stage: StagedFiles;
   urls: TodayUrls;
   today: TodayHostContext;
-  files: PackageFilesStream | undefined;
 }
 
 /**
@@ -406,6 +422,11 @@ function planHost(changes: Changes, moves: HostMoves, pass: HostPass): HostPlan 
     changes.writes.set(path(old.names[i]!), null);
     changes.removed.push({ host, name: old.names[i]!, stats: statsAt(old, i) });
     pass.files?.remove(host, old.names[i]!);
+    const page = packagePage(host, old.names[i]!);
+    if (pass.site && live.exists(page)) {
+      changes.writes.set(page, null);
+      changes.filesRemoved++;
+    }
     touch(filtersAt(old, i));
     listChanged = true;
     removedAny = true;
@@ -446,6 +467,7 @@ function planHost(changes: Changes, moves: HostMoves, pass: HostPass): HostPlan 
     hostsDefault: pass.today.defaultHost,
     urls: pass.urls,
     featuredMs: pass.today.featuredMsNow,
+    site: pass.site && { host: siteHosts([pass.today.hostNow])[0]!, ...pass.site },
     expected: list.length,
     last: {
       state: old,
@@ -460,8 +482,9 @@ function planHost(changes: Changes, moves: HostMoves, pass: HostPass): HostPlan 
     checkMemory("planning the rebuild");
     const fresh = list.freshAt(i);
     if (fresh) {
-      stream.add(fresh.pkg, fresh.signature, list.fragmentsAt(i));
+      // Its files first: its page shows them.
       pass.files?.add(host, fresh.pkg);
+      stream.add(fresh.pkg, fresh.signature, list.fragmentsAt(i));
       continue;
     }
     const j = list.oldAt(i);
@@ -470,7 +493,8 @@ function planHost(changes: Changes, moves: HostMoves, pass: HostPass): HostPlan 
   }
   const finished = stream.finish();
   for (const file of finished.written) {
-    if (filtered.delete(file) && !live.exists(file)) changes.filesRemoved--;
+    filtered.delete(file);
+    if (!live.exists(file)) changes.filesRemoved--;
     changes.writes.set(file, stage.content(file));
   }
   // The filtered lists left with no package.
@@ -479,7 +503,7 @@ function planHost(changes: Changes, moves: HostMoves, pass: HostPass): HostPlan 
     changes.writes.set(file, null);
     changes.filesRemoved++;
   }
-  return { next: finished.state, today: finished.today! };
+  return { next: finished.state, today: finished.today!, spilled: finished.spilled };
 }
 
 /** Whether a package read again has another object in a contents file (`file`, the live one) than the old one. */

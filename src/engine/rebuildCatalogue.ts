@@ -20,13 +20,14 @@ import {
   type ManifestRef,
 } from "../validate/catalogueRules.js";
 import { hostStatsOf, statsFileOf, type HostStats } from "../catalogue/statsFile.js";
-import { withSiteChanges } from "./planSite.js";
+import { siteNeedsFullBuild, withSiteChanges } from "./planSite.js";
 import { applyInPlace, slotDir, workFolder, type LockedOutput, type WrittenDigests } from "../write/writeOutput.js";
 import { appendAll } from "../util/appendAll.js";
 import { forgetState, signatureUnchanged, statsAt, writeState, type BuildState } from "./buildState.js";
-import { planRebuild, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
+import { planRebuild, type RebuildPlan, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
 import { liveFiles, sameBytes } from "./liveFiles.js";
 import { StagedFiles } from "../write/stagedFiles.js";
+import type { FilesSource } from "../site/sitePackage.js";
 import { todayUrlsOf } from "../render/renderToday.js";
 import { statOrNothing, surveyCatalogue, type RereadStats, type Survey } from "./surveyCatalogue.js";
 import { lastMemos, packageFilesReuse, withPackageFiles } from "./planPackageFiles.js";
@@ -136,6 +137,10 @@ async function rebuildFrom(
       featuredMs: options.featuredDay !== undefined ? options.featuredDay * 24 * 3600 * 1000 : snapshotMs,
     },
   };
+  if (options.site) {
+    const reason = siteNeedsFullBuild(state, hostsFile.hosts);
+    if (reason) return { fullBuild: reason };
+  }
   const live = liveFiles(liveDir);
   // A host's lists are written here by its pass, and moved into the live slot with the other writes.
   mkdirSync(workDir, { recursive: true });
@@ -158,14 +163,19 @@ async function rebuildFrom(
           options.targets,
         )
       : undefined;
+  let spilled: RebuildPlan["spilled"] | undefined;
   try {
-    const api = planRebuild(state, survey, inputs, live, stage, files);
+    const api = planRebuild(state, survey, inputs, live, stage, {
+      files,
+      site: options.site ? { workDir, files: files?.filesSource ?? noFiles(state) } : undefined,
+    });
+    spilled = api.spilled;
     // Only a rebuild that moved a package reads a kept one's manifest: a no-op loads no validators.
     const validators =
       manifests.packages.length + api.removed.length + api.changed.length + api.added.length > 0
         ? await schemaValidators()
         : undefined;
-    let plan: ReturnType<typeof withSiteChanges>;
+    let plan: RebuildPlan;
     try {
       const hbb = files
         ? withPackageFiles(
@@ -182,20 +192,19 @@ async function rebuildFrom(
             survey.resignedFiles.size > 0,
           )
         : api;
-      plan = withSiteChanges(hbb, {
-        live,
-        site: options.site,
-        hosts: hostsFile.hosts,
-        files: files?.filesSource,
-        baseUrl: inputs.today.urls.baseUrl,
-        keptPackage: keptPackages(options.catalogueDir, hbb.state, validators),
-      });
+      plan = options.site
+        ? withSiteChanges(hbb, {
+            live,
+            files: files?.filesSource,
+            baseUrl: inputs.today.urls.baseUrl,
+            keptPackage: keptPackages(options.catalogueDir, hbb.state, validators),
+          })
+        : hbb;
     } catch (error) {
       // Nothing is written yet: the full build reads the manifest again and reports what is wrong with it.
       if (error instanceof KeptManifestMoved) return { fullBuild: error.message };
       throw error;
     }
-    if ("fullBuild" in plan) return plan;
     // The plan adds the warnings found only once the output is planned (stats of unknown packages, the
     // Homebrew Browser's lists): --strict refuses them too, before anything is written.
     const planned = applyStrict(plan.problems, options.strict);
@@ -221,6 +230,7 @@ async function rebuildFrom(
   } finally {
     // The lists' old bytes are read through it until the plan is written.
     live.close();
+    for (const host of spilled?.values() ?? []) host.close();
     stage.writer.abandon();
   }
 }
@@ -379,4 +389,9 @@ async function rereadManifests(
 function digestsOf(files: PackageFilesRead): (() => ReadonlyMap<string, number>) | undefined {
   const digests = files.digests;
   return digests && (() => digests);
+}
+
+/** What the site is told of package files in a catalogue without any. */
+function noFiles(state: BuildState): FilesSource {
+  return { defaultHost: state.hostsDefault, of: () => undefined };
 }

@@ -3,9 +3,9 @@
 // and a rebuild alike. Its packages pass in name order, each either fresh (rendered as it is loaded,
 // or read again) or kept from the last build (a rebuild's: its fragments copied from the live lists
 // by the ranges the old index gives, never parsed); every fragment a package has in a name-order
-// file goes straight there (its element of the host's list and of today's v4 and v3 contents, and
-// in a full build its page of the browse site), its row and search record to spill files in the
-// work folder, and the index records its numbers. Nothing of a package is kept once it has passed
+// file goes straight there (its element of the host's list and of today's v4 and v3 contents), its
+// page of the browse site is written (in a rebuild, when its bytes differ from the live page's), its
+// row and search record go to spill files in the work folder, and the index records its numbers. Nothing of a package is kept once it has passed
 // but the index's columns. When the host is done, the files that depend on all of it are made from
 // the index alone: the filtered lists as byte ranges of the new list (a counting sort of positions
 // by category and coder), today's information and featured app (engine/planToday.ts). A full build
@@ -51,7 +51,7 @@ export interface HostStreamContext {
   urls: TodayUrls;
   /** The time whose UTC day picks the featured app. */
   featuredMs: number;
-  /** With the browse site (a full build): the host as the site names it, where its spills go, and which packages have files. */
+  /** With the browse site: the host as the site names it, where its spills go, and which packages have files. */
   site?: { host: SiteHost; workDir: string; files: FilesSource } | undefined;
   /** How many packages the host will have at most (its manifests): its columns are made that long at once. */
   expected: number;
@@ -79,16 +79,19 @@ export interface LastHost {
 /** What a host's pass leaves once it is finished. */
 export interface FinishedHost {
   state: HostState;
-  /** The host-wide files written (its lists, and the filtered lists that have a package), by path. */
+  /**
+   * The files written (its lists, the filtered lists that have a package, and the pages of the browse
+   * site of its fresh packages: in a rebuild, those whose bytes differ from the live page), by path.
+   */
   written: string[];
   /** A rebuild's today files that moved, to be written (or deleted) with its other changes. */
   today?: TodayWrites;
-  /** With the site: the host's spill, as the site's assembler reads it (spilled.close() after). */
+  /** With the site: the host's fresh packages' spill, as the site's assembler reads it (spilled.close() after). */
   spilled?: SpilledHost & { close(): void };
 }
 
-/** Site numbers kept per package beside the host's index, in name order: release, updated, row length, record length. */
-const SITE_NUMBERS = 4;
+/** Site numbers kept per fresh package, in name order: release, updated, row length, record length, place in the list. */
+const SITE_NUMBERS = 5;
 
 const LIST_KINDS = ["v1", "v4", "v3"] as const;
 
@@ -99,6 +102,8 @@ export class HostStream {
   readonly #paths: Record<ListKind, string>;
   readonly #lists: Partial<Record<ListKind, HostList>> = {};
   readonly #site: SiteSpill | undefined;
+  /** The fresh packages' pages of the browse site this pass wrote. */
+  readonly #pages: string[] = [];
 
   constructor(context: HostStreamContext) {
     this.#context = context;
@@ -136,7 +141,13 @@ export class HostStream {
     const site = this.#context.site;
     if (site && this.#site) {
       const p = sitePackage(host.id, JSON.parse(pkg.json) as Package, site.files);
-      writer.write({ path: packagePage(host.id, pkg.name), content: renderPackagePage(site.host, p) });
+      const path = packagePage(host.id, pkg.name);
+      const page = renderPackagePage(site.host, p);
+      // A rebuild leaves a page whose bytes are the live one's as it is.
+      if (this.#context.last?.live.text(path) !== page) {
+        writer.write({ path, content: page });
+        if (this.#context.last) this.#pages.push(path);
+      }
       this.#site.add(i, p.display_name, p.release_date, p.updated, renderCard(host.id, p), searchRecord(host.id, p));
     }
   }
@@ -169,6 +180,7 @@ export class HostStream {
       state.columns = state.columns.slice(0, this.#count * INDEX_COLUMNS);
     if (!last) writer.write({ path: fallbackFor("category", { host: host.id }), content: "[]" });
     if (this.#lists.v1) appendAll(written, this.#filteredLists(state, last?.filtered));
+    appendAll(written, this.#pages);
     // The featured app is cut from the contents just written: on disk first.
     writer.drain();
     const slot = liveFiles(writer.root);
@@ -321,14 +333,16 @@ function* listSources(members: Int32Array, starts: Float64Array, state: HostStat
 }
 
 /**
- * A host's rows and search records in spill files, in name order, with what the site's index
- * keeps of each package; read back by offset (the prefix sums of their lengths).
+ * A host's fresh packages' rows and search records in spill files, in name order (every package in
+ * a full build), with what the site's index keeps of each and its place in the host's new list;
+ * read back by offset (the prefix sums of their lengths).
  */
 class SiteSpill {
   readonly #cardFd: number;
   readonly #recordFd: number;
   #pendingCards = "";
   #pendingRecords = "";
+  #count = 0;
   #numbers: Float64Array;
   readonly #displays: string[] = [];
 
@@ -338,18 +352,21 @@ class SiteSpill {
     this.#recordFd = openSync(join(workDir, `${host}.records`), "w+");
   }
 
+  /** The next fresh package, at position `i` of the host's new list. */
   add(i: number, display: string, release: number, updated: number, card: string, record: string): void {
-    if (this.#numbers.length < (i + 1) * SITE_NUMBERS) {
-      const grown = new Float64Array(Math.max((i + 1) * SITE_NUMBERS, this.#numbers.length * 2));
+    const k = this.#count++;
+    if (this.#numbers.length < (k + 1) * SITE_NUMBERS) {
+      const grown = new Float64Array(Math.max((k + 1) * SITE_NUMBERS, this.#numbers.length * 2));
       grown.set(this.#numbers);
       this.#numbers = grown;
     }
     this.#displays.push(display);
-    const at = i * SITE_NUMBERS;
+    const at = k * SITE_NUMBERS;
     this.#numbers[at] = release;
     this.#numbers[at + 1] = updated;
     this.#numbers[at + 2] = card.length;
     this.#numbers[at + 3] = record.length;
+    this.#numbers[at + 4] = i;
     this.#pendingCards += card;
     this.#pendingRecords += record;
     if (this.#pendingCards.length + this.#pendingRecords.length >= SPILL_CHUNK) this.#flush();
@@ -364,30 +381,31 @@ class SiteSpill {
 
   finish(state: HostState): SpilledHost & { close(): void } {
     this.#flush();
-    const count = state.names.length;
+    const count = this.#count;
     const numbers = this.#numbers;
     const displays = this.#displays;
     const cardStarts = new Float64Array(count);
     const recordStarts = new Float64Array(count);
-    for (let i = 0, card = 0, record = 0; i < count; i++) {
-      cardStarts[i] = card;
-      recordStarts[i] = record;
-      card += numbers[i * SITE_NUMBERS + 2]!;
-      record += numbers[i * SITE_NUMBERS + 3]!;
+    for (let k = 0, card = 0, record = 0; k < count; k++) {
+      cardStarts[k] = card;
+      recordStarts[k] = record;
+      card += numbers[k * SITE_NUMBERS + 2]!;
+      record += numbers[k * SITE_NUMBERS + 3]!;
     }
+    const at = (k: number) => numbers[k * SITE_NUMBERS + 4]!;
     const [cardFd, recordFd] = [this.#cardFd, this.#recordFd];
     return {
       count,
-      name: (i) => state.names[i]!,
-      display: (i) => displays[i]!,
-      category: (i) => filtersAt(state, i).category,
-      coder: (i) => filtersAt(state, i).coder,
-      release: (i) => numbers[i * SITE_NUMBERS]!,
-      updated: (i) => numbers[i * SITE_NUMBERS + 1]!,
-      cardLength: (i) => numbers[i * SITE_NUMBERS + 2]!,
-      recordLength: (i) => numbers[i * SITE_NUMBERS + 3]!,
-      card: (i) => readLatin1(cardFd, cardStarts[i]!, numbers[i * SITE_NUMBERS + 2]!),
-      record: (i) => readLatin1(recordFd, recordStarts[i]!, numbers[i * SITE_NUMBERS + 3]!),
+      name: (k) => state.names[at(k)]!,
+      display: (k) => displays[k]!,
+      category: (k) => filtersAt(state, at(k)).category,
+      coder: (k) => filtersAt(state, at(k)).coder,
+      release: (k) => numbers[k * SITE_NUMBERS]!,
+      updated: (k) => numbers[k * SITE_NUMBERS + 1]!,
+      cardLength: (k) => numbers[k * SITE_NUMBERS + 2]!,
+      recordLength: (k) => numbers[k * SITE_NUMBERS + 3]!,
+      card: (k) => readLatin1(cardFd, cardStarts[k]!, numbers[k * SITE_NUMBERS + 2]!),
+      record: (k) => readLatin1(recordFd, recordStarts[k]!, numbers[k * SITE_NUMBERS + 3]!),
       close: () => {
         closeSync(cardFd);
         closeSync(recordFd);

@@ -1,12 +1,12 @@
 // Each host's feeds, assembled from the site index (siteIndex.ts: every package's release and update
 // dates) for a full build and a rebuild alike. A host's newest FEED_SIZE packages are picked from the
 // index's columns alone; a rebuild renders a host's feeds again only when that pick changed or one of
-// its packages was rendered anew, and then reads just the picked packages it did not render (their
-// API objects, through `packageOf`). The feeds say nothing else of the host: its name and description
+// its packages was rendered anew, and then reads the picked packages' manifests again (their API
+// objects, through `packageOf`). The feeds say nothing else of the host: its name and description
 // change only in a full build.
 import { atomFeed, jsonFeed } from "./sitePaths.js";
 import { feedDate, FEED_SIZE, renderAtomFeed, renderJsonFeed, type FeedPackage } from "./renderFeeds.js";
-import type { SiteHost, SitePackage } from "./renderPages.js";
+import type { SiteHost } from "./renderPages.js";
 import { RELEASE, SITE_COLUMNS, UPDATED, type SiteHostIndex, type SiteIndex } from "./siteIndex.js";
 import type { LiveSite } from "./assembleSite.js";
 
@@ -14,19 +14,20 @@ export interface FeedsInput {
   hosts: readonly SiteHost[];
   /** The site's index as this build leaves it. */
   index: SiteIndex;
-  /** Per host, its packages rendered anew (all of them in a full build). */
-  fresh: ReadonlyMap<string, readonly SitePackage[]>;
   /** The origin the build is served from, without a trailing slash: every URL of a feed is absolute. */
   baseUrl: string;
-  /** A full build that rendered no package for the site yet (it spilled them): a picked package's API object. */
-  packageOf?: (host: string, name: string) => FeedPackage;
+  /**
+   * A picked package's API object: rendered again from its manifest, for the host's pass rendered
+   * each package as it went by and kept none.
+   */
+  packageOf: (host: string, name: string) => FeedPackage;
 }
 
-/** The last build's index and live output, in a rebuild, and the API object of a package it did not render anew. */
+/** The last build's index and live output, in a rebuild, and which packages it rendered anew. */
 export interface PreviousFeeds {
   index: SiteIndex;
   live: LiveSite;
-  packageOf(host: string, name: string): FeedPackage;
+  fresh(host: string, name: string): boolean;
 }
 
 /** The feeds' writes (content; a feed is never removed while its host is there) and how many files they add. */
@@ -75,17 +76,12 @@ export function assembleFeeds(input: FeedsInput, previous?: PreviousFeeds): Feed
     const old = previous?.index.packages[host.id];
     if (previous && now === old) continue;
     const newest = newestOf(now);
-    const fresh = new Map((input.fresh.get(host.id) ?? []).map((p) => [p.internal_name, p]));
     if (previous && old) {
       const before = newestOf(old);
       const same = before.length === newest.length && before.every((name, i) => name === newest[i]);
-      if (same && !newest.some((name) => fresh.has(name))) continue;
+      if (same && !newest.some((name) => previous.fresh(host.id, name))) continue;
     }
-    const entries = newest.map((name) => {
-      const p = fresh.get(name) ?? (previous ?? input).packageOf?.(host.id, name);
-      if (!p) throw new Error(`internal: no package object for ${host.id}/${name} in its feeds`);
-      return p;
-    });
+    const entries = newest.map((name) => input.packageOf(host.id, name));
     put(atomFeed(host.id), renderAtomFeed(input.baseUrl, host, entries));
     put(jsonFeed(host.id), renderJsonFeed(input.baseUrl, host, entries));
   }

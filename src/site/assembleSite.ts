@@ -1,11 +1,13 @@
 // Over 300 lines: the one assembler of the browse site's pages, for a full build and a rebuild, whose
 // listing, shard and home steps share the host's entries and the live pages they copy rows from.
-// The browse site's pages, assembled from the site index (siteIndex.ts) and the packages rendered
-// anew, for a full build (no previous index: every package is new) and a rebuild alike. A kept
-// package's row and search record are copied out of the live host page and shard as byte ranges
-// (their offsets are prefix sums of the index's lengths), never parsed; a new one's are rendered by
-// renderCard and searchRecord. A page is rendered when its packages or its neighbours moved, or when
-// it counts its listing's packages (a listing's first page); it is written only when its bytes differ.
+// The browse site's listings, search and home page, assembled from the site index (siteIndex.ts)
+// and the packages rendered anew, for a full build (no previous index: every package is new) and a
+// rebuild alike. A kept package's row and search record are copied out of the live host page and
+// shard as byte ranges (their offsets are prefix sums of the index's lengths), never parsed; a fresh
+// one's were rendered by its host's pass (engine/streamHost.ts, which also writes its own page) and
+// spilled, and are read back by offset as a page takes them. A page is rendered when its packages or
+// its neighbours moved, or when it counts its listing's packages (a listing's first page); it is
+// written only when its bytes differ.
 import { createHash } from "node:crypto";
 import { coderKey, utf8Bytes } from "../routes/filterValue.js";
 import { asciiJson } from "../util/asciiJson.js";
@@ -13,10 +15,8 @@ import { compareCodePoints } from "../util/codePoints.js";
 import { checkMemory } from "../util/memory.js";
 import {
   HOME_NEWEST,
-  renderCard,
   renderHomePage,
   renderListingPage,
-  renderPackagePage,
   type HomeHost,
   type HostSummary,
   type ListingPage,
@@ -36,7 +36,7 @@ import {
   type SiteHostIndex,
   type SiteIndex,
 } from "./siteIndex.js";
-import { HOME_PAGE, linkTo, listingPage, packagePage, searchIndex, searchShard, type Listing } from "./sitePaths.js";
+import { HOME_PAGE, linkTo, listingPage, searchIndex, searchShard, type Listing } from "./sitePaths.js";
 import { compareForReading } from "./words.js";
 import { sitePackage, type FilesSource } from "./sitePackage.js";
 
@@ -48,24 +48,23 @@ export interface LiveSite {
 
 export interface SiteInput {
   hosts: readonly SiteHost[];
-  /** Per host, its packages rendered anew (a rebuild's; a full build's are `spilled`). */
-  fresh: ReadonlyMap<string, readonly SitePackage[]>;
-  /** Per host, the names of the previous index that are gone or rendered anew. */
+  /** Per host, the names of the previous index that are gone (those rendered anew are `spilled`). */
   gone: ReadonlyMap<string, ReadonlySet<string>>;
   /** Which packages have files, for the home page's icons. */
   files: FilesSource;
   /** A build with package files: the home page says where the Homebrew Browser reads. */
   hbb: boolean;
   /**
-   * Per host, its packages as the full build streamed them (engine/streamHost.ts): each one's row
-   * and search record in a spill file, read back by offset as a page takes them, never held.
+   * Per host whose pass rendered packages anew (engine/streamHost.ts; every package in a full
+   * build): each one's row and search record in a spill file, read back by offset as a page takes
+   * them, never held.
    */
-  spilled?: ReadonlyMap<string, SpilledHost>;
+  spilled: ReadonlyMap<string, SpilledHost>;
   /** Where each page goes as soon as it is assembled (the full build's writer); else into `writes`. */
   put?: (path: string, content: string) => void;
 }
 
-/** A host's packages in name order, as a full build spilled them: what the site's index keeps of each, and its row and record. */
+/** A host's fresh packages in name order, as its pass spilled them: what the site's index keeps of each, and its row and record. */
 export interface SpilledHost {
   count: number;
   name(i: number): string;
@@ -101,7 +100,6 @@ interface Entry {
   old?: number;
   /** Its place in its host's spill (SiteInput.spilled), whose row and record are read back as needed. */
   spill?: number;
-  pkg?: SitePackage;
   card?: string;
   record?: string;
 }
@@ -129,63 +127,53 @@ export function assembleSite(input: SiteInput, previous?: { index: SiteIndex; li
   const home: HomeHost[] = [];
   for (const host of input.hosts) {
     const old = previous?.index.packages[host.id];
-    const fresh = input.fresh.get(host.id) ?? [];
     const gone = input.gone.get(host.id) ?? new Set<string>();
-    const spilled = input.spilled?.get(host.id);
-    const entries = spilled ? spilledEntries(spilled) : entriesOf(host.id, old, fresh, gone);
+    const spilled = input.spilled.get(host.id);
+    const entries = entriesOf(old, spilled, gone);
     home.push(homeHost(host, entries, input.files));
-    if (old && fresh.length === 0 && gone.size === 0) {
+    if (old && !spilled && gone.size === 0) {
       index.packages[host.id] = old;
       continue;
     }
     const rows = new HostRows(host.id, old, previous?.live, spilled);
     const shards = assembleHost(host, entries, old, rows, { put, remove });
     index.packages[host.id] = indexOf(entries, shards);
-    for (const p of fresh) put(packagePage(host.id, p.internal_name), renderPackagePage(host, p));
-    const freshNames = new Set(fresh.map((p) => p.internal_name));
-    for (const name of gone) if (!freshNames.has(name)) remove(packagePage(host.id, name));
   }
   put(HOME_PAGE, renderHomePage(home, input.hbb));
   return { writes, added, index };
 }
 
-/** A host's packages now, in reading order: those of the previous index that stay, and the fresh ones. */
+/**
+ * A host's packages now, in reading order: those of the previous index that stay (neither gone nor
+ * rendered anew), and the fresh ones of its spill.
+ */
 function entriesOf(
-  host: string,
   old: SiteHostIndex | undefined,
-  fresh: readonly SitePackage[],
+  spilled: SpilledHost | undefined,
   gone: ReadonlySet<string>,
 ): Entry[] {
+  const fresh: Entry[] = [];
+  const freshNames = new Set<string>();
+  for (let k = 0; k < (spilled?.count ?? 0); k++) {
+    checkMemory("assembling the browse site");
+    fresh.push(new SpilledEntry(spilled!, k));
+    // Only a rebuild's few fresh names are held: a full build has no previous index to look them up in.
+    if (old) freshNames.add(spilled!.name(k));
+  }
+  fresh.sort(byReading);
+  if (!old) return fresh;
   const kept: Entry[] = [];
-  if (old)
-    for (let i = 0; i < old.names.length; i++) {
-      checkMemory("assembling the browse site");
-      if (!gone.has(old.names[i]!)) kept.push(new KeptEntry(old, i));
-    }
+  for (let i = 0; i < old.names.length; i++) {
+    checkMemory("assembling the browse site");
+    const name = old.names[i]!;
+    if (!gone.has(name) && !freshNames.has(name)) kept.push(new KeptEntry(old, i));
+  }
   if (fresh.length === 0) return kept;
-  const made = [...fresh].sort(compareForReading).map((p): Entry => {
-    const card = renderCard(host, p);
-    const record = searchRecord(host, p);
-    return {
-      name: p.internal_name,
-      display: p.display_name,
-      category: p.category,
-      coder: p.coder,
-      release: p.release_date,
-      updated: p.updated,
-      cardLength: card.length,
-      recordLength: record.length,
-      pkg: p,
-      card,
-      record,
-    };
-  });
-  const order = byReading;
   const all: Entry[] = [];
   let i = 0;
   let j = 0;
-  while (i < kept.length || j < made.length)
-    all.push(j >= made.length || (i < kept.length && order(kept[i]!, made[j]!) < 0) ? kept[i++]! : made[j++]!);
+  while (i < kept.length || j < fresh.length)
+    all.push(j >= fresh.length || (i < kept.length && byReading(kept[i]!, fresh[j]!) < 0) ? kept[i++]! : fresh[j++]!);
   return all;
 }
 
@@ -224,16 +212,6 @@ class KeptEntry implements Entry {
   get recordLength(): number {
     return this.from.columns[this.old * SITE_COLUMNS + RECORD]!;
   }
-}
-
-/** A host's entries from its spill, in reading order. */
-function spilledEntries(spilled: SpilledHost): Entry[] {
-  const entries: Entry[] = [];
-  for (let i = 0; i < spilled.count; i++) {
-    checkMemory("assembling the browse site");
-    entries.push(new SpilledEntry(spilled, i));
-  }
-  return entries.sort(byReading);
 }
 
 /**
@@ -449,7 +427,7 @@ function assembleHost(
     if (!touched[kind].has(value)) touched[kind].set(value, { now: [], before: [] });
   };
   for (const e of entries) {
-    if (!e.pkg && e.spill === undefined) continue;
+    if (e.spill === undefined) continue;
     touch("category", e.category);
     touch("coder", e.coder);
   }
