@@ -18,8 +18,6 @@ import { fileFor } from "../routes/routeTable.js";
 import type { TargetId } from "../targets/target.js";
 import {
   filtersAt,
-  lengthAt,
-  listOffsets,
   setSignature,
   statsAt,
   type BuildState,
@@ -27,8 +25,8 @@ import {
   type PackageFilters,
 } from "./buildState.js";
 import { dayMoved, planTodayHost, type TodayHostContext, type TodayWrites } from "./planToday.js";
-import { renderTodayFragments, todayFiles, type TodayFragments, type TodayUrls } from "../render/renderToday.js";
-import type { LiveFiles, LiveRanges } from "./liveFiles.js";
+import { todayFiles, type TodayUrls } from "../render/renderToday.js";
+import type { LiveFiles } from "./liveFiles.js";
 import { HostStream } from "./streamHost.js";
 import type { StagedFiles } from "../write/stagedFiles.js";
 import type { PackageFilesStream } from "./streamPackageFiles.js";
@@ -36,6 +34,8 @@ import type { SpilledHost } from "../site/assembleSite.js";
 import { siteHosts, type FilesSource } from "../site/siteAssets.js";
 import { packagePage } from "../site/sitePaths.js";
 import type { RereadStats, Survey } from "./surveyCatalogue.js";
+import type { ManifestRef } from "../validate/catalogueRules.js";
+import { appendAll } from "../util/appendAll.js";
 import type { HostStats } from "../catalogue/statsFile.js";
 import { unknownStatsProblems } from "../validate/catalogueRules.js";
 import { compareCodePoints } from "../util/codePoints.js";
@@ -44,8 +44,6 @@ import { compareCodePoints } from "../util/codePoints.js";
 export interface RereadPackage extends LoadedPackage {
   host: string;
   index: number | undefined;
-  /** The package gained or lost its files: the site shows it otherwise even when its object is the same. */
-  filesMoved?: boolean;
 }
 
 export interface RebuildInputs {
@@ -59,8 +57,13 @@ export interface RebuildInputs {
   statsFiles: (Signature | null)[];
   /** The entries of the stats files read again (their signature moved). */
   stats: RereadStats;
-  /** The manifests the survey sent to be read again, rendered with their stats. */
-  packages: readonly RereadPackage[];
+  /** The manifests the survey sent to be read again: changed ones, with their index in the last build, and new ones. */
+  toRead: Survey["toRead"];
+  /**
+   * Reads, validates and renders a manifest to read again, with its stats, as its host's pass comes
+   * to it: nothing read is held once it has passed. Undefined, with its problems, when it is not valid.
+   */
+  read(ref: ManifestRef, index: number | undefined): Promise<{ pkg?: RereadPackage; problems: Problem[] }>;
   /**
    * Every problem of the catalogue now but the warnings for stats of unknown packages, which the
    * plan finds: only warnings, since a catalogue with errors is not built.
@@ -144,22 +147,22 @@ export interface RebuildPlan extends Changes {
  * passes, as in a full build; what they gather is added to the plan by withPackageFiles and
  * withSiteChanges.
  */
-export function planRebuild(
+export async function planRebuild(
   state: BuildState,
   survey: Pick<Survey, "kept" | "folders" | "resigned">,
   inputs: RebuildInputs,
   live: LiveFiles,
   stage: StagedFiles,
   parts: PassParts = {},
-): RebuildPlan {
+): Promise<RebuildPlan> {
   const changes: Changes = { removed: [], changed: [], added: [], writes: new Map(), filesRemoved: 0 };
   const reread = new Map(
-    state.hosts.map((h) => [h, { again: new Map<number, RereadPackage>(), added: [] as RereadPackage[] }]),
+    state.hosts.map((h) => [h, { again: new Map<number, ManifestRef>(), added: [] as ManifestRef[] }]),
   );
-  for (const p of inputs.packages) {
-    const host = reread.get(p.host)!;
-    if (p.index === undefined) host.added.push(p);
-    else host.again.set(p.index, p);
+  for (const { ref, index } of inputs.toRead) {
+    const host = reread.get(ref.host)!;
+    if (index === undefined) host.added.push(ref);
+    else host.again.set(index, ref);
   }
   const packages: Record<string, HostState> = {};
   const spilled = new Map<string, SpilledHost & { close(): void }>();
@@ -175,10 +178,15 @@ export function planRebuild(
       featuredMsBefore: state.featuredMs,
       featuredMsNow: inputs.today.featuredMs,
     };
-    const hostPlan = planHost(
+    const hostPlan = await planHost(
       changes,
       { host, old, kept: { flags: survey.kept.get(host)!, resigned: survey.resigned.get(host) }, again, added },
       { live, stage, urls: inputs.today.urls, today: context, ...parts },
+      async (ref, index) => {
+        const read = await inputs.read(ref, index);
+        appendAll(problems, read.problems);
+        return read.pkg;
+      },
     );
     const planned = hostPlan.next;
     if (hostPlan.spilled) spilled.set(host, hostPlan.spilled);
@@ -258,7 +266,7 @@ export function planRebuild(
     },
     stateMoved:
       inputs.hosts !== undefined ||
-      inputs.packages.length > 0 ||
+      inputs.toRead.length > 0 ||
       dayMoved(state.featuredMs, inputs.today.featuredMs) ||
       survey.resigned.size > 0 ||
       survey.folders !== state.folders ||
@@ -316,9 +324,10 @@ interface HostMoves {
   host: string;
   old: HostState;
   kept: { flags: Uint8Array; resigned: ReadonlyMap<number, Signature> | undefined };
-  /** Packages of the last build read again, by their index there. */
-  again: ReadonlyMap<number, RereadPackage>;
-  added: readonly RereadPackage[];
+  /** Manifests of the last build's packages to read again, by their index there. */
+  again: ReadonlyMap<number, ManifestRef>;
+  /** Manifests of new packages. */
+  added: readonly ManifestRef[];
 }
 
 /**
@@ -340,127 +349,36 @@ interface HostPass extends PassParts {
 }
 
 /**
- * A host's new list as two columns, never an object a package: position i is a package kept from
- * the old list (its index there), or read again or added (its place among `fresh`), or both.
+ * Plans one host in one pass over its packages in name order, the last build's merged with the new
+ * ones: a kept package is copied from the live lists; a manifest to read again, or a new one, is
+ * read, rendered and written as the pass comes to it (its package object where it moved), and held
+ * no longer; a package gone has its package files deleted. Its lists are written by its pass
+ * (streamHost.ts, the full build's), which says which of them moved. A host with no package
+ * removed, added or read again keeps its state as it is. A filtered list is written when a package
+ * in it before or after changed; one left with no package is deleted (a coder's last package
+ * removed removes its list).
  */
-class NewList {
-  readonly length: number;
-  /** Each position's index in the old list, or -1 for a package added. */
-  readonly #old: Int32Array;
-  /** Each position's place among the packages read again or added, or -1 for one kept as it was. */
-  readonly #fresh: Int32Array;
-  readonly #packages: RereadPackage[] = [];
-  readonly #fragments: TodayFragments[] = [];
-
-  /** The old list's packages still here (kept, or read again: `again`), merged in name order with those added. */
-  constructor(moves: HostMoves, urls: TodayUrls) {
-    const { host, old, kept, again } = moves;
-    const added = [...moves.added].sort((a, b) => compareCodePoints(a.pkg.name, b.pkg.name));
-    let length = added.length;
-    for (let i = 0; i < old.names.length; i++) if (kept.flags[i] || again.has(i)) length++;
-    this.length = length;
-    this.#old = new Int32Array(length);
-    this.#fresh = new Int32Array(length);
-    const fresh = (p: RereadPackage): number => {
-      this.#packages.push(p);
-      this.#fragments.push(renderTodayFragments(p.pkg.today, host, urls));
-      return this.#packages.length - 1;
-    };
-    let at = 0;
-    let next = 0;
-    for (let i = 0; i < old.names.length; i++) {
-      checkMemory("planning the rebuild");
-      const reread = again.get(i);
-      if (!kept.flags[i] && !reread) continue;
-      for (; next < added.length && compareCodePoints(added[next]!.pkg.name, old.names[i]!) < 0; next++, at++) {
-        this.#old[at] = -1;
-        this.#fresh[at] = fresh(added[next]!);
-      }
-      this.#old[at] = i;
-      this.#fresh[at] = reread ? fresh(reread) : -1;
-      at++;
-    }
-    for (; next < added.length; next++, at++) {
-      this.#old[at] = -1;
-      this.#fresh[at] = fresh(added[next]!);
-    }
-  }
-
-  oldAt(i: number): number {
-    return this.#old[i]!;
-  }
-
-  fragmentsAt(i: number): TodayFragments | undefined {
-    const k = this.#fresh[i]!;
-    return k < 0 ? undefined : this.#fragments[k];
-  }
-
-  /** Package i when it was read again or added. */
-  freshAt(i: number): RereadPackage | undefined {
-    const k = this.#fresh[i]!;
-    return k < 0 ? undefined : this.#packages[k];
-  }
-}
-
-/**
- * Plans one host: its package files to delete or write, which of its lists can have moved, and its
- * new state, which its pass (streamHost.ts, the full build's) makes as it writes those lists. A host
- * with no package removed, added or read again keeps its state as it is. A filtered list is written
- * when a package in it before or after changed; one left with no package is deleted (a coder's last
- * package removed removes its list).
- */
-function planHost(changes: Changes, moves: HostMoves, pass: HostPass): HostPlan {
-  const { host, old, kept, again, added } = moves;
+async function planHost(
+  changes: Changes,
+  moves: HostMoves,
+  pass: HostPass,
+  read: (ref: ManifestRef, index: number | undefined) => Promise<RereadPackage | undefined>,
+): Promise<HostPlan> {
+  const { host, old, kept, again } = moves;
   const { live, stage } = pass;
-  const path = (name: string) => fileFor("package", { host, name });
-  const touched = touchedLists(host);
-  const touch = touched.touch;
-  let listChanged = false;
-  let removedAny = false;
-  for (let i = 0; i < old.names.length; i++) {
-    if (kept.flags[i] || again.has(i)) continue;
-    changes.writes.set(path(old.names[i]!), null);
-    changes.removed.push({ host, name: old.names[i]!, stats: statsAt(old, i) });
-    pass.files?.remove(host, old.names[i]!);
-    const page = packagePage(host, old.names[i]!);
-    if (pass.site && live.exists(page)) {
-      changes.writes.set(page, null);
-      changes.filesRemoved++;
-    }
-    touch(filtersAt(old, i));
-    listChanged = true;
-    removedAny = true;
-  }
-  for (const [index, { pkg, filesMoved }] of again) {
-    if (live.text(path(pkg.name)) === pkg.json && filesMoved !== true) continue;
-    changes.writes.set(path(pkg.name), pkg.json);
-    changes.changed.push({ host, name: pkg.name });
-    touch(filtersAt(old, index));
-    touch(pkg);
-    listChanged = true;
-  }
-  for (const { pkg } of added) {
-    changes.writes.set(path(pkg.name), pkg.json);
-    changes.added.push({ host, name: pkg.name });
-    touch(pkg);
-    listChanged = true;
-  }
-  if (!listChanged && again.size === 0) {
+  let stays = 0;
+  for (let i = 0; i < old.names.length; i++) if (kept.flags[i] || again.has(i)) stays++;
+  if (moves.added.length === 0 && again.size === 0 && stays === old.names.length) {
     if (!kept.resigned) return { next: old };
     const next = { ...old, columns: old.columns.slice() };
     for (const [i, signature] of kept.resigned) setSignature(next, i, signature);
     return { next };
   }
 
-  const list = new NewList(moves, pass.urls);
-  // A package read again may have changed only its files (a hash, not a size), which v1 does not
-  // show; its downloads move its v4 object and not its v3 one. Each contents file is written when
-  // one of its objects moved, or its members did.
-  const membersChanged = added.length > 0 || removedAny;
-  const contents = todayFiles(host, pass.today.defaultHost);
-  const moved = (kind: "v4" | "v3") =>
-    membersChanged || objectMoved(list, old, kind, live.ranges(contents[kind].contents));
-  const filtered = new Set(touched.files());
+  const path = (name: string) => fileFor("package", { host, name });
+  const touched = touchedLists(host);
+  const touch = touched.touch;
+  const added = [...moves.added].sort((a, b) => compareCodePoints(a.name, b.name));
   const stream = new HostStream({
     writer: stage.writer,
     host: pass.today.hostNow,
@@ -468,30 +386,59 @@ function planHost(changes: Changes, moves: HostMoves, pass: HostPass): HostPlan 
     urls: pass.urls,
     featuredMs: pass.today.featuredMsNow,
     site: pass.site && { host: siteHosts([pass.today.hostNow])[0]!, ...pass.site },
-    expected: list.length,
+    expected: stays + added.length,
     last: {
       state: old,
       host: pass.today.hostBefore,
       featuredMs: pass.today.featuredMsBefore,
       live,
-      lists: { v1: listChanged, v4: moved("v4"), v3: moved("v3") },
       filtered: touched.filesOf,
     },
   });
-  for (let i = 0; i < list.length; i++) {
-    checkMemory("planning the rebuild");
-    const fresh = list.freshAt(i);
-    if (fresh) {
-      // Its files first: its page shows them.
-      pass.files?.add(host, fresh.pkg);
-      stream.add(fresh.pkg, fresh.signature, list.fragmentsAt(i));
-      continue;
+  const fresh = async (ref: ManifestRef, j: number | undefined) => {
+    const reread = await read(ref, j);
+    if (!reread) return;
+    const { pkg } = reread;
+    // Its files first: its page shows them.
+    pass.files?.add(host, pkg);
+    if (!stream.add(pkg, reread.signature, j)) return;
+    changes.writes.set(path(pkg.name), pkg.json);
+    if (j === undefined) changes.added.push({ host, name: pkg.name });
+    else {
+      changes.changed.push({ host, name: pkg.name });
+      touch(filtersAt(old, j));
     }
-    const j = list.oldAt(i);
-    stream.keep(j, kept.resigned?.get(j));
-    pass.files?.keep(host, old.names[j]!, filtersAt(old, j).category, statsAt(old, j)?.downloads ?? 0);
+    touch(pkg);
+  };
+  const gone = (i: number) => {
+    const name = old.names[i]!;
+    changes.writes.set(path(name), null);
+    changes.removed.push({ host, name, stats: statsAt(old, i) });
+    pass.files?.remove(host, name);
+    touch(filtersAt(old, i));
+    const page = packagePage(host, name);
+    if (pass.site && live.exists(page)) {
+      changes.writes.set(page, null);
+      changes.filesRemoved++;
+    }
+  };
+  let next = 0;
+  for (let i = 0; i < old.names.length; i++) {
+    checkMemory("planning the rebuild");
+    for (; next < added.length && compareCodePoints(added[next]!.name, old.names[i]!) < 0; next++)
+      await fresh(added[next]!, undefined);
+    const ref = again.get(i);
+    if (ref) await fresh(ref, i);
+    else if (!kept.flags[i]) gone(i);
+    else {
+      stream.keep(i, kept.resigned?.get(i));
+      pass.files?.keep(host, old.names[i]!, filtersAt(old, i).category, statsAt(old, i)?.downloads ?? 0);
+    }
   }
+  for (; next < added.length; next++) await fresh(added[next]!, undefined);
+
   const finished = stream.finish();
+  const filtered = new Set(touched.files());
   for (const file of finished.written) {
     filtered.delete(file);
     if (!live.exists(file)) changes.filesRemoved--;
@@ -504,20 +451,6 @@ function planHost(changes: Changes, moves: HostMoves, pass: HostPass): HostPlan 
     changes.filesRemoved++;
   }
   return { next: finished.state, today: finished.today!, spilled: finished.spilled };
-}
-
-/** Whether a package read again has another object in a contents file (`file`, the live one) than the old one. */
-function objectMoved(list: NewList, old: HostState, kind: "v4" | "v3", file: LiveRanges): boolean {
-  let offsets: Float64Array | undefined;
-  for (let i = 0; i < list.length; i++) {
-    const fragments = list.fragmentsAt(i);
-    const was = list.oldAt(i);
-    if (fragments === undefined || was < 0) continue;
-    offsets ??= listOffsets(old, kind);
-    const start = offsets[was]!;
-    if (file.read(start, start + lengthAt(old, was, kind)).toString("latin1") !== fragments[kind]) return true;
-  }
-  return false;
 }
 
 /**

@@ -24,7 +24,7 @@ import { siteNeedsFullBuild, withSiteChanges } from "./planSite.js";
 import { applyInPlace, slotDir, workFolder, type LockedOutput, type WrittenDigests } from "../write/writeOutput.js";
 import { appendAll } from "../util/appendAll.js";
 import { forgetState, signatureUnchanged, statsAt, writeState, type BuildState } from "./buildState.js";
-import { planRebuild, type RebuildPlan, type RebuildSummary, type RereadPackage } from "./planRebuild.js";
+import { planRebuild, type RebuildInputs, type RebuildPlan, type RebuildSummary } from "./planRebuild.js";
 import { liveFiles, sameBytes } from "./liveFiles.js";
 import { StagedFiles } from "../write/stagedFiles.js";
 import type { FilesSource } from "../site/sitePackage.js";
@@ -109,19 +109,10 @@ async function rebuildFrom(
   const { options, output, state, snapshotMs, workDir } = run;
   const { hostsFile, stats, survey } = moved;
   const liveDir = slotDir(output, output.live!);
-  const manifests = await rereadManifests(
-    options.catalogueDir,
-    survey.toRead,
-    statsLookup(state, stats.entries),
-    state.packageFiles === true
-      ? { workDir, reuse: packageFilesReuse(liveDir, state), state, digests: survey.digests }
-      : undefined,
-  );
   const problems = applyStrict(
-    sortProblems([...hostsFile.problems, ...stats.problems, ...survey.problems, ...manifests.problems]),
+    sortProblems([...hostsFile.problems, ...stats.problems, ...survey.problems]),
     options.strict,
   );
-  if (problems.some(isError)) return { problems };
 
   const inputs = {
     snapshotMs,
@@ -129,7 +120,14 @@ async function rebuildFrom(
     hosts: hostsFile.hosts,
     statsFiles: stats.signatures,
     stats: stats.entries,
-    packages: manifests.packages,
+    toRead: survey.toRead,
+    read: manifestReader(
+      options.catalogueDir,
+      statsLookup(state, stats.entries),
+      state.packageFiles === true
+        ? { workDir, reuse: packageFilesReuse(liveDir, state), digests: survey.digests }
+        : undefined,
+    ),
     problems,
     targets: options.targets,
     today: {
@@ -165,14 +163,17 @@ async function rebuildFrom(
       : undefined;
   let spilled: RebuildPlan["spilled"] | undefined;
   try {
-    const api = planRebuild(state, survey, inputs, live, stage, {
+    const api = await planRebuild(state, survey, inputs, live, stage, {
       files,
       site: options.site ? { workDir, files: files?.filesSource ?? noFiles(state) } : undefined,
     });
     spilled = api.spilled;
+    // A manifest read again that is not valid: nothing is written, and every problem is reported.
+    const read = applyStrict(api.problems, options.strict);
+    if (read.some(isError)) return { problems: read };
     // Only a rebuild that moved a package reads a kept one's manifest: a no-op loads no validators.
     const validators =
-      manifests.packages.length + api.removed.length + api.changed.length + api.added.length > 0
+      survey.toRead.length + api.removed.length + api.changed.length + api.added.length > 0
         ? await schemaValidators()
         : undefined;
     let plan: RebuildPlan;
@@ -343,46 +344,34 @@ type StatsLookup = (ref: ManifestRef, index: number | undefined) => PackageStats
 interface PackageFilesRead {
   workDir: string;
   reuse: PackageFilesReuse;
-  state: BuildState;
   /** Git's digests, when the survey asked git: recorded with the signatures of the files read again. */
   digests: ReadonlyMap<string, number> | undefined;
 }
 
 /**
- * Reads, validates and renders the manifests the survey sent to be read again, with their package
- * files (`files`; read again only where they moved, else their memo reused and their stored files linked).
+ * How the rebuild reads, validates and renders a manifest the survey sent to be read again, as its
+ * host's pass comes to it, with its package files (`files`; read again only where they moved, else
+ * their memo reused and their stored files linked).
  */
-async function rereadManifests(
-  dir: string,
-  toRead: Survey["toRead"],
-  statsOf: StatsLookup,
-  files?: PackageFilesRead,
-): Promise<{ problems: Problem[]; packages: RereadPackage[] }> {
-  const problems: Problem[] = [];
-  const packages: RereadPackage[] = [];
+function manifestReader(dir: string, statsOf: StatsLookup, files?: PackageFilesRead): RebuildInputs["read"] {
   let validators: Validators | undefined;
-  for (const { ref, index } of toRead) {
+  return async (ref, index) => {
     // Loaded on first use, so a rebuild with nothing to read never loads the validators.
     validators ??= await schemaValidators();
     const stats = statsOf(ref, index);
     const manifest = loadManifest(dir, ref, validators, stats);
-    problems.push(...manifest.problems);
-    const hadFiles = files?.state.packageFilesMemo?.[`${ref.host}/${ref.name}`] !== undefined;
-    if (manifest.loaded) packages.push({ ...manifest.loaded, host: ref.host, index, filesMoved: hadFiles });
-    else if (manifest.withFiles && files) {
-      const { manifest: parsed, signature } = manifest.withFiles;
-      const read = await loadPackageFiles(
-        dir,
-        ref,
-        { manifest: parsed, stats },
-        { workDir: files.workDir, store: true, reuse: files.reuse, digests: digestsOf(files) },
-      );
-      problems.push(...read.problems);
-      if (read.pkg)
-        packages.push({ pkg: read.pkg, signature: signature!, host: ref.host, index, filesMoved: !hadFiles });
-    }
-  }
-  return { problems, packages };
+    if (manifest.loaded) return { pkg: { ...manifest.loaded, host: ref.host, index }, problems: manifest.problems };
+    if (!manifest.withFiles || !files) return { problems: manifest.problems };
+    const { manifest: parsed, signature } = manifest.withFiles;
+    const read = await loadPackageFiles(
+      dir,
+      ref,
+      { manifest: parsed, stats },
+      { workDir: files.workDir, store: true, reuse: files.reuse, digests: digestsOf(files) },
+    );
+    const problems = [...manifest.problems, ...read.problems];
+    return read.pkg ? { pkg: { pkg: read.pkg, signature: signature!, host: ref.host, index }, problems } : { problems };
+  };
 }
 
 /** The survey's digests from git, as loadPackageFiles asks for them; none when git was not asked. */

@@ -17,7 +17,7 @@ import type { HostInfo, Package } from "../catalogue/fields.js";
 import type { Signature } from "../read/signature.js";
 import { fallbackFor, fileFor } from "../routes/routeTable.js";
 import { filterKeys, type RenderedPackage } from "../render/renderApi.js";
-import { renderTodayFragments, todayFiles, type TodayFragments, type TodayUrls } from "../render/renderToday.js";
+import { renderTodayFragments, todayFiles, type TodayUrls } from "../render/renderToday.js";
 import { searchRecord, type SpilledHost } from "../site/assembleSite.js";
 import { renderCard, renderPackagePage, type SiteHost } from "../site/renderPages.js";
 import { sitePackage, type FilesSource } from "../site/sitePackage.js";
@@ -67,8 +67,6 @@ export interface LastHost {
   featuredMs: number;
   /** The live slot, whose lists hold the kept packages' fragments. */
   live: LiveFiles;
-  /** The host-wide lists whose bytes can have moved: the others are left as they are. */
-  lists: Readonly<Record<ListKind, boolean>>;
   /**
    * Which of a package's filtered lists to write (those a package removed, changed or added was in,
    * or is), when the list is: asked once a category and coder, so a list no edit touched costs no path.
@@ -101,6 +99,15 @@ export class HostStream {
   #count = 0;
   readonly #paths: Record<ListKind, string>;
   readonly #lists: Partial<Record<ListKind, HostList>> = {};
+  /**
+   * A rebuild's lists whose bytes moved: every one when a package came or went; else those in which
+   * a package read again has another fragment than it had. The others are left as they are.
+   */
+  readonly #moved: Record<ListKind, boolean> = { v1: false, v4: false, v3: false };
+  /** A rebuild's count of the last build's packages still here (kept or read again). */
+  #fromLast = 0;
+  /** Where each of the last build's packages starts in each list (a rebuild's, read when a package is read again). */
+  readonly #lastOffsets: Partial<Record<ListKind, Float64Array>> = {};
   readonly #site: SiteSpill | undefined;
   /** The fresh packages' pages of the browse site this pass wrote. */
   readonly #pages: string[] = [];
@@ -113,20 +120,40 @@ export class HostStream {
     this.#state.columns = new Float64Array(context.expected * INDEX_COLUMNS);
     const today = todayFiles(host.id, hostsDefault);
     this.#paths = { v1: fileFor("packages", { host: host.id }), v4: today.v4.contents, v3: today.v3.contents };
+    // A rebuild writes every list aside; once its packages have passed, only those that moved are taken.
     for (const kind of LIST_KINDS) {
-      if (last && !last.lists[kind]) continue;
-      const kept = last && { file: last.live.ranges(this.#paths[kind]), offsets: listOffsets(last.state, kind) };
+      const offsets = last && (this.#lastOffsets[kind] = listOffsets(last.state, kind));
+      const kept = last && { file: last.live.ranges(this.#paths[kind]), offsets: offsets! };
       this.#lists[kind] = new HostList(writer.append(this.#paths[kind]), kept);
     }
     if (context.site) this.#site = new SiteSpill(context.site.workDir, context.host.id, context.expected);
   }
 
-  /** A fresh package, the next in name order (its today fragments when they are rendered already). */
-  add(pkg: RenderedPackage, signature: Signature, fragments?: TodayFragments): void {
+  /**
+   * A fresh package, the next in name order: in a rebuild, `j` is its index in the last build when
+   * it was there. Returns whether its package object is new or other than the last build's.
+   */
+  add(pkg: RenderedPackage, signature: Signature, j?: number): boolean {
     checkMemory("writing the packages");
-    const { writer, host, urls } = this.#context;
+    const { writer, host, urls, last } = this.#context;
     const i = this.#count++;
-    const today = fragments ?? renderTodayFragments(pkg.today, host.id, urls);
+    const today = renderTodayFragments(pkg.today, host.id, urls);
+    let moved = true;
+    if (last && j !== undefined) {
+      this.#fromLast++;
+      const was = (kind: ListKind, fragment: string) => {
+        const start = this.#lastOffsets[kind]![j]!;
+        const end = start + lengthAt(last.state, j, kind);
+        const same =
+          end - start === fragment.length &&
+          last.live.ranges(this.#paths[kind]).read(start, end).toString("latin1") === fragment;
+        if (!same) this.#moved[kind] = true;
+        return !same;
+      };
+      moved = was("v1", pkg.json);
+      was("v4", today.v4);
+      was("v3", today.v3);
+    }
     this.#lists.v1?.add(pkg.json);
     this.#lists.v4?.add(today.v4);
     this.#lists.v3?.add(today.v3);
@@ -150,6 +177,7 @@ export class HostStream {
       }
       this.#site.add(i, p.display_name, p.release_date, p.updated, renderCard(host.id, p), searchRecord(host.id, p));
     }
+    return moved;
   }
 
   /** A rebuild's package kept as it was, the next in name order: `j` is its index in the last build; its signature when it moved. */
@@ -157,6 +185,7 @@ export class HostStream {
     checkMemory("writing the packages");
     const old = this.#context.last!.state;
     const i = this.#count++;
+    this.#fromLast++;
     for (const kind of LIST_KINDS) this.#lists[kind]?.keep(j, lengthAt(old, j, kind));
     this.#grow(i + 1);
     this.#state.names.push(old.names[j]!);
@@ -168,25 +197,25 @@ export class HostStream {
   finish(): FinishedHost {
     const { writer, host, hostsDefault, last, featuredMs } = this.#context;
     const written: string[] = [];
+    // A package that came or went moves every list.
+    const members = last !== undefined && (this.#count > this.#fromLast || this.#fromLast < last.state.names.length);
+    const moved = (kind: ListKind) => !last || members || this.#moved[kind];
     for (const kind of LIST_KINDS) {
-      const list = this.#lists[kind];
-      if (!list) continue;
-      list.close();
-      written.push(this.#paths[kind]);
+      this.#lists[kind]!.close();
+      if (moved(kind)) written.push(this.#paths[kind]);
     }
     const state = this.#state;
     // Cut to the packages there are (a manifest that failed has none); no copy when every one is there.
     if (state.columns.length !== this.#count * INDEX_COLUMNS)
       state.columns = state.columns.slice(0, this.#count * INDEX_COLUMNS);
     if (!last) writer.write({ path: fallbackFor("category", { host: host.id }), content: "[]" });
-    if (this.#lists.v1) appendAll(written, this.#filteredLists(state, last?.filtered));
+    if (moved("v1")) appendAll(written, this.#filteredLists(state, last?.filtered));
     appendAll(written, this.#pages);
     // The featured app is cut from the contents just written: on disk first.
     writer.drain();
     const slot = liveFiles(writer.root);
     try {
-      const contents = (kind: "v4" | "v3"): LiveRanges =>
-        (this.#lists[kind] ? slot : last!.live).ranges(this.#paths[kind]);
+      const contents = (kind: "v4" | "v3"): LiveRanges => (moved(kind) ? slot : last!.live).ranges(this.#paths[kind]);
       const today = planTodayHost(
         {
           hostBefore: last?.host ?? host,

@@ -13,7 +13,7 @@ import {
   type BuildState,
   type PackageFilters,
 } from "../../src/engine/buildState.js";
-import { planRebuild as planWith, type RereadPackage } from "../../src/engine/planRebuild.js";
+import { planRebuild as planWith, type RebuildInputs, type RereadPackage } from "../../src/engine/planRebuild.js";
 import type { LiveFiles } from "../../src/engine/liveFiles.js";
 import { StagedFiles } from "../../src/write/stagedFiles.js";
 import { contentText, filterKeys } from "../../src/render/renderApi.js";
@@ -188,7 +188,7 @@ afterEach(() => {
 });
 
 /** planRebuild with a stage folder of its own, removed after the test. */
-function planRebuild(...args: [BuildState, ReturnType<typeof survey>, ReturnType<typeof inputs>, LiveFiles]) {
+function planRebuild(...args: [BuildState, ReturnType<typeof survey>, RebuildInputs, LiveFiles]) {
   const dir = mkdtempSync(join(tmpdir(), "shopfront-plan-"));
   stages.push(dir);
   return planWith(...args, new StagedFiles(join(dir, "stage"), true));
@@ -206,13 +206,22 @@ function survey(state: BuildState, moved: Record<string, number[]> = {}) {
   return { kept, folders: state.folders, resigned: new Map() };
 }
 
-function inputs(state: BuildState, packages: RereadPackage[] = []) {
+/** The inputs of a rebuild that reads `packages` again, each as its host's pass comes to it. */
+function inputs(state: BuildState, packages: RereadPackage[] = []): RebuildInputs {
+  const byRef = new Map(packages.map((p) => [`${p.host}/${p.pkg.name}`, p]));
   return {
     snapshotMs: 100_000,
     hostsFile: state.hostsFile,
     statsFiles: state.statsFiles,
     stats: new Map(),
-    packages,
+    toRead: packages.map((p) => ({
+      ref: { host: p.host, name: p.pkg.name, file: `${p.host}/${p.pkg.name}.json` },
+      index: p.index,
+    })),
+    read: (ref) => {
+      const pkg = byRef.get(`${ref.host}/${ref.name}`);
+      return Promise.resolve(pkg ? { pkg, problems: [] } : { problems: [] });
+    },
     problems: [],
     targets: [],
     today: { urls: todayUrlsOf(HOSTS, "primary", undefined), featuredMs: FEATURED_MS },
@@ -220,7 +229,7 @@ function inputs(state: BuildState, packages: RereadPackage[] = []) {
 }
 
 /** The today files a plan writes, and those of a full build of the catalogue after the edit. */
-function todayWrites(plan: ReturnType<typeof planRebuild>, live: ReadonlyMap<string, string>) {
+function todayWrites(plan: Awaited<ReturnType<typeof planRebuild>>, live: ReadonlyMap<string, string>) {
   const written = new Map<string, string | null>();
   for (const [path, content] of plan.writes)
     if (path.includes("api/v")) written.set(path, content === null ? null : contentText(content));
@@ -245,9 +254,9 @@ const reread = (
 });
 
 describe("planRebuild", () => {
-  it("plans nothing when nothing moved: mode unchanged, no writes, the state as it was", () => {
+  it("plans nothing when nothing moved: mode unchanged, no writes, the state as it was", async () => {
     const { state, live } = lastBuild();
-    const plan = planRebuild(state, survey(state), inputs(state), liveFiles(live));
+    const plan = await planRebuild(state, survey(state), inputs(state), liveFiles(live));
     expect(plan.writes.size).toBe(0);
     expect(plan.summary).toEqual({
       hosts: 2,
@@ -261,9 +270,9 @@ describe("planRebuild", () => {
     expect(plan.state.packages).toEqual(state.packages);
   });
 
-  it("writes a changed package's file, its host's list and its filtered lists, and remembers its new signature", () => {
+  it("writes a changed package's file, its host's list and its filtered lists, and remembers its new signature", async () => {
     const { state, live } = lastBuild();
-    const plan = planRebuild(
+    const plan = await planRebuild(
       state,
       survey(state, { primary: [1] }),
       inputs(state, [reread("primary", "b", 1, "2")]),
@@ -309,9 +318,9 @@ describe("planRebuild", () => {
     expect(plan.state.packages.themes).toBe(state.packages.themes);
   });
 
-  it("deletes a removed package's file and writes its host's list without it; its coder's last list goes", () => {
+  it("deletes a removed package's file and writes its host's list without it; its coder's last list goes", async () => {
     const { state, live } = lastBuild();
-    const plan = planRebuild(state, survey(state, { primary: [1] }), inputs(state), liveFiles(live));
+    const plan = await planRebuild(state, survey(state, { primary: [1] }), inputs(state), liveFiles(live));
     expect(plan.removed).toEqual([{ host: "primary", name: "b" }]);
     expect(plan.writes.get(packageFile("primary", "b"))).toBeNull();
     expect(contentText(plan.writes.get(listFile("primary"))!)).toBe(`[${json("a")},${json("c")}]`);
@@ -340,9 +349,9 @@ describe("planRebuild", () => {
     expect(plan.state.packages.primary!.names).toEqual(["a", "c"]);
   });
 
-  it("writes a new package and puts it in its host's list in name order", () => {
+  it("writes a new package and puts it in its host's list in name order", async () => {
     const { state, live } = lastBuild();
-    const plan = planRebuild(
+    const plan = await planRebuild(
       state,
       survey(state),
       inputs(state, [reread("primary", "bb", undefined, "1", { category: "utilities", coder: "Ann" })]),
@@ -380,9 +389,9 @@ describe("planRebuild", () => {
     expect(plan.state.packages.primary!.names).toEqual(["a", "b", "bb", "c"]);
   });
 
-  it("writes nothing for a package read again with the same output, but remembers its new signature", () => {
+  it("writes nothing for a package read again with the same output, but remembers its new signature", async () => {
     const { state, live } = lastBuild();
-    const plan = planRebuild(
+    const plan = await planRebuild(
       state,
       survey(state, { primary: [1] }),
       inputs(state, [reread("primary", "b", 1)]),
