@@ -29,6 +29,8 @@ import { todayFiles, type TodayUrls } from "../render/renderToday.js";
 import type { LiveFiles } from "./liveFiles.js";
 import { HostStream } from "./streamHost.js";
 import type { StagedFiles } from "../write/stagedFiles.js";
+import type { SlotWriter } from "../write/slotWriter.js";
+import { availableParallelism } from "node:os";
 import type { PackageFilesStream } from "./streamPackageFiles.js";
 import type { SpilledHost } from "../site/assembleSite.js";
 import { siteHosts, type FilesSource } from "../site/siteAssets.js";
@@ -121,6 +123,8 @@ interface Changes {
   changed: PackageRef[];
   /** Packages new since the last build. */
   added: PackageRef[];
+  /** How many packages a build from nothing wrote (it records none). */
+  fresh: number;
   /** What the spare slot needs beyond the live one: output path -> new content, or null to delete it. */
   writes: Map<string, OutputFile["content"] | null>;
   /** Files of the live slot the writes delete, less those they create. */
@@ -149,13 +153,13 @@ export interface RebuildPlan extends Changes {
  */
 export async function planRebuild(
   state: BuildState,
-  survey: Pick<Survey, "kept" | "folders" | "resigned">,
+  survey: Pick<Survey, "kept" | "folders" | "resigned" | "listed">,
   inputs: RebuildInputs,
   live: LiveFiles,
-  stage: StagedFiles,
+  to: PlanTarget,
   parts: PassParts = {},
 ): Promise<RebuildPlan> {
-  const changes: Changes = { removed: [], changed: [], added: [], writes: new Map(), filesRemoved: 0 };
+  const changes: Changes = { removed: [], changed: [], added: [], fresh: 0, writes: new Map(), filesRemoved: 0 };
   const reread = new Map(
     state.hosts.map((h) => [h, { again: new Map<number, ManifestRef>(), added: [] as ManifestRef[] }]),
   );
@@ -169,7 +173,8 @@ export async function planRebuild(
   const problems = [...inputs.problems];
   const hostsNow = inputs.hosts ?? state.hostInfos;
   for (const [k, host] of state.hosts.entries()) {
-    const { again, added } = reread.get(host)!;
+    const { again } = reread.get(host)!;
+    const added = survey.listed?.(host) ?? reread.get(host)!.added.sort((a, b) => compareCodePoints(a.name, b.name));
     const old = state.packages[host]!;
     const context: TodayHostContext = {
       hostBefore: state.hostInfos[k]!,
@@ -181,7 +186,7 @@ export async function planRebuild(
     const hostPlan = await planHost(
       changes,
       { host, old, kept: { flags: survey.kept.get(host)!, resigned: survey.resigned.get(host) }, again, added },
-      { live, stage, urls: inputs.today.urls, today: context, ...parts },
+      { live, to, urls: inputs.today.urls, today: context, ...parts },
       async (ref, index) => {
         const read = await inputs.read(ref, index);
         appendAll(problems, read.problems);
@@ -190,15 +195,18 @@ export async function planRebuild(
     );
     const planned = hostPlan.next;
     if (hostPlan.spilled) spilled.set(host, hostPlan.spilled);
-    // A host none of whose packages moved has the same lists: only the day or its name moves today's files.
+    // A host none of whose packages moved has the same lists: only the day or its name moves today's
+    // files. A build from nothing has its pass write them.
     const today =
-      hostPlan.today ??
-      planTodayHost(context, old, planned, false, {
-        before: (kind) => live.ranges(todayFiles(host, state.hostsDefault)[kind].contents),
-        now: (kind) => live.ranges(todayFiles(host, state.hostsDefault)[kind].contents),
-      });
-    for (const [path, content] of today.writes) changes.writes.set(path, content);
-    changes.filesRemoved -= today.added;
+      "slot" in to
+        ? undefined
+        : (hostPlan.today ??
+          planTodayHost(context, old, planned, false, {
+            before: (kind) => live.ranges(todayFiles(host, state.hostsDefault)[kind].contents),
+            now: (kind) => live.ranges(todayFiles(host, state.hostsDefault)[kind].contents),
+          }));
+    for (const [path, content] of today?.writes ?? []) changes.writes.set(path, content);
+    changes.filesRemoved -= today?.added ?? 0;
     const orphans = orphansOf(changes, host, old, planned, inputs.stats.get(host));
     packages[host] = orphans === old.orphans ? planned : { ...planned, orphans };
     problems.push(
@@ -326,8 +334,8 @@ interface HostMoves {
   kept: { flags: Uint8Array; resigned: ReadonlyMap<number, Signature> | undefined };
   /** Manifests of the last build's packages to read again, by their index there. */
   again: ReadonlyMap<number, ManifestRef>;
-  /** Manifests of new packages. */
-  added: readonly ManifestRef[];
+  /** Manifests of new packages, in name order, and how many. */
+  added: Iterable<ManifestRef> & { length: number };
 }
 
 /**
@@ -340,13 +348,28 @@ export interface PassParts {
   site?: { workDir: string; files: FilesSource } | undefined;
 }
 
+/**
+ * Where a plan's files go, the writer's policy: a rebuild writes a host's lists aside (`stage`) and
+ * gathers every write in the plan, to be moved into the live slot at once; a build from nothing
+ * writes straight into the spare slot (`slot`), holding nothing of a package once it has passed.
+ */
+export type PlanTarget = { stage: StagedFiles } | { slot: SlotWriter };
+
 /** What a host's pass is given beside its packages: the live slot, where it writes, today's URLs and context, its parts. */
 interface HostPass extends PassParts {
   live: LiveFiles;
-  stage: StagedFiles;
+  to: PlanTarget;
   urls: TodayUrls;
   today: TodayHostContext;
 }
+
+/** One step of a host's pass, in name order: a kept package, one gone, or a manifest to read (`j`: its index before). */
+type Step = { keep: number } | { gone: number } | { read: ManifestRef; j: number | undefined };
+
+/** Manifests read ahead of the pass: a package's files are zipped and inflated on zlib's threads meanwhile. */
+const READ_AHEAD = Math.min(4, availableParallelism() + 1);
+/** Steps a pass holds at most while it waits for a manifest read ahead. */
+const STEPS_AHEAD = 4096;
 
 /**
  * Plans one host in one pass over its packages in name order, the last build's merged with the new
@@ -356,7 +379,7 @@ interface HostPass extends PassParts {
  * (streamHost.ts, the full build's), which says which of them moved. A host with no package
  * removed, added or read again keeps its state as it is. A filtered list is written when a package
  * in it before or after changed; one left with no package is deleted (a coder's last package
- * removed removes its list).
+ * removed removes its list). A build from nothing (`pass.to.slot`) has every package new.
  */
 async function planHost(
   changes: Changes,
@@ -365,10 +388,11 @@ async function planHost(
   read: (ref: ManifestRef, index: number | undefined) => Promise<RereadPackage | undefined>,
 ): Promise<HostPlan> {
   const { host, old, kept, again } = moves;
-  const { live, stage } = pass;
+  const { live } = pass;
+  const slot = "slot" in pass.to ? pass.to.slot : undefined;
   let stays = 0;
   for (let i = 0; i < old.names.length; i++) if (kept.flags[i] || again.has(i)) stays++;
-  if (moves.added.length === 0 && again.size === 0 && stays === old.names.length) {
+  if (!slot && moves.added.length === 0 && again.size === 0 && stays === old.names.length) {
     if (!kept.resigned) return { next: old };
     const next = { ...old, columns: old.columns.slice() };
     for (const [i, signature] of kept.resigned) setSignature(next, i, signature);
@@ -377,31 +401,37 @@ async function planHost(
 
   const path = (name: string) => fileFor("package", { host, name });
   const touched = touchedLists(host);
-  const touch = touched.touch;
-  const added = [...moves.added].sort((a, b) => compareCodePoints(a.name, b.name));
+  // A build from nothing writes every list: nothing to touch.
+  const touch = slot ? () => {} : touched.touch;
   const stream = new HostStream({
-    writer: stage.writer,
+    writer: slot ?? (pass.to as { stage: StagedFiles }).stage.writer,
     host: pass.today.hostNow,
     hostsDefault: pass.today.defaultHost,
     urls: pass.urls,
     featuredMs: pass.today.featuredMsNow,
     site: pass.site && { host: siteHosts([pass.today.hostNow])[0]!, ...pass.site },
-    expected: stays + added.length,
-    last: {
-      state: old,
-      host: pass.today.hostBefore,
-      featuredMs: pass.today.featuredMsBefore,
-      live,
-      filtered: touched.filesOf,
-    },
+    expected: stays + moves.added.length,
+    last: slot
+      ? undefined
+      : {
+          state: old,
+          host: pass.today.hostBefore,
+          featuredMs: pass.today.featuredMsBefore,
+          live,
+          filtered: touched.filesOf,
+        },
   });
-  const fresh = async (ref: ManifestRef, j: number | undefined) => {
-    const reread = await read(ref, j);
+  const fresh = (reread: RereadPackage | undefined, j: number | undefined) => {
     if (!reread) return;
     const { pkg } = reread;
     // Its files first: its page shows them.
     pass.files?.add(host, pkg);
     if (!stream.add(pkg, reread.signature, j)) return;
+    if (slot) {
+      slot.write({ path: path(pkg.name), content: pkg.json });
+      changes.fresh++;
+      return;
+    }
     changes.writes.set(path(pkg.name), pkg.json);
     if (j === undefined) changes.added.push({ host, name: pkg.name });
     else {
@@ -422,27 +452,40 @@ async function planHost(
       changes.filesRemoved++;
     }
   };
-  let next = 0;
-  for (let i = 0; i < old.names.length; i++) {
-    checkMemory("planning the rebuild");
-    for (; next < added.length && compareCodePoints(added[next]!.name, old.names[i]!) < 0; next++)
-      await fresh(added[next]!, undefined);
-    const ref = again.get(i);
-    if (ref) await fresh(ref, i);
-    else if (!kept.flags[i]) gone(i);
+  // The steps in order; a manifest's read starts as soon as it is among the next few, and the
+  // steps are taken in order as their reads finish.
+  const queue: { step: Step; reading?: Promise<RereadPackage | undefined> }[] = [];
+  let reading = 0;
+  const take = async () => {
+    const { step, reading: pending } = queue.shift()!;
+    if ("read" in step) {
+      reading--;
+      fresh(await pending, step.j);
+    } else if ("gone" in step) gone(step.gone);
     else {
+      const i = step.keep;
       stream.keep(i, kept.resigned?.get(i));
       pass.files?.keep(host, old.names[i]!, filtersAt(old, i).category, statsAt(old, i)?.downloads ?? 0);
     }
+  };
+  for (const step of stepsOf(moves)) {
+    checkMemory("planning the rebuild");
+    if ("read" in step) {
+      reading++;
+      queue.push({ step, reading: read(step.read, step.j) });
+    } else queue.push({ step });
+    while (queue.length > 0 && (!("read" in queue[0]!.step) || reading >= READ_AHEAD || queue.length >= STEPS_AHEAD))
+      await take();
   }
-  for (; next < added.length; next++) await fresh(added[next]!, undefined);
+  while (queue.length > 0) await take();
 
   const finished = stream.finish();
+  if ("slot" in pass.to) return { next: finished.state, spilled: finished.spilled };
   const filtered = new Set(touched.files());
   for (const file of finished.written) {
     filtered.delete(file);
     if (!live.exists(file)) changes.filesRemoved--;
-    changes.writes.set(file, stage.content(file));
+    changes.writes.set(file, pass.to.stage.content(file));
   }
   // The filtered lists left with no package.
   for (const file of filtered) {
@@ -451,6 +494,22 @@ async function planHost(
     changes.filesRemoved++;
   }
   return { next: finished.state, today: finished.today!, spilled: finished.spilled };
+}
+
+/** A host's pass in name order: the last build's packages (kept, read again or gone) merged with the new ones. */
+function* stepsOf(moves: HostMoves): Generator<Step> {
+  const { old, kept, again } = moves;
+  const added = moves.added[Symbol.iterator]();
+  let next = added.next();
+  for (let i = 0; i < old.names.length; i++) {
+    for (; !next.done && compareCodePoints(next.value.name, old.names[i]!) < 0; next = added.next())
+      yield { read: next.value, j: undefined };
+    const ref = again.get(i);
+    if (ref) yield { read: ref, j: i };
+    else if (kept.flags[i]) yield { keep: i };
+    else yield { gone: i };
+  }
+  for (; !next.done; next = added.next()) yield { read: next.value, j: undefined };
 }
 
 /**

@@ -163,10 +163,17 @@ async function rebuildFrom(
       : undefined;
   let spilled: RebuildPlan["spilled"] | undefined;
   try {
-    const api = await planRebuild(state, survey, inputs, live, stage, {
-      files,
-      site: options.site ? { workDir, files: files?.filesSource ?? noFiles(state) } : undefined,
-    });
+    const api = await planRebuild(
+      state,
+      survey,
+      inputs,
+      live,
+      { stage },
+      {
+        files,
+        site: options.site ? { workDir, files: files?.filesSource ?? noFiles(state) } : undefined,
+      },
+    );
     spilled = api.spilled;
     // A manifest read again that is not valid: nothing is written, and every problem is reported.
     const read = applyStrict(api.problems, options.strict);

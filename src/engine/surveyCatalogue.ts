@@ -37,6 +37,11 @@ export interface Survey {
   resignedFiles: Map<string, PackageFilesMemo["signatures"]>;
   /** Git's digests of the catalogue's files, when the survey asked git (many inputs moved). */
   digests?: ReadonlyMap<string, number>;
+  /**
+   * A build from nothing's survey, which reads every manifest: each host's, in name order, made one
+   * at a time from the layout's listing (toRead is then empty).
+   */
+  listed?: (host: string) => Iterable<ManifestRef> & { length: number };
 }
 
 /**

@@ -191,7 +191,7 @@ afterEach(() => {
 function planRebuild(...args: [BuildState, ReturnType<typeof survey>, RebuildInputs, LiveFiles]) {
   const dir = mkdtempSync(join(tmpdir(), "shopfront-plan-"));
   stages.push(dir);
-  return planWith(...args, new StagedFiles(join(dir, "stage"), true));
+  return planWith(...args, { stage: new StagedFiles(join(dir, "stage"), true) });
 }
 
 /** A survey that found every package of the last build in place but those of `moved`. */
