@@ -1,10 +1,11 @@
-// The `build` command: with no state of a previous build it can trust, the full build
-// (engine/fullBuild.ts) streams the catalogue into the spare slot and publishes it; with one, the
-// rebuild (engine/rebuildCatalogue.ts) reads and writes only what changed, and hands over to the full
-// build when it cannot (most inputs moved, the hosts changed). It returns data; the CLI prints.
+// The `build` command, one plan two ways: with no state of a previous build it can trust, the full
+// build (engine/buildAnew.ts) plans from an empty index and writes every file into the spare slot,
+// then publishes it; with one, the rebuild (engine/rebuildCatalogue.ts) plans from the last index,
+// reads and writes only what changed, and hands over to the full build when it cannot (most inputs
+// moved, the hosts changed). It returns data; the CLI prints.
 import type { Problem } from "../catalogue/problems.js";
 import { buildKey, readState, type BuildState } from "./buildState.js";
-import { buildFully } from "./fullBuild.js";
+import { buildAnew } from "./buildAnew.js";
 import { rebuildCatalogue } from "./rebuildCatalogue.js";
 import type { DroppedTargets } from "./planRebuild.js";
 import { targetById } from "../targets/index.js";
@@ -125,7 +126,7 @@ function usableState(
   return { state };
 }
 
-/** The full build of the catalogue (engine/fullBuild.ts), with the build's options. */
+/** The full build of the catalogue (engine/buildAnew.ts: the rebuild's plan from an empty index), with the build's options. */
 function fullBuild(run: {
   options: BuildOptions;
   output: LockedOutput;
@@ -136,7 +137,7 @@ function fullBuild(run: {
 }): Promise<BuildResult> {
   const { options } = run;
   const snapshotMs = (options.now ?? Date.now)();
-  return buildFully({
+  return buildAnew({
     ...run,
     options: {
       catalogueDir: options.catalogueDir,

@@ -4,7 +4,7 @@
 // plan, then write the plan into the live output in place and remember the new state.
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { loadManifest, loadPackageFiles, type PackageFilesReuse } from "../load/loadCatalogue.js";
+import { loadManifest, loadPackageFiles, type GitDigests, type PackageFilesReuse } from "../load/loadCatalogue.js";
 import type { HostInfo, PackageStats } from "../catalogue/fields.js";
 import { applyStrict, isError, sortProblems, type Problem } from "../catalogue/problems.js";
 import { schemaValidators, type Validators } from "../catalogue/schemas.js";
@@ -125,7 +125,7 @@ async function rebuildFrom(
       options.catalogueDir,
       statsLookup(state, stats.entries),
       state.packageFiles === true
-        ? { workDir, reuse: packageFilesReuse(liveDir, state), digests: survey.digests }
+        ? { workDir, reuse: packageFilesReuse(liveDir, state), digests: digestsOf(survey) }
         : undefined,
     ),
     problems,
@@ -294,7 +294,7 @@ async function rereadStats(dir: string, state: BuildState): Promise<StatsNow | u
 }
 
 /** Where a manifest read again takes its stats from: the stats file read again, else what the last build recorded. */
-function statsLookup(state: BuildState, reread: RereadStats): StatsLookup {
+export function statsLookup(state: BuildState, reread: RereadStats): StatsLookup {
   const orphans = new Map<string, ReadonlyMap<string, PackageStats>>();
   return (ref, index) => {
     const entries = reread.get(ref.host);
@@ -345,14 +345,15 @@ async function rereadHostsFile(dir: string, state: BuildState): Promise<HostsFil
 }
 
 /** A manifest's stats entry, by its ref and its index in the last build. */
-type StatsLookup = (ref: ManifestRef, index: number | undefined) => PackageStats | undefined;
+export type StatsLookup = (ref: ManifestRef, index: number | undefined) => PackageStats | undefined;
 
 /** How a rebuild of a catalogue with package files reads them: into `workDir`, reusing the last build's. */
-interface PackageFilesRead {
+export interface PackageFilesRead {
   workDir: string;
-  reuse: PackageFilesReuse;
-  /** Git's digests, when the survey asked git: recorded with the signatures of the files read again. */
-  digests: ReadonlyMap<string, number> | undefined;
+  /** The last build's package files, reused where they kept their signatures (none for a build with nothing before it). */
+  reuse: PackageFilesReuse | undefined;
+  /** Git's digests, when the survey asked git (or once a package with files is read): recorded with the signatures of the files read again. */
+  digests: GitDigests | undefined;
 }
 
 /**
@@ -360,7 +361,7 @@ interface PackageFilesRead {
  * host's pass comes to it, with its package files (`files`; read again only where they moved, else
  * their memo reused and their stored files linked).
  */
-function manifestReader(dir: string, statsOf: StatsLookup, files?: PackageFilesRead): RebuildInputs["read"] {
+export function manifestReader(dir: string, statsOf: StatsLookup, files?: PackageFilesRead): RebuildInputs["read"] {
   let validators: Validators | undefined;
   return async (ref, index) => {
     // Loaded on first use, so a rebuild with nothing to read never loads the validators.
@@ -374,20 +375,20 @@ function manifestReader(dir: string, statsOf: StatsLookup, files?: PackageFilesR
       dir,
       ref,
       { manifest: parsed, stats },
-      { workDir: files.workDir, store: true, reuse: files.reuse, digests: digestsOf(files) },
+      { workDir: files.workDir, store: true, reuse: files.reuse, digests: files.digests },
     );
     const problems = [...manifest.problems, ...read.problems];
     return read.pkg ? { pkg: { pkg: read.pkg, signature: signature!, host: ref.host, index }, problems } : { problems };
   };
 }
 
-/** The survey's digests from git, as loadPackageFiles asks for them; none when git was not asked. */
-function digestsOf(files: PackageFilesRead): (() => ReadonlyMap<string, number>) | undefined {
-  const digests = files.digests;
-  return digests && (() => digests);
-}
-
 /** What the site is told of package files in a catalogue without any. */
 function noFiles(state: BuildState): FilesSource {
   return { defaultHost: state.hostsDefault, of: () => undefined };
+}
+
+/** The survey's digests from git, as loadPackageFiles asks for them; none when git was not asked. */
+function digestsOf(survey: Survey): GitDigests | undefined {
+  const digests = survey.digests;
+  return digests && (() => digests);
 }

@@ -77,6 +77,19 @@ export class ManifestList {
       for (const file of files) yield refOf(host, file, packageFiles);
   }
 
+  /** A host's manifests, in code-point order of their names, made one at a time as they are walked. */
+  sortedOf(host: string): Iterable<ManifestRef> & { length: number } {
+    const found = this.#hosts.find((h) => h.host === host);
+    if (!found) return [];
+    const { files, packageFiles } = found;
+    return {
+      length: files.length,
+      *[Symbol.iterator]() {
+        for (const file of [...files].sort(compareManifestFiles)) yield refOf(host, file, packageFiles);
+      },
+    };
+  }
+
   /** Every manifest, hosts in `order` (others after, by id), names in code-point order within a host. */
   *sorted(order: readonly string[]): Generator<ManifestRef> {
     const rank = (host: string) => {
