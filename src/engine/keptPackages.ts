@@ -8,7 +8,7 @@ import type { Validators } from "../catalogue/schemas.js";
 import { mergeDerived } from "../packageFiles/mergeDerived.js";
 import { readSourceFile } from "../read/readCatalogue.js";
 import { packageObject } from "../render/renderApi.js";
-import { compareCodePoints } from "../util/codePoints.js";
+import { findCodePoints } from "../util/codePoints.js";
 import { MAX_SOURCE_BYTES, validateManifest } from "../validate/catalogueRules.js";
 import { statsAt, type BuildState } from "./buildState.js";
 import { knownFiles } from "./surveyPackageFiles.js";
@@ -44,15 +44,9 @@ export function keptPackages(dir: string, state: BuildState, validators: Validat
   return (host: string, name: string): Package => kept(host, name).pkg;
 }
 
-/** Where `name` is in a host's names (in code-point order), by binary search. */
+/** Where `name` is in a host's names (in code-point order). */
 function indexOfName(names: readonly string[], name: string): number {
-  let [low, high] = [0, names.length - 1];
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    const order = compareCodePoints(names[mid]!, name);
-    if (order === 0) return mid;
-    if (order < 0) low = mid + 1;
-    else high = mid - 1;
-  }
-  throw new Error(`internal: ${name} is not among its host's packages`);
+  const at = findCodePoints(names, name);
+  if (at < 0) throw new Error(`internal: ${name} is not among its host's packages`);
+  return at;
 }

@@ -7,3 +7,16 @@
 export function compareCodePoints(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** Where `value` is in `sorted` (in code-point order), by halves; -1 when it is not there. */
+export function findCodePoints(sorted: readonly string[], value: string): number {
+  let [low, high] = [0, sorted.length - 1];
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    const order = compareCodePoints(sorted[mid]!, value);
+    if (order === 0) return mid;
+    if (order < 0) low = mid + 1;
+    else high = mid - 1;
+  }
+  return -1;
+}
