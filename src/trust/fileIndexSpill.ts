@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { isFileIndexPath } from "../routes/routeTable.js";
 import { servedPathOf } from "../routes/servedPath.js";
 import { shardOf, type IndexedFile } from "./fileIndex.js";
+import { keepHeapNearLive } from "../util/memory.js";
 
 /** Lines are gathered up to this many characters before one write. */
 const CHUNK_CHARS = 1 << 20;
@@ -59,6 +60,7 @@ export class FileIndexSpill {
     try {
       const pending: string[] = Array.from({ length: buckets }, () => "");
       for (const text of readLines(this.#fd)) {
+        keepHeapNearLive();
         const path = (JSON.parse(text) as Line)[0];
         const shard = shardOf(path, count);
         const b = shard % buckets;
@@ -73,6 +75,7 @@ export class FileIndexSpill {
         const shards = new Map<number, IndexedFile[]>();
         for (let i = b; i < count; i += buckets) shards.set(i, []);
         for (const text of readLines(fds[b]!)) {
+          keepHeapNearLive();
           const tab = text.indexOf("\t");
           const line = JSON.parse(text.slice(tab + 1)) as Line;
           const file: IndexedFile =
