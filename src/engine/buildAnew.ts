@@ -45,7 +45,7 @@ import { keptPackages } from "./keptPackages.js";
 import type { LiveFiles } from "./liveFiles.js";
 import { packageFilesReuse } from "./planPackageFiles.js";
 import { planRebuild, type RebuildInputs } from "./planRebuild.js";
-import { manifestReader, statsLookup } from "./rebuildCatalogue.js";
+import { manifestReader, statsLookup } from "./readManifests.js";
 import { PackageFilesStream } from "./streamPackageFiles.js";
 import type { Survey } from "./surveyCatalogue.js";
 

@@ -1,13 +1,13 @@
-// Over 350 lines: the rebuild's I/O around its pure plan (hosts.json, stats files, manifests and the
-// kept packages it reads again), one function each.
-// The build after a build: the I/O around a pure plan. Survey which inputs moved, read those again,
-// plan, then write the plan into the live output in place and remember the new state.
+// The build after a build: the I/O around the plan both builds make (planRebuild.ts). Survey which
+// inputs moved (hosts.json and the stats files read again here, the manifests as the hosts' passes
+// come to them, readManifests.ts), plan, then write the plan into the live output in place and
+// remember the new state.
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { loadManifest, loadPackageFiles, type GitDigests, type PackageFilesReuse } from "../load/loadCatalogue.js";
-import type { HostInfo, PackageStats } from "../catalogue/fields.js";
+import type { GitDigests } from "../load/loadCatalogue.js";
+import type { HostInfo } from "../catalogue/fields.js";
 import { applyStrict, isError, sortProblems, type Problem } from "../catalogue/problems.js";
-import { schemaValidators, type Validators } from "../catalogue/schemas.js";
+import { schemaValidators } from "../catalogue/schemas.js";
 import { readSourceFile } from "../read/readCatalogue.js";
 import { signatureOf, type Signature } from "../read/signature.js";
 import type { TargetId } from "../targets/target.js";
@@ -17,19 +17,19 @@ import {
   HOSTS_FILE,
   MAX_SOURCE_BYTES,
   MAX_STATS_BYTES,
-  type ManifestRef,
 } from "../validate/catalogueRules.js";
 import { hostStatsOf, statsFileOf, type HostStats } from "../catalogue/statsFile.js";
 import { siteNeedsFullBuild, withSiteChanges } from "./planSite.js";
 import { applyInPlace, slotDir, workFolder, type LockedOutput, type WrittenDigests } from "../write/writeOutput.js";
 import { appendAll } from "../util/appendAll.js";
-import { forgetState, signatureUnchanged, statsAt, writeState, type BuildState } from "./buildState.js";
-import { planRebuild, type RebuildInputs, type RebuildPlan, type RebuildSummary } from "./planRebuild.js";
+import { forgetState, signatureUnchanged, writeState, type BuildState } from "./buildState.js";
+import { planRebuild, type RebuildPlan, type RebuildSummary } from "./planRebuild.js";
+import { manifestReader, statsLookup } from "./readManifests.js";
 import { liveFiles, sameBytes } from "./liveFiles.js";
 import { StagedFiles } from "../write/stagedFiles.js";
 import type { FilesSource } from "../site/sitePackage.js";
 import { todayUrlsOf } from "../render/renderToday.js";
-import { statOrNothing, surveyCatalogue, type RereadStats, type Survey } from "./surveyCatalogue.js";
+import { statOrNothing, surveyCatalogue, type Survey } from "./surveyCatalogue.js";
 import { lastMemos, packageFilesReuse, withPackageFiles } from "./planPackageFiles.js";
 import { PackageFilesStream } from "./streamPackageFiles.js";
 import { keptManifests, keptPackages, KeptManifestMoved } from "./keptPackages.js";
@@ -293,20 +293,6 @@ async function rereadStats(dir: string, state: BuildState): Promise<StatsNow | u
   return now;
 }
 
-/** Where a manifest read again takes its stats from: the stats file read again, else what the last build recorded. */
-export function statsLookup(state: BuildState, reread: RereadStats): StatsLookup {
-  const orphans = new Map<string, ReadonlyMap<string, PackageStats>>();
-  return (ref, index) => {
-    const entries = reread.get(ref.host);
-    if (entries) return entries.get(ref.name);
-    const host = state.packages[ref.host]!;
-    if (index !== undefined) return statsAt(host, index);
-    let known = orphans.get(ref.host);
-    if (!known) orphans.set(ref.host, (known = new Map(host.orphans)));
-    return known.get(ref.name);
-  };
-}
-
 interface HostsFileNow {
   signature: Signature;
   problems: Problem[];
@@ -341,44 +327,6 @@ async function rereadHostsFile(dir: string, state: BuildState): Promise<HostsFil
     problems: checked.problems,
     hosts: checked.hostsFile.hosts,
     defaultHost: checked.hostsFile.default,
-  };
-}
-
-/** A manifest's stats entry, by its ref and its index in the last build. */
-export type StatsLookup = (ref: ManifestRef, index: number | undefined) => PackageStats | undefined;
-
-/** How a rebuild of a catalogue with package files reads them: into `workDir`, reusing the last build's. */
-export interface PackageFilesRead {
-  workDir: string;
-  /** The last build's package files, reused where they kept their signatures (none for a build with nothing before it). */
-  reuse: PackageFilesReuse | undefined;
-  /** Git's digests, when the survey asked git (or once a package with files is read): recorded with the signatures of the files read again. */
-  digests: GitDigests | undefined;
-}
-
-/**
- * How the rebuild reads, validates and renders a manifest the survey sent to be read again, as its
- * host's pass comes to it, with its package files (`files`; read again only where they moved, else
- * their memo reused and their stored files linked).
- */
-export function manifestReader(dir: string, statsOf: StatsLookup, files?: PackageFilesRead): RebuildInputs["read"] {
-  let validators: Validators | undefined;
-  return async (ref, index) => {
-    // Loaded on first use, so a rebuild with nothing to read never loads the validators.
-    validators ??= await schemaValidators();
-    const stats = statsOf(ref, index);
-    const manifest = loadManifest(dir, ref, validators, stats);
-    if (manifest.loaded) return { pkg: { ...manifest.loaded, host: ref.host, index }, problems: manifest.problems };
-    if (!manifest.withFiles || !files) return { problems: manifest.problems };
-    const { manifest: parsed, signature } = manifest.withFiles;
-    const read = await loadPackageFiles(
-      dir,
-      ref,
-      { manifest: parsed, stats },
-      { workDir: files.workDir, store: true, reuse: files.reuse, digests: files.digests },
-    );
-    const problems = [...manifest.problems, ...read.problems];
-    return read.pkg ? { pkg: { pkg: read.pkg, signature: signature!, host: ref.host, index }, problems } : { problems };
   };
 }
 
