@@ -5,12 +5,14 @@
 // by the ranges the old index gives, never parsed); every fragment a package has in a name-order
 // file goes straight there (its element of the host's list and of today's v4 and v3 contents), its
 // page of the browse site is written (in a rebuild, when its bytes differ from the live page's), its
-// row and search record go to spill files in the work folder, and the index records its numbers. Nothing of a package is kept once it has passed
-// but the index's columns. When the host is done, the files that depend on all of it are made from
-// the index alone: the filtered lists as byte ranges of the new list (a counting sort of positions
-// by category and coder), today's information and featured app (engine/planToday.ts). A full build
-// writes every file into the spare slot; a rebuild writes the lists that can have moved aside
-// (write/stagedFiles.ts) and compares today's files with the last build's.
+// row and search record go to spill files in the work folder, and the index records its numbers.
+// Nothing of a package is kept once it has passed but the index's columns. When the host is done,
+// the files that depend on all of it are made from the index alone: the filtered lists as byte
+// ranges of the new list (a counting sort of positions by category and coder), today's information
+// and featured app (engine/planToday.ts). A full build writes every file into the spare slot; a
+// rebuild writes its lists aside (write/stagedFiles.ts), says which of them moved (a package came
+// or went, or one read again has another fragment), and compares today's files with the last
+// build's.
 import { closeSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { HostInfo, Package } from "../catalogue/fields.js";
