@@ -1,5 +1,5 @@
 // The browse site: static HTML pages over the API's own objects, so the site always shows what the
-// API answers. A full build assembles all of it from its hosts' spills (engine/fullBuild.ts); a
+// API answers. A full build assembles all of it from its hosts' spills (engine/buildAnew.ts); a
 // rebuild the pages its changed packages touch (engine/planSite.ts), through the same assembler
 // (assembleSite.ts). Here: what both take besides the packages, the site's assets and its hosts.
 import { readFileSync } from "node:fs";
