@@ -1,8 +1,8 @@
 // Over 300 lines: the state file's one format (type, serializer, strict parser), which must change together.
-// What a build remembers for the next one, kept beside the slots in .dist.shopfront/state:
-// the signature of every input as built, each package's rendered length (to splice lists) and the
-// warnings. Any doubt (no state, another
-// shopfront or schema, another catalogue or target list, a killed build) means a full build.
+// What a build remembers for the next one, kept beside the slots in .dist.shopfront/state: the
+// signature of every input as built, each package's rendered length (to copy it from the lists by
+// ranges) and the warnings. Any doubt (no state, another shopfront or schema, another catalogue or
+// target list, a killed build) means a full build.
 import { createHash } from "node:crypto";
 import {
   closeSync,

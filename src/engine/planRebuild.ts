@@ -1,11 +1,12 @@
-// Over 300 lines: the rebuild's plan, per host and per list, whose steps share the plan's changes as they go.
-// The middle of a rebuild. From the last build's state, the survey and the manifests read again it
-// decides which packages were removed, changed or added, which output files to write or delete, and
-// what to remember for the next build. It sees the live output only through the LiveFiles it is
-// given, read when a file may have changed; a kept package is never read, only copied from its
-// lists by ranges. A host whose packages moved has its lists written by the one pass that writes a
-// full build's (streamHost.ts), into a stage folder: the live output is not touched until the plan
-// is carried out (rebuildCatalogue.ts), every write at once in the deploy's order.
+// Over 300 lines: the build's plan, per host and per list, whose steps share the plan's changes as they go.
+// The middle of every build, a rebuild's and a build anew's alike. From an old index (the last
+// build's state, or one with no package), the survey and the manifests it reads as each host's
+// pass comes to them, it decides which packages were removed, changed or added, which output files
+// to write or delete, and what to remember for the next build. It sees the live output only
+// through the LiveFiles it is given; a kept package is never read, only copied from its lists by
+// ranges. Where its files go is the writer's policy (PlanTarget): a rebuild's lists into a stage
+// folder and its other writes into the plan, carried out at once in the deploy's order
+// (rebuildCatalogue.ts); a build anew's straight into the spare slot (buildAnew.ts).
 import { checkMemory } from "../util/memory.js";
 import type { LoadedPackage } from "../load/loadCatalogue.js";
 import { namesOf } from "../render/catalogueNames.js";
@@ -121,10 +122,8 @@ interface Changes {
   removed: (PackageRef & { stats?: PackageStats | undefined })[];
   /** Packages read again whose output changed. */
   changed: PackageRef[];
-  /** Packages new since the last build. */
+  /** Packages new since the last build (a build from nothing records none: its index has them). */
   added: PackageRef[];
-  /** How many packages a build from nothing wrote (it records none). */
-  fresh: number;
   /** What the spare slot needs beyond the live one: output path -> new content, or null to delete it. */
   writes: Map<string, OutputFile["content"] | null>;
   /** Files of the live slot the writes delete, less those they create. */
@@ -159,7 +158,7 @@ export async function planRebuild(
   to: PlanTarget,
   parts: PassParts = {},
 ): Promise<RebuildPlan> {
-  const changes: Changes = { removed: [], changed: [], added: [], fresh: 0, writes: new Map(), filesRemoved: 0 };
+  const changes: Changes = { removed: [], changed: [], added: [], writes: new Map(), filesRemoved: 0 };
   const reread = new Map(
     state.hosts.map((h) => [h, { again: new Map<number, ManifestRef>(), added: [] as ManifestRef[] }]),
   );
@@ -429,7 +428,6 @@ async function planHost(
     if (!stream.add(pkg, reread.signature, j)) return;
     if (slot) {
       slot.write({ path: path(pkg.name), content: pkg.json });
-      changes.fresh++;
       return;
     }
     changes.writes.set(path(pkg.name), pkg.json);
