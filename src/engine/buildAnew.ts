@@ -15,7 +15,6 @@ import { loadCatalogue } from "../load/loadCatalogue.js";
 import { renderOpenApi } from "../openapi/renderOpenApi.js";
 import { needsAliasFiles } from "../output/storedPackageFiles.js";
 import { targetFiles } from "../output/targetFiles.js";
-import { namesOf } from "../render/catalogueNames.js";
 import { renderNotFound, type OutputFile } from "../render/renderApi.js";
 import { hbbStubFiles } from "../render/renderHbb.js";
 import { todayUrlsOf } from "../render/renderToday.js";
@@ -40,11 +39,11 @@ import {
 import { validateLayout } from "../validate/layoutRules.js";
 import { setAside, SlotWriter } from "../write/slotWriter.js";
 import { publish, slotDir, workFolder, type LockedOutput } from "../write/writeOutput.js";
-import { filtersAt, forgetState, newHostState, writeState, type BuildState } from "./buildState.js";
+import { forgetState, newHostState, writeState, type BuildState } from "./buildState.js";
 import { keptPackages } from "./keptPackages.js";
 import type { LiveFiles } from "./liveFiles.js";
 import { packageFilesReuse } from "./planPackageFiles.js";
-import { planRebuild, type RebuildInputs } from "./planRebuild.js";
+import { namesOfIndex, planRebuild, type RebuildInputs } from "./planRebuild.js";
 import { manifestReader, statsLookup } from "./readManifests.js";
 import { PackageFilesStream } from "./streamPackageFiles.js";
 import type { Survey } from "./surveyCatalogue.js";
@@ -324,19 +323,6 @@ async function writeSite(
   return site.index;
 }
 
-/** The names the target generators take, from the index. */
-function namesOfIndex(state: BuildState) {
-  return namesOf(
-    state.hosts,
-    new Map(
-      state.hosts.map((host) => {
-        const index = state.packages[host]!;
-        return [host, index.names.map((name, i) => ({ name, ...filtersAt(index, i) }))];
-      }),
-    ),
-  );
-}
-
 /** The targets the previous build had and this one has not, when the output lost files of theirs. */
 function droppedTargets(
   dropped: readonly TargetId[],
@@ -345,7 +331,7 @@ function droppedTargets(
 ): Pick<BuildAnewSummary, "dropped"> {
   if (dropped.length === 0) return {};
   const kept = { has: (path: string) => existsSync(join(spareDir, path)) };
-  const gone = targetFiles(dropped, namesOfIndex(state))
+  const gone = targetFiles(dropped, namesOfIndex(state.hosts, state.packages))
     .map((f) => f.path)
     .filter((path) => !kept.has(path));
   const stored = Object.values(state.packageFilesMemo ?? {}).flatMap((memo) => Object.values(memo.paths));

@@ -228,10 +228,7 @@ export async function planRebuild(
     (changes.removed.length + changes.added.length + changes.changed.length > 0 && inputs.targets.length > 0)
   ) {
     // Target files may list package names and coders (Netlify's rules do): bring them up to date too.
-    const names = namesOf(
-      state.hosts,
-      new Map(Object.entries(packages).map(([h, p]) => [h, p.names.map((name, i) => ({ name, ...filtersAt(p, i) }))])),
-    );
+    const names = namesOfIndex(state.hosts, packages);
     const now = targetFiles(inputs.targets, names);
     for (const file of now) {
       const before = live.text(file.path);
@@ -537,4 +534,12 @@ function touchedLists(host: string) {
       return [category, coder, pair].filter((f): f is string => f !== undefined);
     },
   };
+}
+
+/** The names the target generators take (each package's name, category and coder), from an index. */
+export function namesOfIndex(hosts: readonly string[], packages: Readonly<Record<string, HostState>>) {
+  return namesOf(
+    hosts,
+    new Map(hosts.map((h) => [h, packages[h]!.names.map((name, i) => ({ name, ...filtersAt(packages[h]!, i) }))])),
+  );
 }
